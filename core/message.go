@@ -1,0 +1,382 @@
+package core
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Role names the kind of a [Message].
+type Role string
+
+// The message roles: the three LLM roles and the coding agent's custom roles (pi §1.4).
+const (
+	RoleUser              Role = "user"
+	RoleAssistant         Role = "assistant"
+	RoleToolResult        Role = "toolResult"
+	RoleBashExecution     Role = "bashExecution"
+	RoleCustom            Role = "custom"
+	RoleBranchSummary     Role = "branchSummary"
+	RoleCompactionSummary Role = "compactionSummary"
+)
+
+// StopReason says why an assistant message ended.
+type StopReason string
+
+// The stop reasons of pi's data model.
+const (
+	StopReasonStop    StopReason = "stop"
+	StopReasonLength  StopReason = "length"
+	StopReasonToolUse StopReason = "toolUse"
+	StopReasonError   StopReason = "error"
+	StopReasonAborted StopReason = "aborted"
+)
+
+// Message is one entry of the agent's transcript: *[UserMessage], *[AssistantMessage],
+// *[ToolResultMessage], *[BashExecutionMessage], *[CustomMessage], *[BranchSummaryMessage] or
+// *[CompactionSummaryMessage]. Its JSON form is pi's, with the role first.
+type Message interface {
+	// Role reports the message's role.
+	Role() Role
+	// Time reports the message's timestamp in Unix milliseconds.
+	Time() int64
+}
+
+// Cost is a usage's price in dollars.
+type Cost struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
+	Total      float64 `json:"total"`
+}
+
+// Usage counts the tokens of one assistant response. Input excludes cached tokens;
+// TotalTokens is the sum of the four counts.
+type Usage struct {
+	Input       int  `json:"input"`
+	Output      int  `json:"output"`
+	CacheRead   int  `json:"cacheRead"`
+	CacheWrite  int  `json:"cacheWrite"`
+	TotalTokens int  `json:"totalTokens"`
+	Cost        Cost `json:"cost"`
+}
+
+// UserMessage is a message from the user (or injected on the user's behalf).
+type UserMessage struct {
+	Content   []Content `json:"content"`
+	Timestamp int64     `json:"timestamp"`
+}
+
+// AssistantMessage is one model response. While it streams, the agent holds it as a live
+// partial message that the provider appends to.
+type AssistantMessage struct {
+	Content       []Content       `json:"content"`
+	API           string          `json:"api"`
+	Provider      string          `json:"provider"`
+	Model         string          `json:"model"`
+	ResponseModel string          `json:"responseModel,omitempty"`
+	ResponseID    string          `json:"responseId,omitempty"`
+	Diagnostics   json.RawMessage `json:"diagnostics,omitempty"`
+	Usage         Usage           `json:"usage"`
+	StopReason    StopReason      `json:"stopReason"`
+	ErrorMessage  string          `json:"errorMessage,omitempty"`
+	Timestamp     int64           `json:"timestamp"`
+
+	// Failure classifies an error or aborted response for the session's retry and compaction
+	// decisions. It is not part of the wire or file format: messages read back from a file
+	// have none, and the session falls back to matching ErrorMessage.
+	Failure *ProviderError `json:"-"`
+}
+
+// ToolCalls returns the tool-call blocks of the message, in content order.
+func (m *AssistantMessage) ToolCalls() []*Content {
+	var calls []*Content
+	for i := range m.Content {
+		if m.Content[i].Type == ContentToolCall {
+			calls = append(calls, &m.Content[i])
+		}
+	}
+	return calls
+}
+
+// ToolResultMessage carries the result of one tool call back to the model.
+type ToolResultMessage struct {
+	ToolCallID string    `json:"toolCallId"`
+	ToolName   string    `json:"toolName"`
+	Content    []Content `json:"content"`
+	Details    any       `json:"details,omitempty"`
+	IsError    bool      `json:"isError"`
+	Timestamp  int64     `json:"timestamp"`
+}
+
+// BashExecutionMessage records a shell command the user ran directly (pi §1.4, §5.7).
+type BashExecutionMessage struct {
+	Command            string `json:"command"`
+	Output             string `json:"output"`
+	ExitCode           *int   `json:"exitCode,omitempty"`
+	Cancelled          bool   `json:"cancelled"`
+	Truncated          bool   `json:"truncated"`
+	FullOutputPath     string `json:"fullOutputPath,omitempty"`
+	Timestamp          int64  `json:"timestamp"`
+	ExcludeFromContext bool   `json:"excludeFromContext,omitempty"`
+}
+
+// CustomMessage is an application-defined message; it reaches the model as a user message.
+type CustomMessage struct {
+	CustomType string    `json:"customType"`
+	Content    []Content `json:"content"`
+	Display    bool      `json:"display"`
+	Details    any       `json:"details,omitempty"`
+	Timestamp  int64     `json:"timestamp"`
+}
+
+// BranchSummaryMessage summarises a branch of the session tree that was left.
+type BranchSummaryMessage struct {
+	Summary   string `json:"summary"`
+	FromID    string `json:"fromId"`
+	Timestamp int64  `json:"timestamp"`
+}
+
+// CompactionSummaryMessage stands for the compacted part of the conversation.
+type CompactionSummaryMessage struct {
+	Summary      string `json:"summary"`
+	TokensBefore int    `json:"tokensBefore"`
+	Timestamp    int64  `json:"timestamp"`
+}
+
+// Role implements [Message].
+func (*UserMessage) Role() Role { return RoleUser }
+
+// Role implements [Message].
+func (*AssistantMessage) Role() Role { return RoleAssistant }
+
+// Role implements [Message].
+func (*ToolResultMessage) Role() Role { return RoleToolResult }
+
+// Role implements [Message].
+func (*BashExecutionMessage) Role() Role { return RoleBashExecution }
+
+// Role implements [Message].
+func (*CustomMessage) Role() Role { return RoleCustom }
+
+// Role implements [Message].
+func (*BranchSummaryMessage) Role() Role { return RoleBranchSummary }
+
+// Role implements [Message].
+func (*CompactionSummaryMessage) Role() Role { return RoleCompactionSummary }
+
+// Time implements [Message].
+func (m *UserMessage) Time() int64 { return m.Timestamp }
+
+// Time implements [Message].
+func (m *AssistantMessage) Time() int64 { return m.Timestamp }
+
+// Time implements [Message].
+func (m *ToolResultMessage) Time() int64 { return m.Timestamp }
+
+// Time implements [Message].
+func (m *BashExecutionMessage) Time() int64 { return m.Timestamp }
+
+// Time implements [Message].
+func (m *CustomMessage) Time() int64 { return m.Timestamp }
+
+// Time implements [Message].
+func (m *BranchSummaryMessage) Time() int64 { return m.Timestamp }
+
+// Time implements [Message].
+func (m *CompactionSummaryMessage) Time() int64 { return m.Timestamp }
+
+// withRole starts every message's JSON with its role, as pi writes it.
+func withRole(role Role, v any) ([]byte, error) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(body)+len(role)+12)
+	out = append(out, `{"role":"`...)
+	out = append(out, role...)
+	out = append(out, '"')
+	if len(body) > 2 {
+		out = append(out, ',')
+	}
+	return append(out, body[1:]...), nil
+}
+
+// MarshalJSON writes the message in pi's shape.
+func (m *UserMessage) MarshalJSON() ([]byte, error) {
+	type alias UserMessage
+	a := alias(*m)
+	a.Content = nonNil(a.Content)
+	return withRole(RoleUser, &a)
+}
+
+// MarshalJSON writes the message in pi's shape.
+func (m *AssistantMessage) MarshalJSON() ([]byte, error) {
+	type alias AssistantMessage
+	a := alias(*m)
+	a.Content = nonNil(a.Content)
+	return withRole(RoleAssistant, &a)
+}
+
+// MarshalJSON writes the message in pi's shape.
+func (m *ToolResultMessage) MarshalJSON() ([]byte, error) {
+	type alias ToolResultMessage
+	a := alias(*m)
+	a.Content = nonNil(a.Content)
+	return withRole(RoleToolResult, &a)
+}
+
+// MarshalJSON writes the message in pi's shape.
+func (m *BashExecutionMessage) MarshalJSON() ([]byte, error) {
+	type alias BashExecutionMessage
+	return withRole(RoleBashExecution, (*alias)(m))
+}
+
+// MarshalJSON writes the message in pi's shape.
+func (m *CustomMessage) MarshalJSON() ([]byte, error) {
+	type alias CustomMessage
+	a := alias(*m)
+	a.Content = nonNil(a.Content)
+	return withRole(RoleCustom, &a)
+}
+
+// MarshalJSON writes the message in pi's shape.
+func (m *BranchSummaryMessage) MarshalJSON() ([]byte, error) {
+	type alias BranchSummaryMessage
+	return withRole(RoleBranchSummary, (*alias)(m))
+}
+
+// MarshalJSON writes the message in pi's shape.
+func (m *CompactionSummaryMessage) MarshalJSON() ([]byte, error) {
+	type alias CompactionSummaryMessage
+	return withRole(RoleCompactionSummary, (*alias)(m))
+}
+
+// UnmarshalJSON accepts content as a string or an array of blocks.
+func (m *UserMessage) UnmarshalJSON(data []byte) error {
+	type alias UserMessage
+	var raw struct {
+		*alias
+		Content json.RawMessage `json:"content"`
+	}
+	raw.alias = (*alias)(m)
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	blocks, err := decodeBlocks(raw.Content)
+	m.Content = blocks
+	return err
+}
+
+// UnmarshalJSON accepts content as a string or an array of blocks.
+func (m *CustomMessage) UnmarshalJSON(data []byte) error {
+	type alias CustomMessage
+	var raw struct {
+		*alias
+		Content json.RawMessage `json:"content"`
+		Details json.RawMessage `json:"details"`
+	}
+	raw.alias = (*alias)(m)
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	if len(raw.Details) > 0 {
+		m.Details = raw.Details
+	}
+	blocks, err := decodeBlocks(raw.Content)
+	m.Content = blocks
+	return err
+}
+
+// UnmarshalJSON keeps details as raw JSON so they round-trip unchanged.
+func (m *ToolResultMessage) UnmarshalJSON(data []byte) error {
+	type alias ToolResultMessage
+	var raw struct {
+		*alias
+		Content json.RawMessage `json:"content"`
+		Details json.RawMessage `json:"details"`
+	}
+	raw.alias = (*alias)(m)
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	if len(raw.Details) > 0 && string(raw.Details) != "null" {
+		m.Details = raw.Details
+	}
+	blocks, err := decodeBlocks(raw.Content)
+	m.Content = blocks
+	return err
+}
+
+// UnmarshalJSON guarantees a non-nil content slice.
+func (m *AssistantMessage) UnmarshalJSON(data []byte) error {
+	type alias AssistantMessage
+	if err := json.Unmarshal(data, (*alias)(m)); err != nil {
+		return err
+	}
+	m.Content = nonNil(m.Content)
+	return nil
+}
+
+// DecodeMessage reads one message of any role from its JSON form.
+func DecodeMessage(data []byte) (Message, error) {
+	var head struct {
+		Role Role `json:"role"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, err
+	}
+	var m Message
+	switch head.Role {
+	case RoleUser:
+		m = &UserMessage{}
+	case RoleAssistant:
+		m = &AssistantMessage{}
+	case RoleToolResult:
+		m = &ToolResultMessage{}
+	case RoleBashExecution:
+		m = &BashExecutionMessage{}
+	case RoleCustom:
+		m = &CustomMessage{}
+	case RoleBranchSummary:
+		m = &BranchSummaryMessage{}
+	case RoleCompactionSummary:
+		m = &CompactionSummaryMessage{}
+	default:
+		return nil, fmt.Errorf("core: unknown message role %q", head.Role)
+	}
+	if err := json.Unmarshal(data, m); err != nil {
+		return nil, fmt.Errorf("core: %s message: %w", head.Role, err)
+	}
+	return m, nil
+}
+
+// Messages is a transcript that decodes each element by its role.
+type Messages []Message
+
+// UnmarshalJSON decodes each element with [DecodeMessage].
+func (ms *Messages) UnmarshalJSON(data []byte) error {
+	var raws []json.RawMessage
+	if err := json.Unmarshal(data, &raws); err != nil {
+		return err
+	}
+	out := make(Messages, 0, len(raws))
+	for i, raw := range raws {
+		m, err := DecodeMessage(raw)
+		if err != nil {
+			return fmt.Errorf("message %d: %w", i, err)
+		}
+		out = append(out, m)
+	}
+	*ms = out
+	return nil
+}
+
+// NewUserMessage returns a user message with one text block followed by images, the form pi
+// gives messages created from prompt, steer and follow-up text.
+func NewUserMessage(text string, images []Content, timestamp int64) *UserMessage {
+	content := make([]Content, 0, 1+len(images))
+	content = append(content, TextBlock(text))
+	content = append(content, images...)
+	return &UserMessage{Content: content, Timestamp: timestamp}
+}

@@ -1,0 +1,132 @@
+// Package archtest enforces the import graph of DESIGN.md §1: dependencies point one way,
+// and only the named packages may import jsonrpc2 and openai-go.
+package archtest
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/pi-rpc/pi-rpc"
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+}
+
+// allowed lists, per package of ours (by path below the module, or a prefix ending in "/"),
+// which of our packages it may depend on. A package of ours not listed fails the test, so a
+// new package must be placed in the graph deliberately.
+var allowed = map[string][]string{
+	"core":                {},
+	"llm/faux":            {"core"},
+	"llm/openai":          {"core"},
+	"internal/mockopenai": {},
+	"tools":               {"core"},
+	"session":             {"core"},
+	"protocol":            {"core", "session"},
+	"rpc":                 {"core", "session", "protocol", "tools", "llm/"},
+	"clients/go":          {"protocol", "core", "session"},
+	"cmd/":                {"*"},
+	"bench":               {"*"},
+	"internal/archtest":   {},
+	"internal/":           {"*"},
+}
+
+// thirdParty lists libraries that only some packages may import directly.
+var thirdParty = map[string][]string{
+	"github.com/sourcegraph/jsonrpc2": {"rpc"},
+	"github.com/openai/openai-go":     {"llm/openai"},
+}
+
+func rel(path string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(path, module), "/")
+}
+
+func matches(rule, path string) bool {
+	if rule == "*" {
+		return true
+	}
+	if strings.HasSuffix(rule, "/") {
+		return strings.HasPrefix(path, rule)
+	}
+	return path == rule || strings.HasPrefix(path, rule+"/internal/")
+}
+
+func rulesFor(m map[string][]string, path string) ([]string, bool) {
+	if r, ok := m[path]; ok {
+		return r, true
+	}
+	best := ""
+	for k := range m {
+		if strings.HasSuffix(k, "/") && strings.HasPrefix(path, k) && len(k) > len(best) {
+			best = k
+		}
+	}
+	if best == "" {
+		return nil, false
+	}
+	return m[best], true
+}
+
+func TestImportGraph(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json", module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	n := 0
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		self := rel(p.ImportPath)
+		ours, ok := rulesFor(allowed, self)
+		if !ok {
+			t.Errorf("package %s is not placed in the import graph (internal/archtest)", self)
+			continue
+		}
+		for _, dep := range p.Deps {
+			if !strings.HasPrefix(dep, module+"/") {
+				continue
+			}
+			d := rel(dep)
+			if d == self || strings.HasPrefix(d, self+"/internal/") {
+				continue
+			}
+			ok := false
+			for _, r := range ours {
+				if matches(r, d) {
+					ok = true
+				}
+			}
+			if !ok {
+				t.Errorf("%s depends on %s, which DESIGN.md §1 does not allow", self, d)
+			}
+		}
+		for _, dep := range p.Imports {
+			for lib, who := range thirdParty {
+				if dep != lib && !strings.HasPrefix(dep, lib+"/") {
+					continue
+				}
+				ok := false
+				for _, r := range who {
+					if matches(r, self) {
+						ok = true
+					}
+				}
+				if !ok {
+					t.Errorf("%s depends on %s; only %v may", self, lib, who)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("go list found no packages")
+	}
+}
