@@ -26,13 +26,13 @@ type MessageBuilder struct {
 	open    int
 	openBuf strings.Builder
 
-	calls     []*callState // open tool calls in content order
-	callByKey map[int]*callState
+	calls     []*streamCall // open tool calls in content order
+	callByKey map[int]*streamCall
 	started   bool
 	ended     bool
 }
 
-type callState struct {
+type streamCall struct {
 	index int
 	key   int
 	args  strings.Builder
@@ -55,7 +55,7 @@ func NewMessageBuilder(model *Model, timestamp int64, yield func(AssistantEvent)
 		yield:     yield,
 		model:     model,
 		open:      -1,
-		callByKey: map[int]*callState{},
+		callByKey: map[int]*streamCall{},
 	}
 }
 
@@ -157,7 +157,7 @@ func (b *MessageBuilder) ToolCall(key int, id, name, fragment string) bool {
 		if b.open >= 0 && !b.closeOpen() {
 			return false
 		}
-		c = &callState{index: len(b.msg.Content), key: key}
+		c = &streamCall{index: len(b.msg.Content), key: key}
 		b.callByKey[key] = c
 		b.calls = append(b.calls, c)
 		b.msg.Content = append(b.msg.Content, ToolCallBlock(id, name, nil))
@@ -201,7 +201,7 @@ func (b *MessageBuilder) EndBlocks() bool {
 	}
 	calls := b.calls
 	b.calls = nil
-	b.callByKey = map[int]*callState{}
+	b.callByKey = map[int]*streamCall{}
 	for _, c := range calls {
 		block := &b.msg.Content[c.index]
 		block.Arguments = ParsePartialJSON(c.args.String())

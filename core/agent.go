@@ -1,0 +1,557 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+)
+
+// QueueMode says how many queued messages one delivery takes.
+type QueueMode string
+
+// The queue modes (pi §3.2).
+const (
+	QueueOneAtATime QueueMode = "one-at-a-time"
+	QueueAll        QueueMode = "all"
+)
+
+// Errors returned by [Agent] methods. Their texts are the ones clients see.
+var (
+	ErrBusy             = errors.New("Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.")
+	ErrBusyContinue     = errors.New("Agent is already processing. Wait for completion before continuing.")
+	ErrBusyReset        = errors.New("Agent is already processing. Wait for completion before resetting.")
+	ErrNoMessages       = errors.New("No messages to continue from")
+	ErrNothingToResume  = errors.New("Nothing to continue: the last message is a finished reply; send a prompt")
+	ErrNoProvider       = errors.New("core: no provider configured")
+	errStreamIncomplete = "Provider stream ended without a done or error event"
+)
+
+// Clock is the agent's view of time, injected so that tests control it.
+type Clock interface {
+	Now() time.Time
+	After(d time.Duration) <-chan time.Time
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time                         { return time.Now() }
+func (systemClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// SystemClock is the real clock.
+var SystemClock Clock = systemClock{}
+
+// Input is a message that an input (prompt, steer, follow-up) contributes, with the input's id
+// (empty for messages no input produced). Queues are keyed by it, and the message_start and
+// message_end of the message carry it.
+type Input struct {
+	ID      string
+	Message Message
+}
+
+// AgentContext is the conversation as hooks see it.
+type AgentContext struct {
+	SystemPrompt string
+	Messages     []Message
+	Tools        []Tool
+}
+
+// BeforeToolCallContext is what a beforeToolCall hook sees. Changes to Args are used as they
+// are, without validating again.
+type BeforeToolCallContext struct {
+	Assistant *AssistantMessage
+	Call      *Content
+	Args      map[string]any
+	Context   *AgentContext
+}
+
+// BeforeToolCallResult blocks a call when Block is set; Reason becomes the error result's
+// text ("Tool execution was blocked" when empty).
+type BeforeToolCallResult struct {
+	Block  bool
+	Reason string
+}
+
+// AfterToolCallContext is what an afterToolCall hook sees.
+type AfterToolCallContext struct {
+	Assistant *AssistantMessage
+	Call      *Content
+	Args      map[string]any
+	Result    ToolResult
+	IsError   bool
+	Context   *AgentContext
+}
+
+// AfterToolCallResult overrides the fields it sets, field by field.
+type AfterToolCallResult struct {
+	Content   *[]Content
+	Details   *any
+	IsError   *bool
+	Terminate *bool
+}
+
+// TurnInfo is what a shouldStopAfterTurn hook sees.
+type TurnInfo struct {
+	Message     *AssistantMessage
+	ToolResults []*ToolResultMessage
+	Context     *AgentContext
+	NewMessages []Message
+}
+
+// Listener receives every event of every run, in order, on the run's goroutine; the run waits
+// for it to return (pi's awaited listeners), so a slow listener slows the run. ctx is the
+// run's context: it is cancelled when the run is aborted.
+type Listener func(ctx context.Context, ev Event)
+
+// Options configure an [Agent]. Hooks run on the run's goroutine.
+type Options struct {
+	Provider      Provider
+	SystemPrompt  string
+	Model         Model
+	ThinkingLevel ThinkingLevel
+	Tools         []Tool
+	Messages      []Message
+	SessionID     string
+	// MaxTokens caps each response; 0 leaves it to the provider.
+	MaxTokens int
+
+	// ConvertToLLM projects the transcript for the model; default [ConvertToLLM].
+	ConvertToLLM func(ctx context.Context, messages []Message) ([]Message, error)
+	// TransformContext, if set, rewrites the transcript before ConvertToLLM.
+	TransformContext func(ctx context.Context, messages []Message) ([]Message, error)
+	// BeforeToolCall runs for each call during the sequential prepare phase, in source order.
+	BeforeToolCall func(ctx context.Context, c *BeforeToolCallContext) (*BeforeToolCallResult, error)
+	// AfterToolCall runs after each executed call.
+	AfterToolCall func(ctx context.Context, c *AfterToolCallContext) (*AfterToolCallResult, error)
+	// ShouldStopAfterTurn ends the run after a turn when it returns true; queues are not polled.
+	ShouldStopAfterTurn func(ctx context.Context, t *TurnInfo) bool
+
+	// ToolExecution is ExecutionParallel when empty.
+	ToolExecution ExecutionMode
+	// SteeringMode and FollowUpMode are QueueOneAtATime when empty.
+	SteeringMode QueueMode
+	FollowUpMode QueueMode
+
+	// Clock defaults to [SystemClock].
+	Clock Clock
+	// AbandonAfter is how long a tool may ignore an abort before it is abandoned; 50 ms when
+	// zero.
+	AbandonAfter time.Duration
+}
+
+// State is a snapshot of the agent's state.
+type State struct {
+	SystemPrompt  string
+	Model         Model
+	ThinkingLevel ThinkingLevel
+	Tools         []Tool
+	Messages      []Message
+	// IsStreaming is true from the moment a run starts until its agent_end listeners return.
+	IsStreaming bool
+	// StreamingMessage is the message between its message_start and message_end.
+	StreamingMessage Message
+	// PendingToolCalls are the ids between tool_execution_start and tool_execution_end.
+	PendingToolCalls []string
+	// ErrorMessage is the last run's error, if its last turn failed.
+	ErrorMessage  string
+	SessionID     string
+	SteeringMode  QueueMode
+	FollowUpMode  QueueMode
+	ToolExecution ExecutionMode
+}
+
+// Agent runs the two-level agent loop of pi §2 around one conversation. See the package
+// documentation for its concurrency contract.
+type Agent struct {
+	opts       Options
+	clock      Clock
+	validators *validatorCache
+
+	mu        sync.Mutex
+	state     State
+	steering  []Input
+	followUp  []Input
+	listeners []*listener
+	active    *Run
+}
+
+type listener struct{ fn Listener }
+
+// Run is one run of the loop, from agent_start to agent_end.
+type Run struct {
+	done     chan struct{}
+	cancel   context.CancelFunc
+	messages []Message
+}
+
+// Done is closed when the run has ended and its agent_end listeners have returned.
+func (r *Run) Done() <-chan struct{} { return r.done }
+
+// Wait waits for the run to end and returns the messages it produced (agent_end's messages).
+func (r *Run) Wait() []Message {
+	<-r.done
+	return r.messages
+}
+
+// New returns an idle agent.
+func New(opts Options) *Agent {
+	if opts.ToolExecution == "" {
+		opts.ToolExecution = ExecutionParallel
+	}
+	if opts.SteeringMode == "" {
+		opts.SteeringMode = QueueOneAtATime
+	}
+	if opts.FollowUpMode == "" {
+		opts.FollowUpMode = QueueOneAtATime
+	}
+	if opts.ThinkingLevel == "" {
+		opts.ThinkingLevel = ThinkingOff
+	}
+	if opts.Clock == nil {
+		opts.Clock = SystemClock
+	}
+	if opts.AbandonAfter == 0 {
+		opts.AbandonAfter = 50 * time.Millisecond
+	}
+	if opts.ConvertToLLM == nil {
+		opts.ConvertToLLM = func(_ context.Context, ms []Message) ([]Message, error) { return ConvertToLLM(ms), nil }
+	}
+	if opts.Model.ID == "" {
+		opts.Model = Model{ID: "unknown", Name: "unknown", API: "unknown", Provider: "unknown", Input: []string{"text"}}
+	}
+	return &Agent{
+		opts:       opts,
+		clock:      opts.Clock,
+		validators: newValidatorCache(),
+		state: State{
+			SystemPrompt:  opts.SystemPrompt,
+			Model:         opts.Model,
+			ThinkingLevel: opts.ThinkingLevel,
+			Tools:         slices.Clone(opts.Tools),
+			Messages:      slices.Clone(opts.Messages),
+			SessionID:     opts.SessionID,
+			SteeringMode:  opts.SteeringMode,
+			FollowUpMode:  opts.FollowUpMode,
+			ToolExecution: opts.ToolExecution,
+		},
+	}
+}
+
+// State returns a snapshot; its slices are copies.
+func (a *Agent) State() State {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := a.state
+	s.Tools = slices.Clone(s.Tools)
+	s.Messages = slices.Clone(s.Messages)
+	s.PendingToolCalls = slices.Clone(s.PendingToolCalls)
+	return s
+}
+
+// Messages returns a copy of the transcript.
+func (a *Agent) Messages() []Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.state.Messages)
+}
+
+// IsStreaming reports whether a run is active.
+func (a *Agent) IsStreaming() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.state.IsStreaming
+}
+
+func (a *Agent) set(f func(s *State)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	f(&a.state)
+}
+
+// SetSystemPrompt replaces the system prompt; it applies from the next model request.
+func (a *Agent) SetSystemPrompt(p string) { a.set(func(s *State) { s.SystemPrompt = p }) }
+
+// SetModel replaces the model; it applies from the next model request.
+func (a *Agent) SetModel(m Model) { a.set(func(s *State) { s.Model = m }) }
+
+// SetThinkingLevel sets the thinking level; it applies from the next model request.
+func (a *Agent) SetThinkingLevel(l ThinkingLevel) { a.set(func(s *State) { s.ThinkingLevel = l }) }
+
+// SetTools replaces the tools (copying the slice); it applies from the next model request.
+func (a *Agent) SetTools(tools []Tool) { a.set(func(s *State) { s.Tools = slices.Clone(tools) }) }
+
+// SetMessages replaces the transcript (copying the slice). It must not be called during a run.
+func (a *Agent) SetMessages(ms []Message) { a.set(func(s *State) { s.Messages = slices.Clone(ms) }) }
+
+// AppendMessage adds a message to the transcript outside a run (a bash execution, say).
+func (a *Agent) AppendMessage(m Message) {
+	a.set(func(s *State) { s.Messages = append(s.Messages, m) })
+}
+
+// SetSessionID sets the session id passed to the provider.
+func (a *Agent) SetSessionID(id string) { a.set(func(s *State) { s.SessionID = id }) }
+
+// SetSteeringMode sets how many steering messages one delivery takes.
+func (a *Agent) SetSteeringMode(m QueueMode) { a.set(func(s *State) { s.SteeringMode = m }) }
+
+// SetFollowUpMode sets how many follow-up messages one delivery takes.
+func (a *Agent) SetFollowUpMode(m QueueMode) { a.set(func(s *State) { s.FollowUpMode = m }) }
+
+// SetToolExecution sets the default execution mode of tool batches.
+func (a *Agent) SetToolExecution(m ExecutionMode) { a.set(func(s *State) { s.ToolExecution = m }) }
+
+// Subscribe adds a listener and returns a function that removes it. Subscribing emits
+// nothing; listeners are called in subscription order.
+func (a *Agent) Subscribe(fn Listener) (unsubscribe func()) {
+	l := &listener{fn: fn}
+	a.mu.Lock()
+	a.listeners = append(slices.Clone(a.listeners), l)
+	a.mu.Unlock()
+	return func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		i := slices.Index(a.listeners, l)
+		if i >= 0 {
+			a.listeners = slices.Delete(slices.Clone(a.listeners), i, i+1)
+		}
+	}
+}
+
+// Steer queues messages to be delivered after the current tool batch (pi §3.2). It does not
+// start a run: the caller (the session) decides when idle queues are delivered.
+func (a *Agent) Steer(in ...Input) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.steering = append(a.steering, in...)
+}
+
+// FollowUp queues messages to be delivered when the agent would otherwise stop.
+func (a *Agent) FollowUp(in ...Input) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.followUp = append(a.followUp, in...)
+}
+
+// Queued returns copies of the steering and follow-up queues.
+func (a *Agent) Queued() (steering, followUp []Input) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.steering), slices.Clone(a.followUp)
+}
+
+// HasQueued reports whether either queue holds a message.
+func (a *Agent) HasQueued() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.steering)+len(a.followUp) > 0
+}
+
+// ClearQueues empties both queues and returns what they held.
+func (a *Agent) ClearQueues() (steering, followUp []Input) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	steering, followUp = a.steering, a.followUp
+	a.steering, a.followUp = nil, nil
+	return steering, followUp
+}
+
+// RemoveQueued removes every queued message of the input id and reports whether any was
+// queued.
+func (a *Agent) RemoveQueued(inputID string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	match := func(in Input) bool { return in.ID == inputID }
+	n := len(a.steering) + len(a.followUp)
+	a.steering = slices.DeleteFunc(a.steering, match)
+	a.followUp = slices.DeleteFunc(a.followUp, match)
+	return len(a.steering)+len(a.followUp) < n
+}
+
+// drain takes the next delivery from a queue according to its mode. The caller holds a.mu.
+func drain(q *[]Input, mode QueueMode) []Input {
+	if len(*q) == 0 {
+		return nil
+	}
+	if mode == QueueAll {
+		out := *q
+		*q = nil
+		return out
+	}
+	out := (*q)[:1:1]
+	*q = (*q)[1:]
+	return out
+}
+
+func (a *Agent) drainSteering() []Input {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return drain(&a.steering, a.state.SteeringMode)
+}
+
+func (a *Agent) drainFollowUp() []Input {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return drain(&a.followUp, a.state.FollowUpMode)
+}
+
+// Prompt starts a run with the given messages and returns at once; the run goes on in its own
+// goroutine. It fails with [ErrBusy] while a run is active.
+func (a *Agent) Prompt(in ...Input) (*Run, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.active != nil {
+		return nil, ErrBusy
+	}
+	return a.startLocked(in, false), nil
+}
+
+// Continue starts a run from the current transcript (pi §3.3, with DESIGN.md §3's rule for a
+// failed reply):
+//   - a trailing assistant message that failed or was aborted leaves the transcript and the
+//     run continues from the message before it;
+//   - after a finished reply, queued steering is delivered as a new prompt (without the
+//     initial steering poll), else queued follow-ups; with nothing queued it fails with
+//     [ErrNothingToResume];
+//   - after any other message (user, tool result, custom, bash execution) the model is called
+//     again.
+func (a *Agent) Continue() (*Run, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.active != nil {
+		return nil, ErrBusyContinue
+	}
+	ms := a.state.Messages
+	if last, ok := lastAssistant(ms); ok && (last.StopReason == StopReasonError || last.StopReason == StopReasonAborted) {
+		ms = ms[:len(ms)-1]
+		a.state.Messages = ms
+	}
+	if len(ms) == 0 {
+		if q := drain(&a.steering, a.state.SteeringMode); q != nil {
+			return a.startLocked(q, true), nil
+		}
+		if q := drain(&a.followUp, a.state.FollowUpMode); q != nil {
+			return a.startLocked(q, false), nil
+		}
+		return nil, ErrNoMessages
+	}
+	if _, ok := ms[len(ms)-1].(*AssistantMessage); ok {
+		if q := drain(&a.steering, a.state.SteeringMode); q != nil {
+			return a.startLocked(q, true), nil
+		}
+		if q := drain(&a.followUp, a.state.FollowUpMode); q != nil {
+			return a.startLocked(q, false), nil
+		}
+		return nil, ErrNothingToResume
+	}
+	return a.startLocked(nil, false), nil
+}
+
+func lastAssistant(ms []Message) (*AssistantMessage, bool) {
+	if len(ms) == 0 {
+		return nil, false
+	}
+	m, ok := ms[len(ms)-1].(*AssistantMessage)
+	return m, ok
+}
+
+// Abort cancels the active run and reports whether there was one. The run ends with
+// agent_end shortly after; tools that ignore the cancellation are abandoned.
+func (a *Agent) Abort() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.active == nil {
+		return false
+	}
+	a.active.cancel()
+	return true
+}
+
+// ActiveRun returns the active run, or nil when idle.
+func (a *Agent) ActiveRun() *Run {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.active
+}
+
+// WaitForIdle waits until no run is active (including its listeners) or ctx ends.
+func (a *Agent) WaitForIdle(ctx context.Context) error {
+	for {
+		r := a.ActiveRun()
+		if r == nil {
+			return nil
+		}
+		select {
+		case <-r.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// Reset clears the transcript, the error and both queues. It fails while a run is active.
+func (a *Agent) Reset() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.active != nil {
+		return ErrBusyReset
+	}
+	a.state.Messages = nil
+	a.state.StreamingMessage = nil
+	a.state.PendingToolCalls = nil
+	a.state.ErrorMessage = ""
+	a.steering, a.followUp = nil, nil
+	return nil
+}
+
+// startLocked starts a run; the caller holds a.mu and has checked that none is active.
+func (a *Agent) startLocked(prompts []Input, skipInitialSteering bool) *Run {
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &Run{done: make(chan struct{}), cancel: cancel}
+	a.active = r
+	a.state.IsStreaming = true
+	a.state.StreamingMessage = nil
+	a.state.ErrorMessage = ""
+	l := &loop{
+		a:        a,
+		ctx:      ctx,
+		messages: slices.Clone(a.state.Messages),
+	}
+	go func() {
+		defer cancel()
+		r.messages = l.run(prompts, skipInitialSteering)
+		a.mu.Lock()
+		a.state.IsStreaming = false
+		a.state.StreamingMessage = nil
+		a.state.PendingToolCalls = nil
+		a.active = nil
+		a.mu.Unlock()
+		close(r.done)
+	}()
+	return r
+}
+
+// reduce applies an event to the state before listeners see it (pi §3.5). The caller holds
+// a.mu.
+func (a *Agent) reduce(ev *Event) {
+	s := &a.state
+	switch ev.Type {
+	case MessageStart, MessageUpdate:
+		s.StreamingMessage = ev.Message
+	case MessageEnd:
+		s.StreamingMessage = nil
+		s.Messages = append(s.Messages, ev.Message)
+	case ToolExecutionStart:
+		s.PendingToolCalls = append(s.PendingToolCalls, ev.ToolCallID)
+	case ToolExecutionEnd:
+		if i := slices.Index(s.PendingToolCalls, ev.ToolCallID); i >= 0 {
+			s.PendingToolCalls = slices.Delete(s.PendingToolCalls, i, i+1)
+		}
+	case TurnEnd:
+		if m, ok := ev.Message.(*AssistantMessage); ok && m.ErrorMessage != "" {
+			s.ErrorMessage = m.ErrorMessage
+		}
+	case AgentEnd:
+		s.StreamingMessage = nil
+	}
+}

@@ -1,0 +1,274 @@
+package core
+
+import (
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+)
+
+// EventType names an [Event].
+type EventType string
+
+// The agent events of pi §1.8.
+const (
+	AgentStart          EventType = "agent_start"
+	AgentEnd            EventType = "agent_end"
+	TurnStart           EventType = "turn_start"
+	TurnEnd             EventType = "turn_end"
+	MessageStart        EventType = "message_start"
+	MessageUpdate       EventType = "message_update"
+	MessageEnd          EventType = "message_end"
+	ToolExecutionStart  EventType = "tool_execution_start"
+	ToolExecutionUpdate EventType = "tool_execution_update"
+	ToolExecutionEnd    EventType = "tool_execution_end"
+)
+
+// EventTypes lists every core event type, for tests that walk them all.
+var EventTypes = []EventType{
+	AgentStart, AgentEnd, TurnStart, TurnEnd, MessageStart, MessageUpdate, MessageEnd,
+	ToolExecutionStart, ToolExecutionUpdate, ToolExecutionEnd,
+}
+
+// Event is one agent event. It is passed by value to listeners; which fields apply depends on
+// Type, and the JSON form has exactly pi's fields for that type.
+//
+// Pointers in an event refer to the agent's own data: the message of a message_update is the
+// live partial message, valid only during the listener call; other messages are final and
+// must not be modified.
+type Event struct {
+	Type EventType
+
+	// Message is the message of message_start/update/end and the assistant message of
+	// turn_end.
+	Message Message
+	// InputID is set on message_start and message_end of a user message that an input
+	// (prompt, steer, follow-up) produced.
+	InputID string
+	// Update is the provider event of a message_update.
+	Update *AssistantEvent
+
+	// ToolCallID, ToolName and Args identify the call of a tool_execution_* event; Args are
+	// the raw arguments of the call as the model sent them.
+	ToolCallID string
+	ToolName   string
+	Args       map[string]any
+	// Result is the result of tool_execution_end and the partial result of
+	// tool_execution_update.
+	Result  *ToolResult
+	IsError bool
+
+	// ToolResults are the results of the turn's tool batch, in source order (turn_end).
+	ToolResults []*ToolResultMessage
+	// Messages are the messages the run produced (agent_end).
+	Messages []Message
+	// WillRetry is set on agent_end by the session layer when it will retry or
+	// compact-and-continue; core leaves it false.
+	WillRetry bool
+}
+
+// AppendFields appends the event's JSON fields, without the enclosing braces, to dst: the
+// caller adds its envelope fields (seq, runId) and the braces. With partial, a message_update
+// also carries the whole partial message as "message", for clients that asked for it.
+func (e *Event) AppendFields(dst []byte, partial bool) ([]byte, error) {
+	dst = append(dst, `"type":"`...)
+	dst = append(dst, e.Type...)
+	dst = append(dst, '"')
+	var err error
+	switch e.Type {
+	case AgentStart, TurnStart:
+	case AgentEnd:
+		dst = append(dst, `,"messages":`...)
+		if dst, err = appendMessages(dst, e.Messages); err != nil {
+			return nil, err
+		}
+		dst = append(dst, `,"willRetry":`...)
+		dst = strconv.AppendBool(dst, e.WillRetry)
+	case TurnEnd:
+		if dst, err = appendField(dst, "message", e.Message); err != nil {
+			return nil, err
+		}
+		results := e.ToolResults
+		if results == nil {
+			results = []*ToolResultMessage{}
+		}
+		if dst, err = appendField(dst, "toolResults", results); err != nil {
+			return nil, err
+		}
+	case MessageStart, MessageEnd:
+		if dst, err = appendField(dst, "message", e.Message); err != nil {
+			return nil, err
+		}
+		if e.InputID != "" {
+			dst = append(dst, `,"inputId":`...)
+			dst = AppendJSONString(dst, e.InputID)
+		}
+	case MessageUpdate:
+		dst = append(dst, `,"assistantMessageEvent":`...)
+		if dst, err = e.Update.AppendJSON(dst); err != nil {
+			return nil, err
+		}
+		if partial {
+			if dst, err = appendField(dst, "message", e.Message); err != nil {
+				return nil, err
+			}
+		}
+	case ToolExecutionStart, ToolExecutionUpdate, ToolExecutionEnd:
+		dst = append(dst, `,"toolCallId":`...)
+		dst = AppendJSONString(dst, e.ToolCallID)
+		dst = append(dst, `,"toolName":`...)
+		dst = AppendJSONString(dst, e.ToolName)
+		switch e.Type {
+		case ToolExecutionStart:
+			dst, err = appendField(dst, "args", argsOrEmpty(e.Args))
+		case ToolExecutionUpdate:
+			if dst, err = appendField(dst, "args", argsOrEmpty(e.Args)); err == nil {
+				dst, err = appendField(dst, "partialResult", e.Result)
+			}
+		case ToolExecutionEnd:
+			if dst, err = appendField(dst, "result", e.Result); err == nil {
+				dst = append(dst, `,"isError":`...)
+				dst = strconv.AppendBool(dst, e.IsError)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return dst, nil
+}
+
+// MarshalJSON writes the event as one flat object without envelope fields.
+func (e Event) MarshalJSON() ([]byte, error) {
+	dst := append(make([]byte, 0, 128), '{')
+	dst, err := e.AppendFields(dst, false)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, '}'), nil
+}
+
+func argsOrEmpty(args map[string]any) map[string]any {
+	if args == nil {
+		return map[string]any{}
+	}
+	return args
+}
+
+func appendField(dst []byte, name string, v any) ([]byte, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	dst = append(dst, ',', '"')
+	dst = append(dst, name...)
+	dst = append(dst, '"', ':')
+	return append(dst, data...), nil
+}
+
+func appendMessages(dst []byte, ms []Message) ([]byte, error) {
+	dst = append(dst, '[')
+	for i, m := range ms {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		data, err := json.Marshal(m)
+		if err != nil {
+			return nil, err
+		}
+		dst = append(dst, data...)
+	}
+	return append(dst, ']'), nil
+}
+
+// AppendJSON appends the event's wire form: pi's assistant-message event without "partial"
+// (DESIGN.md §2). It is the hot path of a streamed reply, so text and thinking deltas are
+// written without reflection or allocation.
+func (e *AssistantEvent) AppendJSON(dst []byte) ([]byte, error) {
+	dst = append(dst, `{"type":"`...)
+	dst = append(dst, e.Type...)
+	dst = append(dst, `","contentIndex":`...)
+	dst = strconv.AppendInt(dst, int64(e.ContentIndex), 10)
+	switch e.Type {
+	case EventTextDelta, EventThinkingDelta:
+		dst = append(dst, `,"delta":`...)
+		dst = AppendJSONString(dst, e.Delta)
+	case EventTextEnd, EventThinkingEnd:
+		dst = append(dst, `,"content":`...)
+		dst = AppendJSONString(dst, e.Content)
+	case EventToolCallStart, EventToolCallDelta:
+		if e.ID != "" {
+			dst = append(dst, `,"id":`...)
+			dst = AppendJSONString(dst, e.ID)
+		}
+		if e.Name != "" {
+			dst = append(dst, `,"name":`...)
+			dst = AppendJSONString(dst, e.Name)
+		}
+		if e.Type == EventToolCallDelta {
+			dst = append(dst, `,"delta":`...)
+			dst = AppendJSONString(dst, e.Delta)
+		}
+	case EventToolCallEnd:
+		var err error
+		if dst, err = appendField(dst, "toolCall", e.ToolCall); err != nil {
+			return nil, err
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+// MarshalJSON writes the event's wire form (see AppendJSON).
+func (e AssistantEvent) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil) }
+
+const hexDigits = "0123456789abcdef"
+
+// AppendJSONString appends s as a JSON string. Like encoding/json it replaces invalid UTF-8
+// with U+FFFD and escapes U+2028 and U+2029, so no line-based reader ever splits a message;
+// unlike it, it leaves <, > and & alone.
+func AppendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
