@@ -1,0 +1,463 @@
+package tools
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ShellOptions configure one [RunShell] command.
+type ShellOptions struct {
+	// Command is run with "<shell> -c".
+	Command string
+	// Dir is the working directory; it must exist.
+	Dir string
+	// Env is the environment; nil means the server's.
+	Env []string
+	// Shell is the shell binary; empty means /bin/bash, else bash on PATH, else sh.
+	Shell string
+	// Timeout kills the command after this long; 0 means no timeout.
+	Timeout time.Duration
+	// OnChunk, if set, receives each piece of sanitized output as it arrives (append
+	// semantics), from the reading goroutine.
+	OnChunk func(text string)
+	// OnUpdate, if set, receives throttled snapshots of the output tail (replace semantics):
+	// at most one per UpdateInterval, and a last one before RunShell returns if output arrived
+	// since the previous. Calls never overlap and none happens after RunShell returns.
+	OnUpdate func(ShellSnapshot)
+	// UpdateInterval defaults to 100 ms.
+	UpdateInterval time.Duration
+	// KillGrace is the time between SIGTERM and SIGKILL on cancellation; default 50 ms.
+	KillGrace time.Duration
+	// TempDir receives the full-output file; empty means os.TempDir.
+	TempDir string
+	// Clock defaults to the real clock.
+	Clock Clock
+}
+
+// ShellSnapshot is the output so far: the tail within 2,000 lines / 50 KB.
+type ShellSnapshot struct {
+	Output         string
+	Truncation     Truncation
+	FullOutputPath string
+}
+
+// ShellResult is the outcome of [RunShell]; its JSON form is pi's BashResult, the result of
+// the RPC bash command.
+type ShellResult struct {
+	// Output is the sanitized combined stdout and stderr, tail-truncated.
+	Output string `json:"output"`
+	// ExitCode is nil when the command was killed (cancelled, timed out or by a signal).
+	ExitCode  *int `json:"exitCode,omitempty"`
+	Cancelled bool `json:"cancelled"`
+	// TimedOut is true when Timeout killed the command.
+	TimedOut  bool `json:"-"`
+	Truncated bool `json:"truncated"`
+	// FullOutputPath is the temp file holding the whole output, set once it exceeded the
+	// limits.
+	FullOutputPath string `json:"fullOutputPath,omitempty"`
+	// Truncation details the tail cut.
+	Truncation Truncation `json:"-"`
+	// LastLineBytes is the size of the last (possibly partial) line, for pi's notice.
+	LastLineBytes int `json:"-"`
+}
+
+// drainGrace is how long output is still read after the shell exits, for background
+// processes that keep the pipe open (a server started with "&"): their output up to then is
+// kept, and the command does not hang on them.
+const drainGrace = 100 * time.Millisecond
+
+// RunShell runs a shell command in its own process group and collects its output; it is the
+// executor of the bash tool and of the RPC bash command. Cancelling ctx or the timeout
+// sends SIGTERM to the whole group, then SIGKILL after KillGrace, so no grandchild survives;
+// RunShell returns only after the group is gone. The error is for failures to start
+// (missing directory, missing shell); a cancelled, timed-out or failing command is a result.
+func RunShell(ctx context.Context, o ShellOptions) (ShellResult, error) {
+	if o.Clock == nil {
+		o.Clock = realClock{}
+	}
+	if o.UpdateInterval <= 0 {
+		o.UpdateInterval = 100 * time.Millisecond
+	}
+	if o.KillGrace <= 0 {
+		o.KillGrace = 50 * time.Millisecond
+	}
+	if o.TempDir == "" {
+		o.TempDir = os.TempDir()
+	}
+	if ctx.Err() != nil {
+		return ShellResult{Cancelled: true}, nil //nolint:nilerr // cancellation is a result (cancelled:true), not a failure to run.
+	}
+	if !dirExists(o.Dir) {
+		return ShellResult{}, fmt.Errorf("Working directory does not exist: %s\nCannot execute bash commands.", o.Dir)
+	}
+	shell, err := resolveShell(o.Shell)
+	if err != nil {
+		return ShellResult{}, err
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return ShellResult{}, err
+	}
+	// Not CommandContext: its cancellation kills only the shell, while we signal the whole
+	// process group, SIGTERM first.
+	cmd := exec.Command(shell, "-c", o.Command) //nolint:noctx // cancellation is handled below, for the whole process group.
+	cmd.Dir = o.Dir
+	cmd.Env = o.Env
+	cmd.Stdout, cmd.Stderr = pw, pw
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		pr.Close()
+		pw.Close()
+		return ShellResult{}, err
+	}
+	pw.Close()
+	pgid := cmd.Process.Pid
+
+	acc := newOutputAccumulator(MaxLines, MaxBytes, o.TempDir)
+	th := &throttle{clock: o.Clock, interval: o.UpdateInterval, acc: acc, emit: o.OnUpdate}
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		var san sanitizer
+		buf := make([]byte, 32*1024)
+		for {
+			n, rerr := pr.Read(buf)
+			if n > 0 {
+				if text := san.write(buf[:n], false); len(text) > 0 {
+					acc.append(text)
+					if o.OnChunk != nil {
+						o.OnChunk(string(text))
+					}
+					th.dirty()
+				}
+			}
+			if rerr != nil {
+				if text := san.write(nil, true); len(text) > 0 {
+					acc.append(text)
+					if o.OnChunk != nil {
+						o.OnChunk(string(text))
+					}
+					th.dirty()
+				}
+				return
+			}
+		}
+	}()
+
+	var (
+		killMu     sync.Mutex
+		killReason string
+		killedHard = make(chan struct{})
+	)
+	kill := func(reason string) {
+		killMu.Lock()
+		defer killMu.Unlock()
+		if killReason != "" {
+			return
+		}
+		killReason = reason
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		o.Clock.AfterFunc(o.KillGrace, func() {
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			close(killedHard)
+		})
+	}
+	stopTimeout := func() bool { return false }
+	if o.Timeout > 0 {
+		stopTimeout = o.Clock.AfterFunc(o.Timeout, func() { kill("timeout") })
+	}
+	waitDone := make(chan error, 1)
+	go func() { waitDone <- cmd.Wait() }()
+	var waitErr error
+	select {
+	case waitErr = <-waitDone:
+	case <-ctx.Done():
+		kill("cancel")
+		waitErr = <-waitDone
+	}
+	stopTimeout()
+	killMu.Lock()
+	reason := killReason
+	killMu.Unlock()
+	if reason != "" && syscall.Kill(-pgid, 0) == nil {
+		// Some of the group outlived SIGTERM: wait for the SIGKILL.
+		<-killedHard
+	}
+	_ = pr.SetReadDeadline(time.Now().Add(drainGrace))
+	<-readDone
+	pr.Close()
+	acc.finish()
+	th.finish()
+
+	snap := acc.snapshot()
+	res := ShellResult{
+		Output:         snap.Output,
+		Truncated:      snap.Truncation.Truncated,
+		Truncation:     snap.Truncation,
+		FullOutputPath: snap.FullOutputPath,
+		LastLineBytes:  acc.lastLineBytes(),
+	}
+	switch reason {
+	case "cancel":
+		res.Cancelled = true
+	case "timeout":
+		res.TimedOut = true
+	default:
+		if ps := cmd.ProcessState; ps != nil {
+			if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				break
+			}
+			code := ps.ExitCode()
+			res.ExitCode = &code
+		} else if waitErr != nil {
+			return res, waitErr
+		}
+	}
+	return res, nil
+}
+
+// resolveShell picks the shell as pi does: the configured one, /bin/bash, bash on PATH, sh.
+func resolveShell(configured string) (string, error) {
+	if configured != "" {
+		if _, err := os.Stat(configured); err != nil {
+			if p, lerr := exec.LookPath(configured); lerr == nil {
+				return p, nil
+			}
+			return "", fmt.Errorf("spawn %s ENOENT", configured)
+		}
+		return configured, nil
+	}
+	if _, err := os.Stat("/bin/bash"); err == nil {
+		return "/bin/bash", nil
+	}
+	if p, err := exec.LookPath("bash"); err == nil {
+		return p, nil
+	}
+	if p, err := exec.LookPath("sh"); err == nil {
+		return p, nil
+	}
+	return "", errors.New("no shell found: need /bin/bash, bash or sh on PATH")
+}
+
+// throttle spaces OnUpdate calls at least interval apart, pi's 100 ms, so a chatty command
+// does not flood the client; each call carries the whole current tail (replace semantics).
+type throttle struct {
+	clock    Clock
+	interval time.Duration
+	acc      *outputAccumulator
+	emit     func(ShellSnapshot)
+
+	mu       sync.Mutex // guards the fields below
+	last     time.Time
+	pending  bool // output arrived since the last emit
+	timerSet bool
+	stop     func() bool
+	done     bool
+
+	emitMu sync.Mutex // serialises calls to emit
+}
+
+func (t *throttle) dirty() {
+	if t.emit == nil {
+		return
+	}
+	t.mu.Lock()
+	t.pending = true
+	if t.done || t.timerSet {
+		t.mu.Unlock()
+		return
+	}
+	wait := t.interval - t.clock.Now().Sub(t.last)
+	if t.last.IsZero() || wait <= 0 {
+		t.mu.Unlock()
+		t.fire()
+		return
+	}
+	t.timerSet = true
+	t.stop = t.clock.AfterFunc(wait, func() {
+		t.mu.Lock()
+		t.timerSet = false
+		t.mu.Unlock()
+		t.fire()
+	})
+	t.mu.Unlock()
+}
+
+// fire emits a snapshot if output is pending and the throttle is still open.
+func (t *throttle) fire() {
+	t.emitMu.Lock()
+	defer t.emitMu.Unlock()
+	t.mu.Lock()
+	if t.done || !t.pending {
+		t.mu.Unlock()
+		return
+	}
+	t.pending = false
+	t.last = t.clock.Now()
+	t.mu.Unlock()
+	t.emit(t.acc.snapshot())
+}
+
+// finish emits what is still pending and closes the throttle: no call happens after it.
+func (t *throttle) finish() {
+	if t.emit == nil {
+		return
+	}
+	t.mu.Lock()
+	if t.stop != nil {
+		t.stop()
+	}
+	t.mu.Unlock()
+	t.fire()
+	t.emitMu.Lock()
+	t.mu.Lock()
+	t.done = true
+	t.mu.Unlock()
+	t.emitMu.Unlock()
+}
+
+// outputAccumulator keeps a bounded tail of a command's output plus line and byte totals,
+// and spills the whole output to a temp file once it exceeds the limits, so a command that
+// prints gigabytes costs little memory and the model can still read everything.
+type outputAccumulator struct {
+	maxLines, maxBytes int
+	tempDir            string
+
+	mu             sync.Mutex
+	tail           []byte
+	tailAtLineHead bool
+	totalBytes     int
+	completedLines int
+	curLineBytes   int
+	openLine       bool
+	file           *os.File
+	filePath       string
+	fileFailed     bool
+}
+
+func newOutputAccumulator(maxLines, maxBytes int, tempDir string) *outputAccumulator {
+	return &outputAccumulator{maxLines: maxLines, maxBytes: maxBytes, tempDir: tempDir, tailAtLineHead: true}
+}
+
+func (a *outputAccumulator) append(p []byte) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.totalBytes += len(p)
+	nl := 0
+	last := -1
+	for i, c := range p {
+		if c == '\n' {
+			nl++
+			last = i
+		}
+	}
+	if nl == 0 {
+		a.curLineBytes += len(p)
+		a.openLine = true
+	} else {
+		a.completedLines += nl
+		a.curLineBytes = len(p) - last - 1
+		a.openLine = a.curLineBytes > 0
+	}
+	if a.file == nil && !a.fileFailed && a.overLimit() {
+		a.openFile() // writes the tail, which is still the whole output
+		if a.file != nil {
+			_, _ = a.file.Write(p)
+		}
+	} else if a.file != nil {
+		_, _ = a.file.Write(p)
+	}
+	a.tail = append(a.tail, p...)
+	if rolling := 2 * a.maxBytes; len(a.tail) > 2*rolling {
+		start := len(a.tail) - rolling
+		for start < len(a.tail) && a.tail[start]&0xC0 == 0x80 {
+			start++
+		}
+		a.tailAtLineHead = a.tail[start-1] == '\n'
+		a.tail = append([]byte(nil), a.tail[start:]...)
+	}
+}
+
+func (a *outputAccumulator) overLimit() bool {
+	lines := a.completedLines
+	if a.openLine {
+		lines++
+	}
+	return a.totalBytes > a.maxBytes || lines > a.maxLines
+}
+
+func (a *outputAccumulator) openFile() {
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	p := filepath.Join(a.tempDir, "pi-bash-"+hex.EncodeToString(rnd[:])+".log")
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		a.fileFailed = true
+		return
+	}
+	a.file, a.filePath = f, p
+	_, _ = f.Write(a.tail)
+}
+
+func (a *outputAccumulator) finish() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.file != nil {
+		_ = a.file.Close()
+		a.file = nil
+	}
+}
+
+func (a *outputAccumulator) lastLineBytes() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.curLineBytes
+}
+
+func (a *outputAccumulator) snapshot() ShellSnapshot {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	text := string(a.tail)
+	if !a.tailAtLineHead {
+		if i := indexByte(text, '\n'); i >= 0 {
+			text = text[i+1:]
+		}
+	}
+	t := truncateTail(text, a.maxLines, a.maxBytes)
+	total := a.completedLines
+	if a.openLine {
+		total++
+	}
+	truncated := total > a.maxLines || a.totalBytes > a.maxBytes
+	if truncated && t.TruncatedBy == nil {
+		if a.totalBytes > a.maxBytes {
+			t.TruncatedBy = truncatedBy("bytes")
+		} else {
+			t.TruncatedBy = truncatedBy("lines")
+		}
+	}
+	if !truncated {
+		t.TruncatedBy = nil
+	}
+	t.Truncated = truncated
+	t.TotalLines, t.TotalBytes = total, a.totalBytes
+	return ShellSnapshot{Output: t.Content, Truncation: t, FullOutputPath: a.filePath}
+}
+
+func indexByte(s string, c byte) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
+}

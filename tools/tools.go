@@ -1,0 +1,160 @@
+package tools
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/pi-rpc/pi-rpc/core"
+)
+
+// Names lists every built-in tool, in the order they are offered to the model and named in
+// the system prompt. pi enables read, bash, edit and write by default; pi-rpc enables all
+// seven (DESIGN.md §6).
+var Names = []string{"read", "bash", "edit", "write", "grep", "find", "ls"}
+
+// Clock is the time source of the bash tool's throttled updates and kill timers, injectable
+// so tests control time instead of sleeping.
+type Clock interface {
+	Now() time.Time
+	// AfterFunc calls f in its own goroutine after d; stop cancels it if it has not run.
+	AfterFunc(d time.Duration, f func()) (stop func() bool)
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+func (realClock) AfterFunc(d time.Duration, f func()) func() bool {
+	return time.AfterFunc(d, f).Stop
+}
+
+// Options configure the tool set. Only Cwd is required.
+type Options struct {
+	// Cwd is the working directory paths are resolved against and writes are confined to.
+	Cwd string
+	// AllowOutsideCwd lifts the write confinement (--allow-outside-cwd). bash is never
+	// confined.
+	AllowOutsideCwd bool
+	// Home is what "~" expands to; empty means os.UserHomeDir.
+	Home string
+	// TempDir receives bash full-output files; empty means os.TempDir.
+	TempDir string
+	// Shell runs bash commands with "-c"; empty means /bin/bash, else bash on PATH, else sh.
+	Shell string
+	// CommandPrefix is prepended to every bash command on its own line (pi's
+	// shellCommandPrefix setting), e.g. "shopt -s expand_aliases".
+	CommandPrefix string
+	// Env is the environment of bash commands; nil means the server's environment.
+	Env []string
+	// Clock defaults to the real clock.
+	Clock Clock
+	// KillGrace is how long a cancelled command has between SIGTERM and SIGKILL; 0 means 50 ms.
+	KillGrace time.Duration
+	// UpdateInterval is the minimum spacing of bash progress updates; 0 means 100 ms.
+	UpdateInterval time.Duration
+	// NoImageResize sends images at their original size (pi's images.autoResize=false).
+	NoImageResize bool
+}
+
+// env is the resolved configuration every tool closes over.
+type env struct {
+	cwd             string
+	home            string
+	tempDir         string
+	allowOutsideCwd bool
+	opts            Options
+}
+
+func newEnv(opts Options) (*env, error) {
+	if opts.Cwd == "" {
+		return nil, fmt.Errorf("tools: Options.Cwd is required")
+	}
+	cwd, err := filepath.Abs(opts.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	e := &env{cwd: cwd, home: opts.Home, tempDir: opts.TempDir, allowOutsideCwd: opts.AllowOutsideCwd, opts: opts}
+	if e.home == "" {
+		e.home, _ = os.UserHomeDir()
+	}
+	if e.tempDir == "" {
+		e.tempDir = os.TempDir()
+	}
+	if e.opts.Clock == nil {
+		e.opts.Clock = realClock{}
+	}
+	return e, nil
+}
+
+// New builds the named tools, in the order given. A nil names means all of [Names]; an empty
+// non-nil slice means none (--no-tools). An unknown name is an error that lists the valid
+// ones, so a typo in --tools fails at startup rather than silently dropping a tool.
+func New(names []string, opts Options) ([]core.Tool, error) {
+	e, err := newEnv(opts)
+	if err != nil {
+		return nil, err
+	}
+	if names == nil {
+		names = Names
+	}
+	out := make([]core.Tool, 0, len(names))
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		var t core.Tool
+		switch n {
+		case "read":
+			t = e.readTool()
+		case "write":
+			t = e.writeTool()
+		case "edit":
+			t = e.editTool()
+		case "bash":
+			t = e.bashTool()
+		case "grep":
+			t = e.grepTool()
+		case "find":
+			t = e.findTool()
+		case "ls":
+			t = e.lsTool()
+		default:
+			return nil, fmt.Errorf("unknown tool %q (valid tools: %s)", n, strings.Join(Names, ", "))
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// ParseNames splits a --tools value ("read,bash, edit") into names, dropping empty items.
+func ParseNames(s string) []string {
+	out := []string{}
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// schema is a compact way to write the JSON schemas below; it panics on a typo at init.
+func schema(s string) json.RawMessage {
+	if !json.Valid([]byte(s)) {
+		panic("tools: invalid schema " + s)
+	}
+	return json.RawMessage(s)
+}
+
+// intArg reads an optional numeric argument; JSON numbers arrive as float64. Fractions are
+// truncated as pi's slice arithmetic would floor them.
+func intArg(v *float64, def int) int {
+	if v == nil {
+		return def
+	}
+	return int(*v)
+}

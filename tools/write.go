@@ -1,0 +1,60 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"unicode/utf16"
+
+	"github.com/pi-rpc/pi-rpc/core"
+)
+
+var writeSchema = schema(`{"type":"object","properties":{
+"path":{"type":"string","description":"Path to the file to write (relative or absolute)"},
+"content":{"type":"string","description":"Content to write to the file"}},
+"required":["path","content"]}`)
+
+func (e *env) writeTool() core.Tool {
+	return &core.FuncTool{
+		ToolInfo: core.ToolInfo{
+			Name:  "write",
+			Label: "write",
+			Description: "Write content to a file. Creates the file if it doesn't exist, overwrites if it does. " +
+				"Automatically creates parent directories. Files outside the working directory cannot be written unless the server allows it.",
+			Parameters: writeSchema,
+		},
+		Run: e.runWrite,
+	}
+}
+
+func (e *env) runWrite(ctx context.Context, call core.ToolCall, _ func(core.ToolResult)) (core.ToolResult, error) {
+	var in struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	if err := call.Decode(&in); err != nil {
+		return core.ToolResult{}, err
+	}
+	if ctx.Err() != nil {
+		return core.ToolResult{}, errAborted
+	}
+	real, err := e.checkWritable(in.Path, e.resolve(in.Path))
+	if err != nil {
+		return core.ToolResult{}, err
+	}
+	unlock, err := pathLocks.lock(ctx, real)
+	if err != nil {
+		return core.ToolResult{}, err
+	}
+	defer unlock()
+	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+		return core.ToolResult{}, err
+	}
+	if err := writeFileAtomic(ctx, real, []byte(in.Content)); err != nil {
+		return core.ToolResult{}, err
+	}
+	// pi reports content.length, a count of UTF-16 code units; keep the number models see.
+	n := len(utf16.Encode([]rune(in.Content)))
+	return core.TextResult(fmt.Sprintf("Successfully wrote %d bytes to %s", n, in.Path)), nil
+}
