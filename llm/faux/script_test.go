@@ -162,10 +162,10 @@ func TestParseScriptErrors(t *testing.T) {
 		},
 		{
 			name:      "unknown top-level field",
-			src:       "{\n  \"respones\": []\n}",
-			want:      "s.json:2: respones: unknown field",
+			src:       "{\n  \"replies\": []\n}",
+			want:      "s.json:2: replies: unknown field",
 			wantLine:  2,
-			wantField: "respones",
+			wantField: "replies",
 		},
 		{
 			name:      "unknown response field",
