@@ -1,0 +1,158 @@
+package mockopenai
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Script is the queue of responses a [Server] plays, one per chat-completions request.
+type Script struct {
+	Responses []Response `json:"responses"`
+}
+
+// Response scripts one answer. The package documentation describes every field.
+type Response struct {
+	Model   string `json:"model,omitempty"`
+	ID      string `json:"id,omitempty"`
+	Created int64  `json:"created,omitempty"`
+
+	Reasoning      string     `json:"reasoning,omitempty"`
+	ReasoningField string     `json:"reasoningField,omitempty"`
+	Text           string     `json:"text,omitempty"`
+	ChunkSize      int        `json:"chunkSize,omitempty"`
+	ToolCalls      []ToolCall `json:"toolCalls,omitempty"`
+	Interleave     bool       `json:"interleave,omitempty"`
+	FinishReason   string     `json:"finishReason,omitempty"`
+	Usage          *Usage     `json:"usage,omitempty"`
+
+	Events  []Event `json:"events,omitempty"`
+	SSE     string  `json:"sse,omitempty"`
+	SSEFile string  `json:"sseFile,omitempty"`
+
+	KeepAlive          string `json:"keepAlive,omitempty"`
+	ChunkDelayMs       int    `json:"chunkDelayMs,omitempty"`
+	DropAfter          int    `json:"dropAfter,omitempty"`
+	StallAfter         int    `json:"stallAfter,omitempty"`
+	StallBeforeHeaders bool   `json:"stallBeforeHeaders,omitempty"`
+	NoDone             bool   `json:"noDone,omitempty"`
+
+	Status      int               `json:"status,omitempty"`
+	Error       *ErrorBody        `json:"error,omitempty"`
+	RetryAfter  string            `json:"retryAfter,omitempty"`
+	Headers     map[string]string `json:"headers,omitempty"`
+	Body        string            `json:"body,omitempty"`
+	ContentType string            `json:"contentType,omitempty"`
+}
+
+// ToolCall is a scripted tool call; its arguments are streamed in fragments.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Usage is the scripted token usage of the usage chunk.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	CachedTokens     int `json:"cached_tokens,omitempty"`
+	ReasoningTokens  int `json:"reasoning_tokens,omitempty"`
+}
+
+// Event is one explicit step of a scripted stream; exactly one field is set.
+type Event struct {
+	Text      string         `json:"text,omitempty"`
+	Reasoning string         `json:"reasoning,omitempty"`
+	ToolCall  *ToolCallStart `json:"toolCall,omitempty"`
+	Args      *ArgsFragment  `json:"args,omitempty"`
+	Comment   string         `json:"comment,omitempty"`
+	Raw       string         `json:"raw,omitempty"`
+	DelayMs   int            `json:"delayMs,omitempty"`
+}
+
+// ToolCallStart is the first delta of a tool call: index, id, name, empty arguments.
+type ToolCallStart struct {
+	Index int    `json:"index"`
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+}
+
+// ArgsFragment is a later delta of a tool call: only its index and an argument fragment.
+type ArgsFragment struct {
+	Index    int    `json:"index"`
+	Fragment string `json:"fragment"`
+}
+
+// ErrorBody is OpenAI's error object, sent as {"error": {...}}.
+type ErrorBody struct {
+	Message string  `json:"message"`
+	Type    string  `json:"type"`
+	Param   *string `json:"param"`
+	Code    any     `json:"code"`
+}
+
+// ContextLengthError is the response OpenAI gives for a request over the context window.
+func ContextLengthError() Response {
+	return Response{Status: 400, Error: &ErrorBody{
+		Message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130415 tokens. Please reduce the length of the messages.",
+		Type:    "invalid_request_error",
+		Param:   ptr("messages"),
+		Code:    "context_length_exceeded",
+	}}
+}
+
+// RateLimitError is OpenAI's 429 with a Retry-After header.
+func RateLimitError(retryAfter string) Response {
+	return Response{Status: 429, RetryAfter: retryAfter, Error: &ErrorBody{
+		Message: "Rate limit reached for gpt-4.1 in organization org-mock on tokens per min (TPM): Limit 30000, Used 30000, Requested 1000. Please try again in 2s.",
+		Type:    "tokens",
+		Code:    "rate_limit_exceeded",
+	}}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// LoadScript reads a script file. sseFile paths are resolved relative to the script's
+// directory. Unknown fields are an error naming the file and line, so a typo does not
+// silently change a test.
+func LoadScript(path string) (*Script, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ParseScript(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	dir := filepath.Dir(path)
+	for i := range s.Responses {
+		r := &s.Responses[i]
+		if r.SSEFile != "" {
+			p := r.SSEFile
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(dir, p)
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return nil, fmt.Errorf("%s: responses[%d].sseFile: %w", path, i, err)
+			}
+			r.SSE, r.SSEFile = string(b), ""
+		}
+	}
+	return s, nil
+}
+
+// ParseScript decodes a script, rejecting unknown fields with the line they are on.
+func ParseScript(data []byte) (*Script, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var s Script
+	if err := dec.Decode(&s); err != nil {
+		line := 1 + bytes.Count(data[:min(int(dec.InputOffset()), len(data))], []byte("\n"))
+		return nil, fmt.Errorf("line %d: %w", line, err)
+	}
+	return &s, nil
+}

@@ -1,0 +1,23 @@
+// Package openai streams model responses from any OpenAI-compatible Chat Completions endpoint
+// (OpenAI, OpenRouter, vLLM, llama.cpp, Ollama) through github.com/openai/openai-go/v3, and
+// implements [core.Provider].
+//
+// The package never reads OPENAI_* environment variables: the base URL, the API key and where
+// the key came from are passed in [Config] by the binary, so tests and embedders get exactly
+// what they configure. The SDK's own retries are off; the session layer owns retrying, using
+// the [core.ProviderError] classification that every failed stream carries.
+//
+// A response is mapped chunk by chunk onto core's [core.MessageBuilder] (reference pi §9.2):
+// content deltas become text blocks, reasoning deltas (reasoning_content, reasoning,
+// reasoning_text) thinking blocks signed with their field name, tool-call deltas tool-call
+// blocks keyed by their stream index. Failures of every kind — HTTP errors, bodies that are not
+// an event stream, malformed lines, dropped connections, silence longer than the idle timeout
+// and cancellation — end the stream with an error event; nothing panics or hangs.
+//
+// The idle timer counts only time spent waiting for the server (headers and body bytes). It is
+// paused while the consumer handles an event, so a consumer that is slow because its own
+// client stopped reading never makes the provider give up.
+//
+// Models come from the built-in catalogue ([Catalogue]), from pi-format models.json files
+// ([LoadModelsFile]) and, for unknown ids, from default metadata ([Lookup]).
+package openai

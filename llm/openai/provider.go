@@ -1,0 +1,243 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	oa "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+
+	"github.com/pi-rpc/pi-rpc/core"
+)
+
+// Config configures a [Provider]. Everything is explicit: nothing is read from the
+// environment.
+type Config struct {
+	// BaseURL is the API root, e.g. "https://api.openai.com/v1"; requests go to
+	// BaseURL + "/chat/completions". Required.
+	BaseURL string
+	// APIKey is sent as a bearer token when non-empty (local servers often need none).
+	APIKey string
+	// KeySource says where APIKey came from ("OPENAI_API_KEY", "models.json provider
+	// ollama"), so that an authentication failure names the setting to fix.
+	KeySource string
+	// Headers are added to every request (models.json provider headers).
+	Headers map[string]string
+	// IdleTimeout is how long the server may stay silent, waiting for headers or between
+	// body bytes, before the stream fails with a retryable error. Zero means
+	// [DefaultIdleTimeout]; negative disables the timer.
+	IdleTimeout time.Duration
+	// HTTPClient sends the requests; nil means a client with no overall timeout (a streamed
+	// response may legitimately last many minutes; the idle timer bounds silence instead).
+	HTTPClient *http.Client
+	// Clock is the time source; nil means [SystemClock].
+	Clock Clock
+}
+
+// Provider streams Chat Completions from one OpenAI-compatible endpoint. It implements
+// [core.Provider] and is safe for concurrent use.
+type Provider struct {
+	cfg    Config
+	client oa.Client
+	clock  Clock
+	idle   time.Duration
+	host   string
+}
+
+// New returns a provider for cfg. It fails only for an unusable BaseURL.
+func New(cfg Config) (*Provider, error) {
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return nil, fmt.Errorf("openai: base URL %q is not an absolute http(s) URL", cfg.BaseURL)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("openai: base URL %q: scheme must be http or https", cfg.BaseURL)
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	p := &Provider{cfg: cfg, clock: cfg.Clock, idle: cfg.IdleTimeout, host: strings.ToLower(u.Hostname())}
+	if p.clock == nil {
+		p.clock = SystemClock{}
+	}
+	if p.idle == 0 {
+		p.idle = DefaultIdleTimeout
+	}
+	opts := []option.RequestOption{
+		option.WithHTTPClient(hc),
+		option.WithBaseURL(cfg.BaseURL),
+		option.WithMaxRetries(0),
+	}
+	if cfg.APIKey != "" {
+		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+	}
+	for k, v := range cfg.Headers {
+		opts = append(opts, option.WithHeader(k, v))
+	}
+	// A Client literal, not oa.NewClient: NewClient reads OPENAI_* from the environment.
+	p.client = oa.Client{Options: opts}
+	return p, nil
+}
+
+// Stream implements [core.Provider].
+func (p *Provider) Stream(ctx context.Context, req *core.Request) iter.Seq[core.AssistantEvent] {
+	return func(yield func(core.AssistantEvent) bool) {
+		p.stream(ctx, req, yield)
+	}
+}
+
+func (p *Provider) stream(parent context.Context, req *core.Request, yield func(core.AssistantEvent) bool) {
+	model := req.Model
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+
+	var wd *watchdog
+	b := core.NewMessageBuilder(&model, p.clock.Now().UnixMilli(), func(ev core.AssistantEvent) bool {
+		wd.pause()
+		ok := yield(ev)
+		wd.touch()
+		return ok
+	})
+
+	params, opts, err := p.buildRequest(req)
+	if err != nil {
+		b.Fail(&core.ProviderError{Kind: core.ErrorOther, Message: err.Error()})
+		return
+	}
+
+	wd = newWatchdog(p.clock, p.idle, cancel)
+	defer wd.stop()
+	var resp *http.Response
+	err = p.client.Post(ctx, "chat/completions", params, &resp, opts...)
+	if err != nil {
+		if resp != nil && resp.Body != nil {
+			_ = resp.Body.Close()
+		}
+		b.Fail(p.requestFailure(parent, wd, err))
+		return
+	}
+	body := &idleBody{rc: resp.Body, w: wd}
+	resp.Body = body
+	dec := ssestream.NewDecoder(resp)
+	defer dec.Close()
+	wd.touch()
+	if !b.Start() {
+		return
+	}
+
+	m := newMapper(b, model.ID)
+	done := false
+	for dec.Next() {
+		data := bytes.TrimSpace(dec.Event().Data)
+		if len(data) == 0 {
+			continue
+		}
+		if bytes.Equal(data, []byte("[DONE]")) {
+			done = true
+			break
+		}
+		var c chunk
+		if err := decodeChunk(data, &c); err != nil {
+			kind := core.ErrorRetryable
+			if m.chunks == 0 {
+				// The first event is not JSON: the server speaks something else.
+				kind = core.ErrorOther
+			}
+			b.Fail(&core.ProviderError{Kind: kind, Message: fmt.Sprintf("Provider sent malformed data: %s (%v)", snippet(data), err)})
+			return
+		}
+		if len(c.Error) > 0 && string(c.Error) != "null" {
+			b.Fail(classifyStreamError(data, p.cfg.KeySource))
+			return
+		}
+		if !m.apply(&c) {
+			return
+		}
+	}
+
+	switch {
+	case parent.Err() != nil:
+		b.Fail(core.Aborted())
+		return
+	case wd.expired():
+		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: wd.message()})
+		return
+	case dec.Err() != nil:
+		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: "Connection to provider lost mid-stream: " + dec.Err().Error()})
+		return
+	case m.failure != nil:
+		b.Fail(m.failure)
+		return
+	case m.chunks == 0 && !done:
+		b.Fail(notAStream(resp, body.head))
+		return
+	case !done && !m.sawFinish:
+		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: "Provider stream ended without a finish reason (connection closed early)"})
+		return
+	}
+	if !m.sawFinish && m.sawToolUse {
+		// Servers that never send finish_reason (compat supportsFinishReason:false).
+		b.SetStopReason(core.StopReasonToolUse)
+	}
+	b.Done()
+}
+
+// decodeChunk decodes one chunk, rejecting anything that is not a JSON object.
+func decodeChunk(data []byte, c *chunk) error {
+	if data[0] != '{' {
+		return errors.New("not a JSON object")
+	}
+	return json.Unmarshal(data, c)
+}
+
+// notAStream describes a successful response whose body held no events.
+func notAStream(resp *http.Response, head []byte) *core.ProviderError {
+	ct := resp.Header.Get("Content-Type")
+	msg := fmt.Sprintf("Provider returned %d with a body that is not an event stream (Content-Type %q)", resp.StatusCode, ct)
+	if s := snippet(head); s != "" {
+		msg += ": " + s
+	} else {
+		msg += ": empty body"
+	}
+	return &core.ProviderError{Kind: core.ErrorOther, Status: resp.StatusCode, Message: msg}
+}
+
+// requestFailure classifies a failure before the event stream started: cancellation, the
+// idle timer, an HTTP error status, or a transport error.
+func (p *Provider) requestFailure(parent context.Context, wd *watchdog, err error) *core.ProviderError {
+	if parent.Err() != nil {
+		return core.Aborted()
+	}
+	if wd.expired() {
+		return &core.ProviderError{Kind: core.ErrorRetryable, Message: wd.message()}
+	}
+	var apierr *oa.Error
+	if errors.As(err, &apierr) && apierr.Response != nil {
+		var body []byte
+		if apierr.Response.Body != nil {
+			body, _ = io.ReadAll(io.LimitReader(apierr.Response.Body, 1<<20))
+		}
+		return classifyHTTP(apierr.StatusCode, apierr.Response.Header, body, p.cfg.KeySource, p.clock.Now())
+	}
+	var uerr *url.Error
+	if errors.As(err, &uerr) || isNetError(err) {
+		return &core.ProviderError{Kind: core.ErrorRetryable, Message: "Connection error: " + err.Error()}
+	}
+	return &core.ProviderError{Kind: core.ErrorOther, Message: "Request failed: " + err.Error()}
+}
+
+// isNetError reports transport-level failures that a retry may cure.
+func isNetError(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, context.DeadlineExceeded)
+}
