@@ -50,3 +50,12 @@ func BenchmarkStreamChunkedText(b *testing.B) {
 	p := faux.New(faux.WithClock(fixedClock), faux.WithChunkSize(1))
 	benchStream(b, p, faux.Reply(faux.Text(text)), benchDeltas)
 }
+
+// BenchmarkStreamToolCallArgs streams a tool call whose arguments (a 10,000-rune file body)
+// arrive as 16-rune fragments. Most of its cost is core's: the builder re-parses the whole
+// argument prefix on every fragment.
+func BenchmarkStreamToolCallArgs(b *testing.B) {
+	args := map[string]any{"path": "a.txt", "content": strings.Repeat("x", benchDeltas)}
+	p := faux.New(faux.WithClock(fixedClock), faux.WithChunkSize(16))
+	benchStream(b, p, faux.Reply(faux.ToolCall("write", args)), (benchDeltas+40)/16)
+}

@@ -16,11 +16,15 @@ import (
 // Script is a parsed script file (the format is in the package documentation): the model,
 // provider-wide chunking and pacing, and the queue of steps.
 type Script struct {
-	Model     core.Model
+	// Model is the default model with the script's "model" fields applied.
+	Model core.Model
+	// ChunkSize, Seed and Delay are the provider-wide chunking and pacing ("chunkSize",
+	// "seed", "delayMs"); zero values mean the provider's defaults.
 	ChunkSize int
 	Seed      uint64
 	Delay     time.Duration
-	Steps     []Step
+	// Steps are the "responses", in order.
+	Steps []Step
 }
 
 // Options returns the provider options the script sets.
@@ -40,12 +44,16 @@ func (s *Script) NewProvider(opts ...Option) *Provider {
 // value's, the path of that value (such as responses[2].content[0].type), because scripts are
 // written by hand and a typo should be found without guessing.
 type ScriptError struct {
-	File  string
-	Line  int
+	File string
+	// Line is 1-based.
+	Line int
+	// Field is the path of the offending value; empty for syntax errors.
 	Field string
 	Err   error
 }
 
+// Error formats the error as file:line: field: problem, the form editors and terminals turn
+// into a link to the line.
 func (e *ScriptError) Error() string {
 	if e.Field == "" {
 		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
@@ -219,7 +220,7 @@ func TestErrorSteps(t *testing.T) {
 			step: faux.Step{
 				Content:    []faux.Block{faux.Text("part")},
 				StopReason: core.StopReasonError, ErrorMessage: "overloaded",
-				ErrorKind: core.ErrorRetryable, RetryAfter: 2000 * 1e6,
+				ErrorKind: core.ErrorRetryable, RetryAfter: 2 * time.Second,
 			},
 			want:      []string{"start", "text_start 0", `text_delta 0 "part"`, `text_end 0 "part"`, "error error"},
 			wantMsg:   "overloaded",
