@@ -91,6 +91,6 @@
 //   - usage: {"input","output","cacheRead","cacheWrite"} tokens, replacing the estimate.
 //   - responseId: the message's responseId.
 //   - chunkSize, delayMs: this response's delta size and pacing.
-//   - hangAfter: after this many deltas, wait until the request is cancelled (an abort or the
-//     idle timeout), then end as aborted.
+//   - hangAfter: after this many deltas, wait until the request is cancelled (an abort or a
+//     shutdown), then end as aborted: a model that never finishes on its own.
 package faux

@@ -103,6 +103,12 @@ func New(opts ...Option) *Provider {
 	for _, opt := range opts {
 		opt(&cfg)
 	}
+	if cfg.sleep == nil {
+		cfg.sleep = sleepContext
+	}
+	if cfg.now == nil {
+		cfg.now = time.Now
+	}
 	cfg.minTokens = max(1, cfg.minTokens)
 	cfg.maxTokens = max(cfg.minTokens, cfg.maxTokens)
 	return &Provider{cfg: cfg, prompts: map[string]string{}}
@@ -159,7 +165,8 @@ type call struct {
 }
 
 // Stream implements [core.Provider]. The step is taken from the queue when Stream is called
-// (so calls consume steps in call order), and streamed when the sequence is iterated.
+// (so calls consume steps in call order), and streamed when the sequence is iterated, which
+// should happen once.
 func (p *Provider) Stream(ctx context.Context, req *core.Request) iter.Seq[core.AssistantEvent] {
 	c := p.take(req)
 	return func(yield func(core.AssistantEvent) bool) {
