@@ -1,0 +1,285 @@
+package tools
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pi-rpc/pi-rpc/core"
+)
+
+func TestBash(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name    string
+		opts    Options
+		args    map[string]any
+		want    string
+		wantErr string
+	}{
+		{name: "echo", args: map[string]any{"command": "echo 'test output'"}, want: "test output\n"},
+		{name: "no output", args: map[string]any{"command": "true"}, want: "(no output)"},
+		{name: "stderr combined and ansi stripped", args: map[string]any{"command": `printf 'a\n' ; printf '\033[31mred\033[0m\r\n' >&2`}, want: "a\nred\n"},
+		{name: "exit code", args: map[string]any{"command": "echo out; exit 1"}, wantErr: "out\n\n\nCommand exited with code 1"},
+		{name: "exit code no output", args: map[string]any{"command": "exit 3"}, wantErr: "(no output)\n\nCommand exited with code 3"},
+		{name: "timeout", args: map[string]any{"command": "echo started; sleep 5", "timeout": 0.2}, wantErr: "started\n\n\nCommand timed out after 0.2 seconds"},
+		{name: "invalid timeout", args: map[string]any{"command": "true", "timeout": -1.0}, wantErr: "Invalid timeout: must be a finite number of seconds"},
+		{name: "missing cwd", opts: Options{Cwd: filepath.Join(dir, "gone")}, args: map[string]any{"command": "true"}, wantErr: "Working directory does not exist: " + filepath.Join(dir, "gone") + "\nCannot execute bash commands."},
+		{name: "bad shell", opts: Options{Cwd: dir, Shell: "/nonexistent/shell"}, args: map[string]any{"command": "true"}, wantErr: "ENOENT"},
+		{name: "command prefix", opts: Options{Cwd: dir, CommandPrefix: "echo prefix"}, args: map[string]any{"command": "echo cmd"}, want: "prefix\ncmd\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := tc.opts
+			if opts.Cwd == "" {
+				opts.Cwd = dir
+			}
+			text, details, err := run(t, toolFor(t, "bash", opts), tc.args)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error = %v, want containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("error = %v", err)
+			}
+			if text != tc.want || details != nil {
+				t.Errorf("text = %q details = %v, want %q and nil", text, details, tc.want)
+			}
+		})
+	}
+}
+
+func TestBashTruncation(t *testing.T) {
+	dir := t.TempDir()
+	tmp := t.TempDir()
+	tool := toolFor(t, "bash", Options{Cwd: dir, TempDir: tmp})
+	t.Run("lines", func(t *testing.T) {
+		text, details, err := run(t, tool, map[string]any{"command": "seq 1 3000"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := details.(*BashDetails)
+		if !strings.HasPrefix(text, "1001\n") || !strings.Contains(text, "3000\n\n[Showing lines 1001-3000 of 3000. Full output: "+d.FullOutputPath+"]") {
+			t.Errorf("text = %q", clip(text))
+		}
+		if !strings.HasPrefix(filepath.Base(d.FullOutputPath), "pi-bash-") || filepath.Dir(d.FullOutputPath) != tmp {
+			t.Errorf("fullOutputPath = %q", d.FullOutputPath)
+		}
+		if full := readFile(t, d.FullOutputPath); !strings.HasPrefix(full, "1\n2\n") || strings.Count(full, "\n") != 3000 {
+			t.Errorf("full output has %d lines", strings.Count(full, "\n"))
+		}
+	})
+	t.Run("bytes", func(t *testing.T) {
+		text, details, err := run(t, tool, map[string]any{"command": "for i in $(seq 1 1000); do printf '%099d\\n' $i; done"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := details.(*BashDetails)
+		if *d.Truncation.TruncatedBy != "bytes" || !strings.Contains(text, "of 1000 (50.0KB limit). Full output: ") {
+			t.Errorf("text tail = %q truncation = %+v", text[len(text)-120:], d.Truncation)
+		}
+	})
+	t.Run("one huge line", func(t *testing.T) {
+		text, _, err := run(t, tool, map[string]any{"command": "head -c 60000 /dev/zero | tr '\\0' x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(text, "[Showing last 50.0KB of line 1 (line is 58.6KB). Full output: ") {
+			t.Errorf("text tail = %q", text[len(text)-120:])
+		}
+	})
+}
+
+// fakeClock is a manual clock: AfterFunc callbacks run when Advance passes their time.
+type fakeClock struct {
+	mu     sync.Mutex
+	now    time.Time
+	timers []*fakeTimer
+}
+
+type fakeTimer struct {
+	at      time.Time
+	f       func()
+	stopped bool
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+
+func (c *fakeClock) AfterFunc(d time.Duration, f func()) func() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	tm := &fakeTimer{at: c.now.Add(d), f: f}
+	c.timers = append(c.timers, tm)
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		was := !tm.stopped
+		tm.stopped = true
+		return was
+	}
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	var due []*fakeTimer
+	for _, tm := range c.timers {
+		if !tm.stopped && !tm.at.After(c.now) {
+			tm.stopped = true
+			due = append(due, tm)
+		}
+	}
+	c.mu.Unlock()
+	for _, tm := range due {
+		tm.f()
+	}
+}
+
+func TestThrottle(t *testing.T) {
+	clock := &fakeClock{now: time.Unix(0, 0)}
+	acc := newOutputAccumulator(MaxLines, MaxBytes, t.TempDir())
+	var got []string
+	th := &throttle{clock: clock, interval: 100 * time.Millisecond, acc: acc, emit: func(s ShellSnapshot) { got = append(got, s.Output) }}
+	feed := func(s string) { acc.append([]byte(s)); th.dirty() }
+	feed("a\n") // first output goes out at once
+	feed("b\n") // within 100 ms: deferred
+	feed("c\n")
+	clock.Advance(50 * time.Millisecond)
+	if len(got) != 1 {
+		t.Fatalf("updates after 50ms = %q, want 1", got)
+	}
+	clock.Advance(50 * time.Millisecond)
+	feed("d\n")
+	th.finish()
+	feed("e\n") // after finish: dropped
+	want := []string{"a\n", "a\nb\nc\n", "a\nb\nc\nd\n"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("updates = %q, want %q", got, want)
+	}
+}
+
+func TestBashUpdates(t *testing.T) {
+	tool := toolFor(t, "bash", Options{Cwd: t.TempDir()})
+	var updates []core.ToolResult
+	var mu sync.Mutex
+	_, _, err := runCtx(context.Background(), t, tool, map[string]any{"command": "echo one; echo two"}, func(r core.ToolResult) {
+		mu.Lock()
+		updates = append(updates, r)
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(updates) < 2 || len(updates[0].Content) != 0 {
+		t.Fatalf("updates = %+v, want an empty first update then snapshots", updates)
+	}
+	if last := core.TextOf(updates[len(updates)-1].Content); last != "one\ntwo\n" {
+		t.Errorf("last update = %q", last)
+	}
+}
+
+// TestBashCancelKillsProcessTree starts grandchildren (one ignoring SIGTERM), cancels,
+// and checks the process table: no process of the group, and none of the recorded pids,
+// survives.
+func TestBashCancelKillsProcessTree(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pids")
+	tool := toolFor(t, "bash", Options{Cwd: dir})
+	ctx, cancel := context.WithCancel(context.Background())
+	started := make(chan struct{})
+	var once sync.Once
+	cmd := `(sleep 100 & echo $! >> pids; bash -c 'trap "" TERM; sleep 100 & echo $! >> pids; wait' & echo $! >> pids; wait) & echo $$ >> pids; until [ "$(wc -l < pids)" -ge 4 ]; do sleep 0.01; done; echo ready; wait`
+	errc := make(chan error, 1)
+	go func() {
+		_, _, err := runCtx(ctx, t, tool, map[string]any{"command": cmd}, func(r core.ToolResult) {
+			if strings.Contains(core.TextOf(r.Content), "ready") {
+				once.Do(func() { close(started) })
+			}
+		})
+		errc <- err
+	}()
+	<-started
+	pids := readPids(t, pidFile)
+	if len(pids) < 4 {
+		t.Fatalf("pids = %v, want 4", pids)
+	}
+	cancel()
+	err := <-errc
+	if err == nil || !strings.HasSuffix(err.Error(), "Command aborted") {
+		t.Fatalf("error = %v, want Command aborted", err)
+	}
+	for _, pid := range pids {
+		if alive(pid) {
+			t.Errorf("pid %d survived cancellation", pid)
+		}
+	}
+}
+
+func readPids(t *testing.T, p string) []int {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, f := range strings.Fields(string(data)) {
+		if n, err := strconv.Atoi(f); err == nil {
+			pids = append(pids, n)
+		}
+	}
+	return pids
+}
+
+// alive reads /proc: a zombie (state Z) is dead, it only awaits reaping by init.
+func alive(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+func TestRunShellResult(t *testing.T) {
+	dir := t.TempDir()
+	var chunks strings.Builder
+	res, err := RunShell(context.Background(), ShellOptions{Command: "echo hi; exit 4", Dir: dir, OnChunk: func(s string) { chunks.WriteString(s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Output != "hi\n" || res.ExitCode == nil || *res.ExitCode != 4 || res.Cancelled || res.Truncated || chunks.String() != "hi\n" {
+		t.Errorf("res = %+v chunks = %q", res, chunks.String())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err = RunShell(ctx, ShellOptions{Command: "echo never", Dir: dir})
+	if err != nil || !res.Cancelled || res.ExitCode != nil {
+		t.Errorf("pre-cancelled: res = %+v err = %v", res, err)
+	}
+	// A background process holding the pipe does not hang the command.
+	start := time.Now()
+	res, err = RunShell(context.Background(), ShellOptions{Command: "sleep 3 & echo bg", Dir: dir})
+	if err != nil || res.Output != "bg\n" || time.Since(start) > 2*time.Second {
+		t.Errorf("background: res = %+v err = %v after %v", res, err, time.Since(start))
+	}
+}
+
+func TestSanitizer(t *testing.T) {
+	var s sanitizer
+	in := [][]byte{[]byte("a\x1b[3"), []byte("1mred\x1b"), []byte("[0m\r\n\xe2\x82"), []byte("\xac\x07\x00ok\x1b]0;title\x07!")}
+	var out []byte
+	for _, p := range in {
+		out = append(out, s.write(p, false)...)
+	}
+	out = append(out, s.write(nil, true)...)
+	if got, want := string(out), "ared\n€ok!"; got != want {
+		t.Errorf("sanitized = %q, want %q", got, want)
+	}
+}
