@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"iter"
 	"time"
 )
@@ -34,7 +35,7 @@ type ToolSpec struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	// Parameters is the tool's JSON schema for its arguments object.
-	Parameters []byte `json:"parameters"`
+	Parameters json.RawMessage `json:"parameters"`
 }
 
 // Request is one model call: the context after transformContext and convertToLLM, and the
@@ -115,6 +116,8 @@ const (
 // ProviderError is a provider's typed classification of a failed response, attached to the
 // error message as [AssistantMessage.Failure].
 type ProviderError struct {
+	// Kind is empty when the provider could not classify the failure; the session then
+	// matches Message against pi's retry and overflow patterns (pi §5.5, §9.7).
 	Kind ErrorKind
 	// Status is the HTTP status, 0 when there was none.
 	Status int
