@@ -75,6 +75,9 @@ type ShellResult struct {
 // kept, and the command does not hang on them.
 const drainGrace = 100 * time.Millisecond
 
+// groupGoneWait bounds the wait for killed processes to disappear.
+const groupGoneWait = 250 * time.Millisecond
+
 // RunShell runs a shell command in its own process group and collects its output; it is the
 // executor of the bash tool and of the RPC bash command. Cancelling ctx or the timeout
 // sends SIGTERM to the whole group, then SIGKILL after KillGrace, so no grandchild survives;
@@ -189,8 +192,13 @@ func RunShell(ctx context.Context, o ShellOptions) (ShellResult, error) {
 	reason := killReason
 	killMu.Unlock()
 	if reason != "" && syscall.Kill(-pgid, 0) == nil {
-		// Some of the group outlived SIGTERM: wait for the SIGKILL.
+		// Some of the group outlived SIGTERM: wait for the SIGKILL, then (briefly) for the
+		// kernel to finish them, so the caller can rely on the group being gone. Zombies
+		// still count for kill(2); if nothing reaps them we stop waiting after groupGoneWait.
 		<-killedHard
+		for deadline := time.Now().Add(groupGoneWait); syscall.Kill(-pgid, 0) == nil && time.Now().Before(deadline); {
+			time.Sleep(2 * time.Millisecond)
+		}
 	}
 	_ = pr.SetReadDeadline(time.Now().Add(drainGrace))
 	<-readDone

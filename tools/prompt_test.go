@@ -1,0 +1,120 @@
+package tools
+
+import (
+	"flag"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// copyTree copies testdata/prompt into a temp dir and marks repo as a repository (a .git
+// directory cannot be committed inside ours).
+func copyTree(t *testing.T, src string) string {
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dst, "repo", ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Outside the repository: must not be picked up.
+	writeFiles(t, dst, map[string]string{"AGENTS.md": "outside the repo\n"})
+	return dst
+}
+
+func TestSystemPromptGolden(t *testing.T) {
+	root := copyTree(t, filepath.Join("testdata", "prompt"))
+	now := time.Date(2026, 5, 7, 12, 0, 0, 0, time.UTC)
+	prompt, files := SystemPrompt(PromptOptions{
+		Cwd: filepath.Join(root, "repo", "pkg"), Tools: Names, Now: now, Home: filepath.Join(root, "home"),
+	})
+	got := strings.ReplaceAll(prompt, root, "$ROOT")
+	golden := filepath.Join("testdata", "prompt.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+		for i := range max(len(gl), len(wl)) {
+			var g, w string
+			if i < len(gl) {
+				g = gl[i]
+			}
+			if i < len(wl) {
+				w = wl[i]
+			}
+			if g != w {
+				t.Fatalf("prompt line %d = %q, want %q (run with -update to accept)", i+1, g, w)
+			}
+		}
+	}
+	var paths []string
+	for _, f := range files {
+		paths = append(paths, strings.TrimPrefix(f.Path, root))
+	}
+	if want := "/home/AGENTS.md,/repo/AGENTS.md,/repo/pkg/CLAUDE.md"; strings.Join(paths, ",") != want {
+		t.Errorf("context files = %v, want %s", paths, want)
+	}
+}
+
+func TestSystemPromptOptions(t *testing.T) {
+	root := copyTree(t, filepath.Join("testdata", "prompt"))
+	cwd := filepath.Join(root, "repo")
+	now := time.Date(2026, 5, 7, 0, 0, 0, 0, time.UTC)
+	p, files := SystemPrompt(PromptOptions{Cwd: cwd, Tools: []string{"read"}, Now: now, SystemPrompt: "You are terse.", AppendSystemPrompt: "Extra rule.", NoContextFiles: true})
+	want := "You are terse.\n\nExtra rule.\nCurrent date: 2026-05-07\nCurrent working directory: " + filepath.ToSlash(cwd)
+	if p != want || len(files) != 0 {
+		t.Errorf("prompt = %q (files %v), want %q", p, files, want)
+	}
+	p, _ = SystemPrompt(PromptOptions{Cwd: cwd, Tools: []string{"bash"}, Now: now, NoContextFiles: true})
+	if !strings.Contains(p, "- bash: ") || strings.Contains(p, "- read: ") || !strings.Contains(p, "Use bash for file operations like ls, rg, find") {
+		t.Errorf("bash-only prompt = %q", p)
+	}
+}
+
+func TestNew(t *testing.T) {
+	dir := t.TempDir()
+	all, err := New(nil, Options{Cwd: dir})
+	if err != nil || len(all) != 7 {
+		t.Fatalf("New(nil) = %d tools, %v", len(all), err)
+	}
+	for i, tool := range all {
+		info := tool.Info()
+		if info.Name != Names[i] || info.Description == "" || len(info.Parameters) == 0 {
+			t.Errorf("tool %d info = %+v", i, info)
+		}
+	}
+	none, err := New([]string{}, Options{Cwd: dir})
+	if err != nil || len(none) != 0 {
+		t.Errorf("New([]) = %d tools, %v", len(none), err)
+	}
+	_, err = New(ParseNames("read, nope"), Options{Cwd: dir})
+	if err == nil || err.Error() != `unknown tool "nope" (valid tools: read, bash, edit, write, grep, find, ls)` {
+		t.Errorf("unknown tool error = %v", err)
+	}
+}
