@@ -1,0 +1,233 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/pi-rpc/pi-rpc/core"
+)
+
+// EntryType names a session-file entry (pi §7.2).
+type EntryType string
+
+// The entry types of pi's session format, version 3.
+const (
+	EntryMessage             EntryType = "message"
+	EntryThinkingLevelChange EntryType = "thinking_level_change"
+	EntryModelChange         EntryType = "model_change"
+	EntryCompaction          EntryType = "compaction"
+	EntryBranchSummary       EntryType = "branch_summary"
+	EntryCustom              EntryType = "custom"
+	EntryCustomMessage       EntryType = "custom_message"
+	EntryLabel               EntryType = "label"
+	EntrySessionInfo         EntryType = "session_info"
+)
+
+// CompactionDetails lists the files a compacted conversation read and modified.
+type CompactionDetails struct {
+	ReadFiles     []string `json:"readFiles"`
+	ModifiedFiles []string `json:"modifiedFiles"`
+}
+
+// Entry is one node of the session tree. It is one flat struct; Type says which fields apply,
+// and the JSON form has exactly pi's fields for that type. Entries read from a file keep their
+// original line in Raw so that copying them (a fork) preserves fields this version does not
+// know.
+type Entry struct {
+	Type EntryType
+	// ID is 8 hex digits; ParentID is empty for a root.
+	ID        string
+	ParentID  string
+	Timestamp string // ISO-8601, milliseconds, UTC
+
+	// Message is the message of a message entry.
+	Message core.Message
+	// ThinkingLevel is a thinking_level_change's level.
+	ThinkingLevel core.ThinkingLevel
+	// Provider and ModelID are a model_change's.
+	Provider string
+	ModelID  string
+	// Summary, FirstKeptEntryID, TokensBefore, Details and FromHook are a compaction's;
+	// Summary, FromID, Details and FromHook a branch_summary's.
+	Summary          string
+	FirstKeptEntryID string
+	TokensBefore     int
+	Details          json.RawMessage
+	FromHook         bool
+	FromID           string
+	// CustomType and Data are a custom entry's; CustomType, Content, Display and Details a
+	// custom_message's.
+	CustomType string
+	Data       json.RawMessage
+	Content    []core.Content
+	Display    bool
+	// TargetID and Label are a label's (an empty Label clears it).
+	TargetID string
+	Label    string
+	// Name is a session_info's session name (empty clears it).
+	Name string
+
+	// Raw is the entry's line as read from a file, if it was.
+	Raw json.RawMessage
+}
+
+type entryHead struct {
+	Type      EntryType `json:"type"`
+	ID        string    `json:"id"`
+	ParentID  *string   `json:"parentId"`
+	Timestamp string    `json:"timestamp"`
+}
+
+func (e *Entry) head() entryHead {
+	h := entryHead{Type: e.Type, ID: e.ID, Timestamp: e.Timestamp}
+	if e.ParentID != "" {
+		p := e.ParentID
+		h.ParentID = &p
+	}
+	return h
+}
+
+// MarshalJSON writes the entry in pi's shape, or its original line if it was read from a file.
+func (e *Entry) MarshalJSON() ([]byte, error) {
+	if len(e.Raw) > 0 {
+		return e.Raw, nil
+	}
+	h := e.head()
+	switch e.Type {
+	case EntryMessage:
+		return json.Marshal(struct {
+			entryHead
+			Message core.Message `json:"message"`
+		}{h, e.Message})
+	case EntryThinkingLevelChange:
+		return json.Marshal(struct {
+			entryHead
+			ThinkingLevel core.ThinkingLevel `json:"thinkingLevel"`
+		}{h, e.ThinkingLevel})
+	case EntryModelChange:
+		return json.Marshal(struct {
+			entryHead
+			Provider string `json:"provider"`
+			ModelID  string `json:"modelId"`
+		}{h, e.Provider, e.ModelID})
+	case EntryCompaction:
+		return json.Marshal(struct {
+			entryHead
+			Summary          string          `json:"summary"`
+			FirstKeptEntryID string          `json:"firstKeptEntryId"`
+			TokensBefore     int             `json:"tokensBefore"`
+			Details          json.RawMessage `json:"details,omitempty"`
+			FromHook         bool            `json:"fromHook,omitempty"`
+		}{h, e.Summary, e.FirstKeptEntryID, e.TokensBefore, e.Details, e.FromHook})
+	case EntryBranchSummary:
+		return json.Marshal(struct {
+			entryHead
+			FromID   string          `json:"fromId"`
+			Summary  string          `json:"summary"`
+			Details  json.RawMessage `json:"details,omitempty"`
+			FromHook bool            `json:"fromHook,omitempty"`
+		}{h, e.FromID, e.Summary, e.Details, e.FromHook})
+	case EntryCustom:
+		return json.Marshal(struct {
+			entryHead
+			CustomType string          `json:"customType"`
+			Data       json.RawMessage `json:"data,omitempty"`
+		}{h, e.CustomType, e.Data})
+	case EntryCustomMessage:
+		content := e.Content
+		if content == nil {
+			content = []core.Content{}
+		}
+		return json.Marshal(struct {
+			entryHead
+			CustomType string          `json:"customType"`
+			Content    []core.Content  `json:"content"`
+			Display    bool            `json:"display"`
+			Details    json.RawMessage `json:"details,omitempty"`
+		}{h, e.CustomType, content, e.Display, e.Details})
+	case EntryLabel:
+		return json.Marshal(struct {
+			entryHead
+			TargetID string `json:"targetId"`
+			Label    string `json:"label,omitempty"`
+		}{h, e.TargetID, e.Label})
+	case EntrySessionInfo:
+		return json.Marshal(struct {
+			entryHead
+			Name string `json:"name,omitempty"`
+		}{h, e.Name})
+	}
+	return nil, fmt.Errorf("session: cannot marshal entry of type %q", e.Type)
+}
+
+// UnmarshalJSON reads an entry of any type and keeps the line in Raw.
+func (e *Entry) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		entryHead
+		Message          json.RawMessage    `json:"message"`
+		ThinkingLevel    core.ThinkingLevel `json:"thinkingLevel"`
+		Provider         string             `json:"provider"`
+		ModelID          string             `json:"modelId"`
+		Summary          string             `json:"summary"`
+		FirstKeptEntryID string             `json:"firstKeptEntryId"`
+		TokensBefore     int                `json:"tokensBefore"`
+		Details          json.RawMessage    `json:"details"`
+		FromHook         bool               `json:"fromHook"`
+		FromID           string             `json:"fromId"`
+		CustomType       string             `json:"customType"`
+		Data             json.RawMessage    `json:"data"`
+		Content          json.RawMessage    `json:"content"`
+		Display          bool               `json:"display"`
+		TargetID         string             `json:"targetId"`
+		Label            string             `json:"label"`
+		Name             string             `json:"name"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	*e = Entry{
+		Type: raw.Type, ID: raw.ID, Timestamp: raw.Timestamp,
+		ThinkingLevel: raw.ThinkingLevel, Provider: raw.Provider, ModelID: raw.ModelID,
+		Summary: raw.Summary, FirstKeptEntryID: raw.FirstKeptEntryID, TokensBefore: raw.TokensBefore,
+		Details: raw.Details, FromHook: raw.FromHook, FromID: raw.FromID,
+		CustomType: raw.CustomType, Data: raw.Data, Display: raw.Display,
+		TargetID: raw.TargetID, Label: raw.Label, Name: raw.Name,
+		Raw: append(json.RawMessage(nil), data...),
+	}
+	if raw.ParentID != nil {
+		e.ParentID = *raw.ParentID
+	}
+	switch e.Type {
+	case EntryMessage:
+		m, err := core.DecodeMessage(raw.Message)
+		if err != nil {
+			return err
+		}
+		e.Message = m
+	case EntryCustomMessage:
+		if len(raw.Content) > 0 {
+			var probe core.CustomMessage
+			if err := json.Unmarshal([]byte(`{"content":`+string(raw.Content)+`}`), &probe); err != nil {
+				return err
+			}
+			e.Content = probe.Content
+		}
+	case EntryThinkingLevelChange, EntryModelChange, EntryCompaction, EntryBranchSummary,
+		EntryCustom, EntryLabel, EntrySessionInfo:
+	default:
+		return fmt.Errorf("session: unknown entry type %q", e.Type)
+	}
+	return nil
+}
+
+// CompactionFileDetails decodes a compaction entry's details, if it has the standard shape.
+func (e *Entry) CompactionFileDetails() *CompactionDetails {
+	if len(e.Details) == 0 {
+		return nil
+	}
+	var d CompactionDetails
+	if json.Unmarshal(e.Details, &d) != nil {
+		return nil
+	}
+	return &d
+}

@@ -1,0 +1,199 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// Store persists one session's entries as they are created (DESIGN.md §5): every Append is
+// durable on its own (one write per entry for the file store), and Sync forces what was
+// appended to stable storage. The supervisor is the only writer; readers may call the query
+// methods from any goroutine.
+type Store interface {
+	// SessionID is the session's id (the header id of a file).
+	SessionID() string
+	// File is the session file's path, or "" for a store that keeps nothing on disk.
+	File() string
+	// Append adds e as a child of the current leaf and makes it the leaf. It fills in ID,
+	// ParentID and Timestamp when they are empty.
+	Append(e *Entry) error
+	// Entries returns every entry in file order.
+	Entries() []*Entry
+	// Leaf is the id of the current leaf, "" when the session has no entry.
+	Leaf() string
+	// SetLeaf moves the leaf to an existing entry ("" for none): the next append forks there.
+	SetLeaf(id string) error
+	// Entry returns the entry with id, or nil.
+	Entry(id string) *Entry
+	// Sync forces appended entries to stable storage.
+	Sync() error
+	// Close releases the store (for a file: its lock).
+	Close() error
+}
+
+// ErrEntryNotFound is returned for an unknown entry id.
+var ErrEntryNotFound = errors.New("entry not found")
+
+// Tree is the in-memory session tree that stores share: entries in file order, an index by
+// id, and the leaf. It is not safe for concurrent use on its own; stores guard it.
+type Tree struct {
+	entries []*Entry
+	byID    map[string]*Entry
+	leaf    string
+}
+
+// NewTree returns a tree holding entries (in file order); the leaf is the last entry.
+func NewTree(entries []*Entry) *Tree {
+	t := &Tree{byID: make(map[string]*Entry, len(entries))}
+	for _, e := range entries {
+		t.add(e)
+	}
+	return t
+}
+
+func (t *Tree) add(e *Entry) {
+	t.entries = append(t.entries, e)
+	t.byID[e.ID] = e
+	t.leaf = e.ID
+}
+
+// Path returns the entries from the root to id (inclusive), following parent ids. An unknown
+// id gives the path to the last entry.
+func (t *Tree) Path(id string) []*Entry {
+	e := t.byID[id]
+	if e == nil {
+		if len(t.entries) == 0 {
+			return nil
+		}
+		e = t.entries[len(t.entries)-1]
+	}
+	var path []*Entry
+	seen := map[string]bool{}
+	for e != nil && !seen[e.ID] {
+		seen[e.ID] = true
+		path = append(path, e)
+		if e.ParentID == "" {
+			break
+		}
+		e = t.byID[e.ParentID]
+	}
+	slices.Reverse(path)
+	return path
+}
+
+// MemoryStore keeps a session in memory only (--no-session, and tests).
+type MemoryStore struct {
+	mu     sync.Mutex
+	id     string
+	tree   *Tree
+	newID  func() string
+	now    func() string
+	failed error
+}
+
+// NewMemoryStore returns an empty in-memory session. newID makes entry ids (8 hex digits)
+// and now makes ISO timestamps; both are injected so tests are deterministic.
+func NewMemoryStore(sessionID string, newID func() string, now func() string) *MemoryStore {
+	return &MemoryStore{id: sessionID, tree: NewTree(nil), newID: newID, now: now}
+}
+
+// SessionID implements [Store].
+func (s *MemoryStore) SessionID() string { return s.id }
+
+// File implements [Store].
+func (s *MemoryStore) File() string { return "" }
+
+// FailAppends makes every later Append fail with err, to test persistence failures.
+func (s *MemoryStore) FailAppends(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failed = err
+}
+
+// Append implements [Store].
+func (s *MemoryStore) Append(e *Entry) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failed != nil {
+		return s.failed
+	}
+	FillEntry(e, s.tree, s.newID, s.now)
+	s.tree.add(e)
+	return nil
+}
+
+// FillEntry gives e an id unique in the tree, the current leaf as parent and a timestamp,
+// where they are empty.
+func FillEntry(e *Entry, t *Tree, newID func() string, now func() string) {
+	if e.ID == "" {
+		for i := 0; ; i++ {
+			id := newID()
+			if _, taken := t.byID[id]; !taken {
+				e.ID = id
+				break
+			}
+			if i > 100 {
+				e.ID = fmt.Sprintf("%s-%d", id, len(t.entries))
+				break
+			}
+		}
+	}
+	if e.ParentID == "" && e.ID != t.leaf {
+		e.ParentID = t.leaf
+	}
+	if e.Timestamp == "" {
+		e.Timestamp = now()
+	}
+}
+
+// Entries implements [Store].
+func (s *MemoryStore) Entries() []*Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.tree.entries)
+}
+
+// Leaf implements [Store].
+func (s *MemoryStore) Leaf() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tree.leaf
+}
+
+// SetLeaf implements [Store].
+func (s *MemoryStore) SetLeaf(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id != "" && s.tree.byID[id] == nil {
+		return fmt.Errorf("%w: %s", ErrEntryNotFound, id)
+	}
+	s.tree.leaf = id
+	return nil
+}
+
+// Entry implements [Store].
+func (s *MemoryStore) Entry(id string) *Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tree.byID[id]
+}
+
+// Sync implements [Store].
+func (s *MemoryStore) Sync() error { return nil }
+
+// Close implements [Store].
+func (s *MemoryStore) Close() error { return nil }
+
+// Branch returns the path from the root to the store's leaf.
+func Branch(s Store) []*Entry {
+	return NewTree(s.Entries()).pathTo(s.Leaf())
+}
+
+func (t *Tree) pathTo(leaf string) []*Entry {
+	if leaf == "" {
+		return nil
+	}
+	return t.Path(leaf)
+}
