@@ -20,6 +20,10 @@ type Server struct {
 	// BlockThreshold is the write duration that counts as a blocked write (see
 	// WritesBlocked). Set it before the first request.
 	BlockThreshold time.Duration
+	// OnRequest, when set (before the first request), is called with each request as it is
+	// recorded, before the response starts: tests use it to act at a known point without
+	// polling.
+	OnRequest func(*Request)
 
 	mu       sync.Mutex
 	queue    []Response
@@ -163,6 +167,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	release := s.release
 	s.mu.Unlock()
+	if s.OnRequest != nil {
+		s.OnRequest(rec)
+	}
 	if !ok {
 		writeError(w, http.StatusInternalServerError, &ErrorBody{Message: "mockopenai: no scripted response left", Type: "server_error"})
 		return
