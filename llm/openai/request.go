@@ -277,6 +277,13 @@ func assistantMessage(m *core.AssistantMessage, thinkingAsText bool) (*oa.ChatCo
 	for _, b := range m.Content {
 		switch b.Type {
 		case core.ContentText:
+			if b.Text == "" {
+				continue
+			}
+			if text.Len() > 0 {
+				// Blocks split by a tool call or by thinking are separate paragraphs.
+				text.WriteString("\n\n")
+			}
 			text.WriteString(b.Text)
 		case core.ContentThinking:
 			if b.Thinking == "" {
