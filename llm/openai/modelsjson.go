@@ -1,0 +1,338 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pi-rpc/pi-rpc/core"
+)
+
+// ModelsFile is a models.json in pi's format: providers, each with an endpoint and models.
+// Providers whose api is not openai-completions are kept (pi users share one file between
+// tools) but their models cannot be selected here.
+type ModelsFile struct {
+	Path      string                   `json:"-"`
+	Providers map[string]ProviderEntry `json:"providers"`
+}
+
+// ProviderEntry is one provider of a models.json.
+type ProviderEntry struct {
+	BaseURL string `json:"baseUrl"`
+	API     string `json:"api"`
+	// APIKey is a literal key, "$VAR" / "${VAR}" (environment), "!command" (its stdout) or,
+	// as older pi versions read it, the name of a set environment variable.
+	APIKey         string                `json:"apiKey"`
+	Headers        map[string]string     `json:"headers"`
+	AuthHeader     bool                  `json:"authHeader"`
+	Compat         map[string]any        `json:"compat"`
+	Models         []ModelEntry          `json:"models"`
+	ModelOverrides map[string]ModelEntry `json:"modelOverrides"`
+}
+
+// ModelEntry is one model of a models.json; absent fields take pi's defaults.
+type ModelEntry struct {
+	ID               string                         `json:"id"`
+	Name             string                         `json:"name"`
+	API              string                         `json:"api"`
+	Reasoning        *bool                          `json:"reasoning"`
+	ThinkingLevelMap map[core.ThinkingLevel]*string `json:"thinkingLevelMap"`
+	Input            []string                       `json:"input"`
+	ContextWindow    *int                           `json:"contextWindow"`
+	MaxTokens        *int                           `json:"maxTokens"`
+	Cost             *core.ModelCost                `json:"cost"`
+	Compat           map[string]any                 `json:"compat"`
+	Headers          map[string]string              `json:"headers"`
+}
+
+// Defaults for models that do not say (pi's models.json defaults, DESIGN.md §3 "Startup").
+const (
+	DefaultContextWindow = 128000
+	DefaultMaxTokens     = 16384
+)
+
+// LoadModelsFile reads and validates a models.json. Every error names the file, the line
+// and the field.
+func LoadModelsFile(path string) (*ModelsFile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseModelsFile(path, data)
+}
+
+// ParseModelsFile is [LoadModelsFile] on bytes already read; path is used in messages.
+func ParseModelsFile(path string, data []byte) (*ModelsFile, error) {
+	f := &ModelsFile{Path: path}
+	if err := json.Unmarshal(data, f); err != nil {
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &syn):
+			return nil, fmt.Errorf("%s:%d: invalid JSON: %v", path, lineAt(data, syn.Offset), syn)
+		case errors.As(err, &typ):
+			return nil, fmt.Errorf("%s:%d: field %s: expected %s, got JSON %s", path, lineAt(data, typ.Offset), typ.Field, typ.Type, typ.Value)
+		default:
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+	}
+	idx := indexPaths(data)
+	fail := func(field, format string, args ...any) error {
+		return fmt.Errorf("%s:%d: field %s: %s", path, idx.line(field), field, fmt.Sprintf(format, args...))
+	}
+	if f.Providers == nil {
+		return nil, fail("providers", "missing (the file must be an object with a \"providers\" object)")
+	}
+	for _, name := range sortedKeys(f.Providers) {
+		p := f.Providers[name]
+		base := "providers." + name
+		if p.API != "" && !knownAPI(p.API) {
+			return nil, fail(base+".api", "unknown api %q", p.API)
+		}
+		if len(p.Models) > 0 && p.BaseURL == "" && name != ProviderName {
+			return nil, fail(base+".baseUrl", "required for a provider that defines models")
+		}
+		seen := map[string]bool{}
+		for i, m := range p.Models {
+			mf := fmt.Sprintf("%s.models[%d]", base, i)
+			if m.ID == "" {
+				return nil, fail(mf+".id", "required")
+			}
+			if seen[m.ID] {
+				return nil, fail(mf+".id", "duplicate model id %q", m.ID)
+			}
+			seen[m.ID] = true
+			api := m.API
+			if api == "" {
+				api = p.API
+			}
+			if api == "" && name != ProviderName {
+				return nil, fail(mf+".api", "no api for model %q (set api on the provider or the model)", m.ID)
+			}
+			if api != "" && !knownAPI(api) {
+				return nil, fail(mf+".api", "unknown api %q", api)
+			}
+			if err := checkModel(&m, mf, fail); err != nil {
+				return nil, err
+			}
+		}
+		for _, id := range sortedKeys(p.ModelOverrides) {
+			m := p.ModelOverrides[id]
+			if err := checkModel(&m, base+".modelOverrides."+id, fail); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return f, nil
+}
+
+func checkModel(m *ModelEntry, field string, fail func(field, format string, args ...any) error) error {
+	for i, in := range m.Input {
+		if in != "text" && in != "image" {
+			return fail(fmt.Sprintf("%s.input[%d]", field, i), "must be \"text\" or \"image\", got %q", in)
+		}
+	}
+	if m.ContextWindow != nil && *m.ContextWindow <= 0 {
+		return fail(field+".contextWindow", "must be positive, got %d", *m.ContextWindow)
+	}
+	if m.MaxTokens != nil && *m.MaxTokens <= 0 {
+		return fail(field+".maxTokens", "must be positive, got %d", *m.MaxTokens)
+	}
+	for level := range m.ThinkingLevelMap {
+		if !knownLevel(level) && level != "max" {
+			return fail(field+".thinkingLevelMap", "unknown thinking level %q", level)
+		}
+	}
+	return nil
+}
+
+// knownAPI lists pi's api values: a file may configure any of them, this package serves one.
+func knownAPI(api string) bool {
+	switch api {
+	case API, "openai-responses", "azure-openai-responses", "openai-codex-responses", "anthropic-messages",
+		"mistral-conversations", "bedrock-converse-stream", "google-generative-ai", "google-vertex":
+		return true
+	}
+	return false
+}
+
+func knownLevel(l core.ThinkingLevel) bool {
+	for _, k := range core.ThinkingLevels {
+		if k == l {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func lineAt(data []byte, offset int64) int {
+	offset = min(max(offset, 0), int64(len(data)))
+	return 1 + bytes.Count(data[:offset], []byte("\n"))
+}
+
+// pathIndex maps a field path ("providers.x.models[0].id") to the line of its value.
+type pathIndex map[string]int
+
+// line returns the line of field, or of its closest recorded parent.
+func (p pathIndex) line(field string) int {
+	for field != "" {
+		if l, ok := p[field]; ok {
+			return l
+		}
+		i := strings.LastIndexAny(field, ".[")
+		if i < 0 {
+			break
+		}
+		field = field[:i]
+	}
+	return 1
+}
+
+// indexPaths walks a JSON document and records the line of every value by its path.
+func indexPaths(data []byte) pathIndex {
+	idx := pathIndex{}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var stack []*pathFrame
+	valuePath := func() string {
+		if len(stack) == 0 {
+			return ""
+		}
+		top := stack[len(stack)-1]
+		if top.isArray {
+			return top.path + "[" + strconv.Itoa(top.n) + "]"
+		}
+		if top.path == "" {
+			return top.key
+		}
+		return top.path + "." + top.key
+	}
+	for {
+		off := dec.InputOffset()
+		tok, err := dec.Token()
+		if err != nil {
+			return idx
+		}
+		var top *pathFrame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if top != nil && !top.isArray && top.wantKey {
+			if k, ok := tok.(string); ok {
+				top.key = k
+				top.wantKey = false
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 {
+				advance(stack[len(stack)-1])
+			}
+			continue
+		}
+		p := valuePath()
+		// off is where the previous token ended; the value starts after separators.
+		start := off
+		for start < int64(len(data)) && strings.IndexByte(" \t\r\n:,", data[start]) >= 0 {
+			start++
+		}
+		if p != "" {
+			idx[p] = lineAt(data, start)
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &pathFrame{path: p, wantKey: true})
+		case json.Delim('['):
+			stack = append(stack, &pathFrame{path: p, isArray: true})
+		default:
+			if top != nil {
+				advance(top)
+			}
+		}
+	}
+}
+
+// pathFrame is an open object or array while indexing paths.
+type pathFrame struct {
+	path    string
+	isArray bool
+	n       int
+	key     string
+	wantKey bool
+}
+
+// advance moves past one value of the container.
+func advance(f *pathFrame) {
+	if f.isArray {
+		f.n++
+	} else {
+		f.wantKey = true
+	}
+}
+
+var envRef = regexp.MustCompile(`\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)|\$!`)
+
+// ResolveValue resolves a models.json apiKey or header value: "!command" runs the command
+// with sh and uses its trimmed stdout; "$VAR" and "${VAR}" are replaced by environment
+// variables ("$$" and "$!" escape "$" and "!"); a value that is exactly the name of a set
+// environment variable is replaced by it (older pi); anything else is literal. getenv is
+// os.LookupEnv in the binary. A missing variable or failing command is an error.
+func ResolveValue(ctx context.Context, value string, getenv func(string) (string, bool)) (string, error) {
+	if strings.HasPrefix(value, "!") {
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, "sh", "-c", value[1:]).Output()
+		if err != nil {
+			return "", fmt.Errorf("command %q: %w", value[1:], err)
+		}
+		return strings.TrimSpace(string(out)), nil
+	}
+	if isEnvName(value) {
+		if v, ok := getenv(value); ok {
+			return v, nil
+		}
+		return value, nil
+	}
+	var missing string
+	out := envRef.ReplaceAllStringFunc(value, func(m string) string {
+		switch m {
+		case "$$":
+			return "$"
+		case "$!":
+			return "!"
+		}
+		name := strings.Trim(m, "${}")
+		v, ok := getenv(name)
+		if !ok && missing == "" {
+			missing = name
+		}
+		return v
+	})
+	if missing != "" {
+		return "", fmt.Errorf("environment variable %s is not set", missing)
+	}
+	return out, nil
+}
+
+var envName = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+
+func isEnvName(s string) bool { return envName.MatchString(s) }
