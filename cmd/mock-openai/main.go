@@ -53,7 +53,8 @@ func run() error {
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		return fmt.Errorf("--addr %q: only loopback addresses are allowed", *addr)
 	}
-	ln, err := net.Listen("tcp", *addr)
+	var lc net.ListenConfig
+	ln, err := lc.Listen(context.Background(), "tcp", *addr)
 	if err != nil {
 		return err
 	}

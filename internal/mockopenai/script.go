@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Script is the queue of responses a [Server] plays, one per chat-completions request.
@@ -151,7 +152,14 @@ func ParseScript(data []byte) (*Script, error) {
 	dec.DisallowUnknownFields()
 	var s Script
 	if err := dec.Decode(&s); err != nil {
-		line := 1 + bytes.Count(data[:min(int(dec.InputOffset()), len(data))], []byte("\n"))
+		off := min(int(dec.InputOffset()), len(data))
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			// The decoder has read past the field by now; point at the field itself.
+			if i := bytes.Index(data, []byte(name)); i >= 0 {
+				off = i
+			}
+		}
+		line := 1 + bytes.Count(data[:off], []byte("\n"))
 		return nil, fmt.Errorf("line %d: %w", line, err)
 	}
 	return &s, nil

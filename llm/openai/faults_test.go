@@ -95,15 +95,15 @@ func TestFaults(t *testing.T) {
 			kind: core.ErrorOther, content: `[{"type":"text","text":"ab"}]`,
 		},
 		{
-			name: "length finish reason",
-			resp: mockopenai.Response{Text: "ab", FinishReason: "length"},
-			want: []string{"start", "text_start 0", `text_delta 0 "ab"`, `text_end 0 "ab"`, "done length"},
+			name:    "length finish reason",
+			resp:    mockopenai.Response{Text: "ab", FinishReason: "length"},
+			want:    []string{"start", "text_start 0", `text_delta 0 "ab"`, `text_end 0 "ab"`, "done length"},
 			content: `[{"type":"text","text":"ab"}]`,
 		},
 		{
-			name: "keep-alive comments and per-chunk delays",
-			resp: mockopenai.Response{KeepAlive: "OPENROUTER PROCESSING", ChunkDelayMs: 1, Events: []mockopenai.Event{{Comment: "OPENROUTER PROCESSING"}, {Text: "ok"}, {Comment: "ping"}}},
-			want: []string{"start", "text_start 0", `text_delta 0 "ok"`, `text_end 0 "ok"`, "done stop"},
+			name:    "keep-alive comments and per-chunk delays",
+			resp:    mockopenai.Response{KeepAlive: "OPENROUTER PROCESSING", ChunkDelayMs: 1, Events: []mockopenai.Event{{Comment: "OPENROUTER PROCESSING"}, {Text: "ok"}, {Comment: "ping"}}},
+			want:    []string{"start", "text_start 0", `text_delta 0 "ok"`, `text_end 0 "ok"`, "done stop"},
 			content: `[{"type":"text","text":"ok"}]`,
 		},
 	}

@@ -78,11 +78,11 @@ func ParseModelsFile(path string, data []byte) (*ModelsFile, error) {
 		var typ *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &syn):
-			return nil, fmt.Errorf("%s:%d: invalid JSON: %v", path, lineAt(data, syn.Offset), syn)
+			return nil, fmt.Errorf("%s:%d: invalid JSON: %w", path, lineAt(data, syn.Offset), err)
 		case errors.As(err, &typ):
 			return nil, fmt.Errorf("%s:%d: field %s: expected %s, got JSON %s", path, lineAt(data, typ.Offset), typ.Field, typ.Type, typ.Value)
 		default:
-			return nil, fmt.Errorf("%s: %v", path, err)
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
 	idx := indexPaths(data)

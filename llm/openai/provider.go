@@ -130,7 +130,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 	body := &idleBody{rc: resp.Body, w: wd}
 	resp.Body = body
 	dec := ssestream.NewDecoder(resp)
-	defer dec.Close()
+	defer func() { _ = dec.Close() }()
 	wd.touch()
 	if !b.Start() {
 		return

@@ -175,7 +175,7 @@ func TestMockScripted(t *testing.T) {
 			{ID: "call_2", Name: "ls", Arguments: `{}`},
 		},
 		Interleave: true, ChunkSize: 6,
-		Usage:      &mockopenai.Usage{PromptTokens: 100, CompletionTokens: 20, CachedTokens: 50},
+		Usage: &mockopenai.Usage{PromptTokens: 100, CompletionTokens: 20, CachedTokens: 50},
 	})
 	_ = srv
 	got, final := run(t, context.Background(), p, &core.Request{Model: modelByID(t, "gpt-4.1"), Messages: []core.Message{core.NewUserMessage("hi", nil, 1)}})

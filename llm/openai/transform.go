@@ -135,7 +135,7 @@ func sanitizeID(id string) string {
 	}
 	b := []byte(id)
 	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+		if !idChar(c) {
 			b[i] = '_'
 		}
 	}
@@ -161,4 +161,9 @@ func uniqueID(id string, used map[string]bool) string {
 	}
 	used[cand] = true
 	return cand
+}
+
+// idChar reports whether OpenAI accepts c in a tool-call id.
+func idChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
