@@ -35,9 +35,17 @@ type MessageBuilder struct {
 type streamCall struct {
 	index int
 	key   int
-	args  strings.Builder
+	// args parses the fragments incrementally: reparsing the whole prefix after every
+	// fragment made a long call quadratic.
+	args PartialJSON
 	// announced records whether an event has carried the call's id and name.
 	idSent, nameSent bool
+}
+
+// finalArgs returns the call's arguments for the finished message: a copy, so that the
+// message shares no map or slice with the parser's live value.
+func (c *streamCall) finalArgs() map[string]any {
+	return cloneJSON(c.args.Value()).(map[string]any)
 }
 
 // NewMessageBuilder starts a message for model at timestamp (Unix ms). The message's content,
@@ -181,8 +189,8 @@ func (b *MessageBuilder) ToolCall(key int, id, name, fragment string) bool {
 		ev.Name, c.nameSent = block.Name, true
 	}
 	if fragment != "" {
-		c.args.WriteString(fragment)
-		block.Arguments = ParsePartialJSON(c.args.String())
+		c.args.Write(fragment)
+		block.Arguments = c.args.Value() // live: the partial message is valid until the next event
 	}
 	if fragment == "" && ev.ID == "" && ev.Name == "" {
 		return true
@@ -204,7 +212,7 @@ func (b *MessageBuilder) EndBlocks() bool {
 	b.callByKey = map[int]*streamCall{}
 	for _, c := range calls {
 		block := &b.msg.Content[c.index]
-		block.Arguments = ParsePartialJSON(c.args.String())
+		block.Arguments = c.finalArgs()
 		if !b.emit(AssistantEvent{Type: EventToolCallEnd, ContentIndex: c.index, ToolCall: block}) {
 			return false
 		}
@@ -230,7 +238,7 @@ func (b *MessageBuilder) Done() bool {
 func (b *MessageBuilder) Fail(failure *ProviderError) bool {
 	b.Start()
 	for _, c := range b.calls {
-		b.msg.Content[c.index].Arguments = ParsePartialJSON(c.args.String())
+		b.msg.Content[c.index].Arguments = c.finalArgs()
 	}
 	b.calls = nil
 	b.open = -1

@@ -1,0 +1,340 @@
+package core
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// streamDocs are well-formed objects the incremental path must handle on its own.
+var streamDocs = []string{
+	`{}`,
+	` { } `,
+	`{"a":1}`,
+	`{"path":"src/main.go","content":"package main\n\nfunc main() {}\n"}`,
+	`{"edits":[{"oldText":"a\"b\\n","newText":"ü 🙂"},{"oldText":"","newText":"x"}],"n":12.5e1}`,
+	`{"esc":"\"\\\/\b\f\n\r\t","u":"\u00e9\u4e2d\u0000\u001f","pair":"\ud83d\ude00!","P":"\uD83D\uDE00"}`,
+	`{"lone":"\ud83d","lone2":"\ud83dx","lone3":"\ude00","hh":"\ud83d\ud83d\ude00","hn":"\ud83d\n","hq":"\ud83d\"","hA":"\ud83d\u0041"}`,
+	`{"utf8":"é中🙂\u00e9€𝄞","k€y":"v"}`,
+	`{"nums":[0,-0,1,-1,0.5,-0.25,1e3,1E+3,1e-3,-1.5E-7,123456789012345678901234567890,0.1000000000000000055511151231257827,4.9e-324,1e-400,1.7976931348623157e308]}`,
+	`{"t":true,"f":false,"n":null,"arr":[true,false,null],"z":0}`,
+	`{"empty":{},"ea":[],"nested":[[],[[]],{},[{}],{"a":[{"b":{"c":[1,[2,[3]]]}}]}]}`,
+	" {\n\t\"a\" :\r\n [ 1 , 2 ,\t{ \"b\" : \"c\" } ] ,\n \"d\" : { } \n}\n ",
+	`{"dup":1,"dup":"two","dup":[3],"dup":{"four":4},"dup":-5.5,"dup":null}`,
+	`{"dup":"x","dup":-1}`,
+	`{"dup":"x","dup":tru`,
+	`{"a":"hel`,
+	`{"a":[1,2,{"b":"c`,
+	`{"a":-`,
+	`{"a":1.`,
+	`{"a":1e+`,
+	`{"":""}`,
+	`{"a":"x","b"`,
+	`{"a":"\u00e9\u`,
+	`{"a":"\ud83d\ude`,
+	`{"a":[1,[2,[3,-`,
+	`{"a":[nul`,
+	`{"a":[null`,
+	`{"a":[-0.`,
+	"{\"long\":\"" + strings.Repeat("0123456789abcdef\\n\\\"é🙂\\u00e9", 64) + "\"}",
+}
+
+// invalidDocs are not prefixes of a JSON object; the parser must fall back and still agree.
+var invalidDocs = []string{
+	`[1,2]`,
+	`"str"`,
+	`null`,
+	`not json`,
+	`{"a":1}garbage`,
+	`{"a":1} {"b":2}`,
+	`{"a":1,}`,
+	`{"a":[1,]}`,
+	`{"a" 1}`,
+	`{a:1}`,
+	`{"a":01}`,
+	`{"a":1.e5}`,
+	`{"a":.5}`,
+	`{"a":+1}`,
+	`{"a":1-2}`,
+	`{"a":1e400}`,
+	`{"a":-1e400,"b":2}`,
+	`{"a":tru}`,
+	`{"a":truex}`,
+	`{"a":nan}`,
+	"{\"a\":\"line\nbreak\"}",
+	"{\"a\":\"tab\there\",\"b\":\"\x01\"}",
+	"{\"a\x00\":1}",
+	`{"path":"C:\dir\new"}`,
+	`{"a":"\x"}`,
+	`{"a":"\u12G4"}`,
+	`{"a":"\uZZ`,
+	`{"a":"\ud83d\uZZZZ"}`,
+	"{\"a\":\"\xff\"}",
+	"{\"a\":\"\xe2\x82\"}",
+	"{\"a\":\"\xe2\x82",
+	"{\"a\":\"\xed\xa0\x80\",\"b\":\"\xc0\xaf\",\"c\":\"\xf4\x90\x80\x80\"}",
+	"{\"\xff\":1}",
+	"\v{\"a\":1}",
+	"{\"a\":1}\v",
+	"\ufeff{\"a\":1}",
+	"{\"a\":1}\u00a0",
+	`{"a":{"b":1]}`,
+	`{"a":[1}`,
+	`}`,
+	`{"a":1}}`,
+}
+
+// writeAndCompare streams doc in the given fragment sizes (the last fragment takes the
+// rest), comparing Value after every Write with ParsePartialJSON of the prefix.
+func writeAndCompare(t *testing.T, doc string, sizes []int) *PartialJSON {
+	t.Helper()
+	var p PartialJSON
+	at := 0
+	for k := 0; at < len(doc); k++ {
+		n := len(doc) - at
+		if k < len(sizes) && sizes[k] < n {
+			n = sizes[k]
+		}
+		p.Write(doc[at : at+n])
+		at += n
+		got, want := p.Value(), ParsePartialJSON(doc[:at])
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("doc %q, fragments %v: after %d bytes got %#v, want %#v", doc, sizes, at, got, want)
+		}
+	}
+	if got, want := p.Value(), ParsePartialJSON(doc); !reflect.DeepEqual(got, want) {
+		t.Fatalf("doc %q: final %#v, want %#v", doc, got, want)
+	}
+	return &p
+}
+
+func ones(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = 1
+	}
+	return s
+}
+
+// checkAllSplits streams doc byte by byte, in two pieces cut at every position, and in
+// seeded random fragment sizes.
+func checkAllSplits(t *testing.T, doc string) []*PartialJSON {
+	t.Helper()
+	ps := []*PartialJSON{writeAndCompare(t, doc, ones(len(doc)))}
+	for k := 0; k <= len(doc); k++ {
+		ps = append(ps, writeAndCompare(t, doc, []int{k}))
+	}
+	rng := rand.New(rand.NewPCG(1, uint64(len(doc))))
+	for range 20 {
+		var sizes []int
+		for total := 0; total < len(doc); {
+			n := 1 + rng.IntN(9)
+			sizes = append(sizes, n)
+			total += n
+		}
+		ps = append(ps, writeAndCompare(t, doc, sizes))
+	}
+	return ps
+}
+
+func TestPartialJSONStream(t *testing.T) {
+	for _, doc := range streamDocs {
+		for _, p := range checkAllSplits(t, doc) {
+			if p.fallback {
+				t.Errorf("doc %q fell back; well-formed input must stay incremental", doc)
+				break
+			}
+		}
+	}
+}
+
+func TestPartialJSONStreamInvalid(t *testing.T) {
+	for _, doc := range invalidDocs {
+		checkAllSplits(t, doc)
+	}
+}
+
+// TestPartialJSONStreamTruncations compares every prefix of every document streamed in
+// 3-byte fragments, so that documents cut off anywhere (inside keys, escapes, numbers and
+// literals) are themselves streamed.
+func TestPartialJSONStreamTruncations(t *testing.T) {
+	for _, doc := range append(append([]string{}, streamDocs...), invalidDocs...) {
+		for i := 0; i <= len(doc); i++ {
+			writeAndCompare(t, doc[:i], []int{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3})
+		}
+	}
+}
+
+// TestPartialJSONStreamValueBeforeWrite covers a parser that has seen nothing or only space.
+func TestPartialJSONStreamValueBeforeWrite(t *testing.T) {
+	var p PartialJSON
+	if v := p.Value(); v == nil || len(v) != 0 {
+		t.Fatalf("zero value = %#v, want an empty map", v)
+	}
+	p.Write("")
+	p.Write(" \n")
+	if v := p.Value(); v == nil || len(v) != 0 {
+		t.Fatalf("after space = %#v, want an empty map", v)
+	}
+}
+
+// TestPartialJSONStreamSkippedValues writes many fragments between calls to Value.
+func TestPartialJSONStreamSkippedValues(t *testing.T) {
+	for _, doc := range streamDocs {
+		for every := 2; every <= 7; every++ {
+			var p PartialJSON
+			for i := 0; i < len(doc); i++ {
+				p.Write(doc[i : i+1])
+				if i%every == 0 || i == len(doc)-1 {
+					if got, want := p.Value(), ParsePartialJSON(doc[:i+1]); !reflect.DeepEqual(got, want) {
+						t.Fatalf("doc %q after %d bytes: got %#v, want %#v", doc, i+1, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// FuzzPartialJSONIncremental streams s in fragments whose sizes come from cuts and compares
+// every Value with ParsePartialJSON of the prefix.
+func FuzzPartialJSONIncremental(f *testing.F) {
+	for _, doc := range streamDocs {
+		f.Add(doc, []byte{1, 2, 3, 5, 8, 13})
+	}
+	for _, doc := range invalidDocs {
+		f.Add(doc, []byte{4, 1, 7})
+	}
+	f.Fuzz(func(t *testing.T, s string, cuts []byte) {
+		var p PartialJSON
+		at := 0
+		for k := 0; at < len(s); k++ {
+			n := len(s) - at
+			if k < len(cuts) && int(cuts[k]) < n {
+				n = int(cuts[k])
+			}
+			p.Write(s[at : at+n])
+			at += n
+			if got, want := p.Value(), ParsePartialJSON(s[:at]); !reflect.DeepEqual(got, want) {
+				t.Fatalf("after %d bytes of %q (cuts %v): got %#v, want %#v", at, s, cuts, got, want)
+			}
+		}
+	})
+}
+
+// writeCallArgs is a 10 KB write call's arguments, cut into 16-byte fragments as a provider
+// streams them.
+func writeCallArgs() []string {
+	line := `    fmt.Println(\"hello, world\") // é\n`
+	doc := `{"path":"src/pkg/file.go","content":"` + strings.Repeat(line, 10240/len(line)) + `"}`
+	var frags []string
+	for i := 0; i < len(doc); i += 16 {
+		frags = append(frags, doc[i:min(i+16, len(doc))])
+	}
+	return frags
+}
+
+// BenchmarkPartialJSONStream measures the incremental parser on a 10 KB write call streamed
+// in 16-byte fragments, reading the value after every fragment as MessageBuilder does.
+func BenchmarkPartialJSONStream(b *testing.B) {
+	frags := writeCallArgs()
+	b.ReportAllocs()
+	m := startMem()
+	for b.Loop() {
+		var p PartialJSON
+		for _, f := range frags {
+			p.Write(f)
+			_ = p.Value()
+		}
+	}
+	m.report(b, len(frags))
+}
+
+// BenchmarkParsePartialJSONStream is the quadratic baseline: ParsePartialJSON of the whole
+// prefix after every fragment, as MessageBuilder did before PartialJSON.
+func BenchmarkParsePartialJSONStream(b *testing.B) {
+	frags := writeCallArgs()
+	b.ReportAllocs()
+	m := startMem()
+	for b.Loop() {
+		var sb strings.Builder
+		for _, f := range frags {
+			sb.WriteString(f)
+			_ = ParsePartialJSON(sb.String())
+		}
+	}
+	m.report(b, len(frags))
+}
+
+// BenchmarkBuilderToolCallArgs streams the same call through MessageBuilder.
+func BenchmarkBuilderToolCallArgs(b *testing.B) {
+	frags := writeCallArgs()
+	model := &Model{ID: "m", API: "faux", Provider: "faux"}
+	yield := func(AssistantEvent) bool { return true }
+	b.ReportAllocs()
+	m := startMem()
+	for b.Loop() {
+		mb := NewMessageBuilder(model, 0, yield)
+		mb.ToolCall(0, "call_1", "write", "")
+		for _, f := range frags {
+			mb.ToolCall(0, "", "", f)
+		}
+		mb.Done()
+	}
+	m.report(b, len(frags))
+}
+
+// memStart records the allocation counters before a benchmark loop, so that allocations can
+// be reported per fragment rather than per op.
+type memStart runtime.MemStats
+
+func startMem() *memStart {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return (*memStart)(&m)
+}
+
+func (m *memStart) report(b *testing.B, fragments int) {
+	var end runtime.MemStats
+	runtime.ReadMemStats(&end)
+	n := float64(b.N * fragments)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/fragment")
+	b.ReportMetric(float64(end.Mallocs-m.Mallocs)/n, "allocs/fragment")
+	b.ReportMetric(float64(end.TotalAlloc-m.TotalAlloc)/n, "B/fragment")
+}
+
+// TestBuilderToolCallArgsStream checks that MessageBuilder's arguments follow the fragments
+// and that the finished message holds a copy, not the parser's live map.
+func TestBuilderToolCallArgsStream(t *testing.T) {
+	doc := `{"path":"a.go","edits":[{"oldText":"x","newText":"y\u00e9"}],"n":-1.5e2}`
+	model := &Model{ID: "m", API: "faux", Provider: "faux"}
+	var live map[string]any
+	at := 0
+	mb := NewMessageBuilder(model, 0, func(ev AssistantEvent) bool {
+		if ev.Type == EventToolCallDelta {
+			got := ev.Partial.Content[ev.ContentIndex].Arguments
+			if want := ParsePartialJSON(doc[:at]); !reflect.DeepEqual(got, want) {
+				t.Fatalf("after %d bytes: %#v, want %#v", at, got, want)
+			}
+			live = got
+		}
+		return true
+	})
+	for i := 0; i < len(doc); i += 5 {
+		at = min(i+5, len(doc))
+		mb.ToolCall(0, "call_1", "edit", doc[i:at])
+	}
+	mb.Done()
+	final := mb.Message().Content[0].Arguments
+	if want := ParsePartialJSON(doc); !reflect.DeepEqual(final, want) {
+		t.Fatalf("final %#v, want %#v", final, want)
+	}
+	if reflect.ValueOf(final).UnsafePointer() == reflect.ValueOf(live).UnsafePointer() {
+		t.Fatal("final arguments alias the parser's live map")
+	}
+	edits := final["edits"].([]any)
+	if reflect.ValueOf(edits[0]).UnsafePointer() == reflect.ValueOf(live["edits"].([]any)[0]).UnsafePointer() {
+		t.Fatal("final nested object aliases the parser's live map")
+	}
+}
