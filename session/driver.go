@@ -1,0 +1,298 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/pi-rpc/pi-rpc/core"
+)
+
+// drive runs a busy period to its agent_settled, on its own goroutine. prompt is set when the
+// period starts with a prompt that must first pass the pre-prompt compaction; otherwise the
+// period's first run is already started.
+func (s *Supervisor) drive(p *period, prompt *input) {
+	if prompt != nil && !s.startPrompt(p, prompt) {
+		return
+	}
+	for {
+		<-p.run.Done()
+		run := s.afterRun(p)
+		if run == nil {
+			return
+		}
+		s.mu.Lock()
+		p.run = run
+		s.mu.Unlock()
+	}
+}
+
+// startPrompt compacts before the prompt, then starts its run. It reports false if the
+// period settled instead.
+func (s *Supervisor) startPrompt(p *period, in *input) bool {
+	_, _ = s.runCompaction(p, CompactionThreshold, false, "", true)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p.aborted {
+		s.settleLocked(p)
+		return false
+	}
+	run, err := s.agent.Prompt(core.Input{ID: in.id, Message: in.msg})
+	if err != nil {
+		p.failure = &SettleError{Kind: SettleErrorProvider, Message: err.Error()}
+		s.settleLocked(p)
+		return false
+	}
+	p.run = run
+	return true
+}
+
+// afterRun carries out what was decided at the run's agent_end and returns the next run of
+// the period, or nil once the period has settled.
+func (s *Supervisor) afterRun(p *period) *core.Run {
+	s.mu.Lock()
+	n := p.next
+	p.next = next{}
+	p.run = nil
+	s.mu.Unlock()
+
+	switch n.kind {
+	case nextRetry:
+		if !s.backoff(p, n) {
+			return nil
+		}
+		return s.continueOrSettle(p, true)
+	case nextOverflowCompact:
+		if _, err := s.runCompaction(p, CompactionOverflow, true, "", false); err != nil {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if p.failure == nil && !p.aborted {
+				p.failure = &SettleError{Kind: SettleErrorOverflow, Message: "Context overflow recovery failed: the context could not be compacted"}
+			}
+			s.settleLocked(p)
+			return nil
+		}
+		s.dropTrailingReply()
+		return s.continueOrSettle(p, true)
+	case nextThresholdCompact:
+		_, _ = s.runCompaction(p, CompactionThreshold, false, "", false)
+	}
+	return s.continueOrSettle(p, false)
+}
+
+// dropTrailingReply removes the reply that overflowed from the context, whatever its stop
+// reason, so that the retry does not send it again.
+func (s *Supervisor) dropTrailingReply() {
+	msgs := s.agent.Messages()
+	if len(msgs) > 0 {
+		if _, ok := msgs[len(msgs)-1].(*core.AssistantMessage); ok {
+			s.agent.SetMessages(msgs[:len(msgs)-1])
+		}
+	}
+}
+
+// continueOrSettle starts the next run when one is due (a retry, or queued inputs after a
+// completed run) and settles the period otherwise. The decision is taken under the lock that
+// accepts inputs, so an input is either delivered by this period or starts the next one.
+func (s *Supervisor) continueOrSettle(p *period, retry bool) *core.Run {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p.aborted || p.failure != nil || (!retry && !s.agent.HasQueued()) {
+		s.settleLocked(p)
+		return nil
+	}
+	run, err := s.agent.Continue()
+	if err != nil {
+		if p.failure == nil {
+			p.failure = &SettleError{Kind: SettleErrorProvider, Message: err.Error()}
+		}
+		s.settleLocked(p)
+		return nil
+	}
+	return run
+}
+
+// backoff waits before a retry, emitting auto_retry_start; an abort ends the wait at once
+// with auto_retry_end "Retry cancelled" and settles the period. It reports whether to retry.
+func (s *Supervisor) backoff(p *period, n next) bool {
+	delay := time.Duration(n.delay) * time.Millisecond
+	s.mu.Lock()
+	if p.aborted {
+		s.settleLocked(p)
+		s.mu.Unlock()
+		return false
+	}
+	s.ledger.retryUntil = s.clock.Now().Add(delay).UnixMilli()
+	s.emitLocked(EventAutoRetryStart, AutoRetryStart{Attempt: p.retryAttempt, MaxAttempts: s.cfg.Retry.MaxRetries, DelayMs: n.delay, ErrorMessage: n.error})
+	s.mu.Unlock()
+
+	timer := s.clock.After(delay)
+	select {
+	case <-timer:
+	case <-p.abort:
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ledger.retryUntil = 0
+	if p.aborted {
+		s.emitLocked(EventAutoRetryEnd, AutoRetryEnd{Success: false, Attempt: p.retryAttempt, FinalError: "Retry cancelled"})
+		s.settleLocked(p)
+		return false
+	}
+	return true
+}
+
+// errNothingToCompact is returned when a compaction finds nothing to do.
+var errNothingToCompact = errors.New("Nothing to compact (session too small)")
+
+// runCompaction runs an automatic or manual compaction inside the period: compaction_start,
+// the summary request, the compaction entry, the rebuilt context, compaction_end. With
+// check, it first checks that the threshold rule asks for one (the pre-prompt check).
+func (s *Supervisor) runCompaction(p *period, reason CompactionReason, willRetry bool, instructions string, check bool) (*CompactionResult, error) {
+	s.mu.Lock()
+	if check && !s.needsPrePromptCompactionLocked() {
+		s.mu.Unlock()
+		return nil, errNothingToCompact
+	}
+	st := s.agent.State()
+	s.ledger.compacting = true
+	s.emitLocked(EventCompactionStart, CompactionStart{Reason: reason})
+	prep, ok := PrepareCompaction(Branch(s.store), s.cfg.Compaction)
+	if !ok {
+		s.ledger.compacting = false
+		s.emitLocked(EventCompactionEnd, CompactionEnd{Reason: reason})
+		s.mu.Unlock()
+		if reason == CompactionManual && lastIsCompaction(Branch(s.store)) {
+			return nil, errors.New("Already compacted")
+		}
+		return nil, errNothingToCompact
+	}
+	s.mu.Unlock()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := make(chan struct{})
+	go func() {
+		select {
+		case <-p.abort:
+			cancel()
+		case <-stop:
+		}
+	}()
+	thinking := core.ThinkingOff
+	if st.Model.Reasoning {
+		thinking = st.ThinkingLevel
+	}
+	result, err := Compact(ctx, s.cfg.Agent.Provider, st.Model, thinking, prep, instructions)
+	close(stop)
+	cancel()
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ledger.compacting = false
+	if p.aborted {
+		s.emitLocked(EventCompactionEnd, CompactionEnd{Reason: reason, Aborted: true})
+		return nil, errors.New("Compaction cancelled")
+	}
+	if err != nil {
+		prefix := map[CompactionReason]string{
+			CompactionOverflow:  "Context overflow recovery failed: ",
+			CompactionThreshold: "Auto-compaction failed: ",
+			CompactionManual:    "Compaction failed: ",
+		}[reason]
+		msg := prefix + err.Error()
+		s.emitLocked(EventCompactionEnd, CompactionEnd{Reason: reason, ErrorMessage: msg})
+		if reason == CompactionOverflow {
+			p.failure = &SettleError{Kind: SettleErrorOverflow, Message: msg}
+		}
+		return nil, errors.New(msg)
+	}
+	entry := &Entry{Type: EntryCompaction, Summary: result.Summary, FirstKeptEntryID: result.FirstKeptEntryID, TokensBefore: result.TokensBefore}
+	if result.Details != nil {
+		entry.Details, _ = jsonMarshal(result.Details)
+	}
+	s.appendLocked(entry)
+	s.agent.SetMessages(BuildContext(Branch(s.store)).Messages)
+	s.emitLocked(EventCompactionEnd, CompactionEnd{Reason: reason, Result: result, WillRetry: willRetry})
+	return result, nil
+}
+
+func lastIsCompaction(path []*Entry) bool {
+	return len(path) > 0 && path[len(path)-1].Type == EntryCompaction
+}
+
+// settleLocked ends a period: inputs still queued after an abort or a failure are removed and
+// cancelled, agent_settled is emitted with every input's outcome, waiters are woken, and the
+// store is synced just after (never delaying the event).
+func (s *Supervisor) settleLocked(p *period) {
+	if p.settled != nil {
+		return
+	}
+	if p.retryExhausted != "" {
+		s.emitLocked(EventAutoRetryEnd, AutoRetryEnd{Success: false, Attempt: p.retryAttempt - 1, FinalError: p.retryExhausted})
+		p.retryExhausted = ""
+	}
+	if p.aborted || p.failure != nil {
+		removed := false
+		for _, in := range p.inputs {
+			if in.state == stateQueued {
+				in.state = stateCancelled
+				removed = true
+			}
+		}
+		s.agent.ClearQueues()
+		if removed {
+			s.emitQueueLocked()
+		}
+	}
+	settled := &Settled{Inputs: p.outcomes(), Aborted: p.aborted, Error: p.failure}
+	if settled.Error == nil && s.persistErr != nil && !s.persistReported {
+		settled.Error = &SettleError{Kind: SettleErrorPersistence, Message: s.persistErr.Error()}
+	}
+	s.persistReported = s.persistErr != nil
+	settled.LastSeq = s.seq + 1
+	s.ledger = ledger{permissionsPending: s.ledger.permissionsPending}
+	s.period = nil
+	s.emitLocked(EventAgentSettled, settled)
+	p.settled = settled
+	s.lastSettled = settled
+	for _, in := range settled.Inputs {
+		s.settledByInput[in.InputID] = settled
+	}
+	close(s.settleCh)
+	s.settleCh = make(chan struct{})
+	store := s.store
+	go func() {
+		if err := store.Sync(); err != nil {
+			s.log.Warn().Err(err).Msg("session sync failed")
+		}
+	}()
+}
+
+// Compact runs a manual compaction as its own busy period (inputs: []) and returns when
+// compaction_end has been emitted.
+func (s *Supervisor) Compact(instructions string) (*CompactionResult, error) {
+	s.mu.Lock()
+	if err := s.readyLocked(); err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	if s.period != nil {
+		s.mu.Unlock()
+		return nil, errBusy("Agent is busy; wait for agent_settled before compacting")
+	}
+	if err := s.providerLocked(); err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	p := s.newPeriodLocked()
+	s.mu.Unlock()
+	result, err := s.runCompaction(p, CompactionManual, false, instructions, false)
+	s.mu.Lock()
+	s.settleLocked(p)
+	s.mu.Unlock()
+	if err != nil {
+		return nil, &Error{Kind: KindInvalidState, Message: err.Error()}
+	}
+	return result, nil
+}

@@ -1,0 +1,254 @@
+package session_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/faux"
+	"github.com/pi-rpc/pi-rpc/session"
+)
+
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// fakeClock fires timers only when told; After announces each timer on armed.
+type fakeClock struct {
+	mu     sync.Mutex
+	timers []chan time.Time
+	armed  chan time.Duration
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{armed: make(chan time.Duration, 64)} }
+
+func (c *fakeClock) Now() time.Time { return epoch }
+
+func (c *fakeClock) After(d time.Duration) <-chan time.Time {
+	ch := make(chan time.Time, 1)
+	c.mu.Lock()
+	c.timers = append(c.timers, ch)
+	c.mu.Unlock()
+	c.armed <- d
+	return ch
+}
+
+func (c *fakeClock) Fire() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, ch := range c.timers {
+		ch <- epoch
+	}
+	c.timers = nil
+}
+
+// recordingSink keeps every event, decoded, and checks the stream's invariants as it goes.
+type recordingSink struct {
+	mu     sync.Mutex
+	events []map[string]any
+	raw    []session.Event
+}
+
+func (r *recordingSink) Emit(ev session.Event) {
+	var m map[string]any
+	if err := json.Unmarshal(ev.Data, &m); err != nil {
+		panic(fmt.Sprintf("event %s is not JSON: %v", ev.Data, err))
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, m)
+	r.raw = append(r.raw, ev)
+}
+
+func (r *recordingSink) Wait(context.Context) {}
+
+func (r *recordingSink) snapshot() []map[string]any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.events)
+}
+
+func (r *recordingSink) ofType(typ string) []map[string]any {
+	var out []map[string]any
+	for _, ev := range r.snapshot() {
+		if ev["type"] == typ {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+func (r *recordingSink) types() []string {
+	var out []string
+	for _, ev := range r.snapshot() {
+		out = append(out, ev["type"].(string))
+	}
+	return out
+}
+
+// sessionTypes lists the event types other than streaming detail, for readable assertions.
+func (r *recordingSink) outline() []string {
+	var out []string
+	for _, ev := range r.snapshot() {
+		t := ev["type"].(string)
+		switch t {
+		case "message_update", "turn_start", "turn_end", "tool_execution_start", "tool_execution_end":
+			continue
+		case "message_start", "message_end":
+			msg := ev["message"].(map[string]any)
+			t += ":" + msg["role"].(string)
+			if id, ok := ev["inputId"].(string); ok {
+				t += ":" + id
+			}
+		case "agent_settled":
+			var parts []string
+			for _, in := range ev["inputs"].([]any) {
+				m := in.(map[string]any)
+				parts = append(parts, m["inputId"].(string)+"="+m["outcome"].(string))
+			}
+			t += "[" + strings.Join(parts, ",") + "]"
+			if ev["aborted"] == true {
+				t += ":aborted"
+			}
+			if e, ok := ev["error"].(map[string]any); ok {
+				t += ":error=" + e["kind"].(string)
+			}
+		case "queue_update":
+			t += fmt.Sprintf("(%d,%d)", len(ev["steering"].([]any)), len(ev["followUp"].([]any)))
+		case "auto_retry_start":
+			t += fmt.Sprintf("(%v)", ev["attempt"])
+		case "auto_retry_end":
+			t += fmt.Sprintf("(%v,%v)", ev["success"], ev["attempt"])
+		case "compaction_start", "compaction_end":
+			t += "(" + ev["reason"].(string) + ")"
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+type harness struct {
+	t     *testing.T
+	sup   *session.Supervisor
+	model *faux.Provider
+	sink  *recordingSink
+	clock *fakeClock
+	store *session.MemoryStore
+}
+
+type harnessOpts struct {
+	tools      []core.Tool
+	retry      *session.RetrySettings
+	compaction *session.CompactionSettings
+	model      *core.Model
+}
+
+func newHarness(t *testing.T, o harnessOpts, steps ...faux.Step) *harness {
+	t.Helper()
+	h := &harness{t: t, sink: &recordingSink{}, clock: newFakeClock()}
+	fauxOpts := []faux.Option{faux.WithClock(func() time.Time { return epoch })}
+	if o.model != nil {
+		fauxOpts = append(fauxOpts, faux.WithModel(*o.model))
+	}
+	h.model = faux.New(fauxOpts...)
+	h.model.SetResponses(steps...)
+	n := 0
+	h.store = session.NewMemoryStore("session-1", func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return session.ISOTime(epoch) })
+	retry := session.DefaultRetrySettings()
+	if o.retry != nil {
+		retry = *o.retry
+	}
+	compaction := session.DefaultCompactionSettings()
+	if o.compaction != nil {
+		compaction = *o.compaction
+	}
+	h.sup = session.New(session.Config{
+		Agent:      core.Options{Provider: h.model, Model: h.model.Model(), Tools: o.tools},
+		Store:      h.store,
+		Sink:       h.sink,
+		Clock:      h.clock,
+		Retry:      retry,
+		Compaction: compaction,
+	})
+	return h
+}
+
+// ack records the answer to an input.
+func ack(got *session.Accepted) func(session.Accepted) {
+	return func(a session.Accepted) { *got = a }
+}
+
+func (h *harness) prompt(text string) session.Accepted {
+	h.t.Helper()
+	var a session.Accepted
+	if err := h.sup.Prompt(session.PromptRequest{Message: text}, ack(&a)); err != nil {
+		h.t.Fatalf("Prompt(%q): %v", text, err)
+	}
+	return a
+}
+
+// settle waits for the current busy period to settle (a hang detector, not a timing bound).
+func (h *harness) settle() *session.Settled {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := h.sup.WaitSettled(ctx, "")
+	if err != nil {
+		h.t.Fatalf("WaitSettled: %v; events %v", err, h.sink.outline())
+	}
+	return st
+}
+
+// check asserts the stream's invariants: seq gap-free from 1, one agent_settled per period
+// and last in it, every agent_start matched by an agent_end, runId on exactly the run's
+// events.
+func (h *harness) check() {
+	h.t.Helper()
+	evs := h.sink.snapshot()
+	inRun := false
+	for i, ev := range evs {
+		if seq := int(ev["seq"].(float64)); seq != i+1 {
+			h.t.Fatalf("event %d has seq %d", i+1, seq)
+		}
+		typ := ev["type"].(string)
+		_, hasRun := ev["runId"]
+		switch typ {
+		case "agent_start":
+			if inRun {
+				h.t.Fatalf("agent_start at seq %d inside a run", i+1)
+			}
+			inRun = true
+		case "agent_end":
+			inRun = false
+			if !hasRun {
+				h.t.Fatalf("agent_end at seq %d has no runId", i+1)
+			}
+			continue
+		}
+		if inRun != hasRun {
+			h.t.Fatalf("%s at seq %d: runId present %v, in run %v", typ, i+1, hasRun, inRun)
+		}
+		if typ == "agent_settled" && int(ev["lastSeq"].(float64)) != i+1 {
+			h.t.Fatalf("agent_settled lastSeq %v, want its own seq %d", ev["lastSeq"], i+1)
+		}
+	}
+}
+
+func eq[T comparable](t *testing.T, what string, got, want []T) {
+	t.Helper()
+	if !slices.Equal(got, want) {
+		t.Fatalf("%s =\n  %v\nwant\n  %v", what, got, want)
+	}
+}
+
+func outcomes(st *session.Settled) []string {
+	var out []string
+	for _, in := range st.Inputs {
+		out = append(out, in.InputID+"="+string(in.Outcome))
+	}
+	return out
+}

@@ -1,0 +1,57 @@
+package session
+
+import (
+	"regexp"
+	"time"
+
+	"github.com/pi-rpc/pi-rpc/core"
+)
+
+// RetrySettings is the auto-retry policy (pi §5.5): enabled, 3 retries, 2 s base delay by
+// default, with DESIGN.md §2's Retry-After rule.
+type RetrySettings struct {
+	Enabled    bool
+	MaxRetries int
+	BaseDelay  time.Duration
+	// MaxRetryAfter caps a server's Retry-After; a longer one ends retrying. 60 s by default.
+	MaxRetryAfter time.Duration
+}
+
+// DefaultRetrySettings returns pi's defaults.
+func DefaultRetrySettings() RetrySettings {
+	return RetrySettings{Enabled: true, MaxRetries: 3, BaseDelay: 2 * time.Second, MaxRetryAfter: 60 * time.Second}
+}
+
+// retryablePattern is pi's fallback classification for errors a provider did not classify.
+var retryablePattern = regexp.MustCompile(`(?i)overloaded|provider.?returned.?error|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error|internal.?error|network.?error|connection.?error|connection.?refused|connection.?lost|websocket.?closed|websocket.?error|other side closed|fetch failed|upstream.?connect|reset before headers|socket hang up|ended without|http2 request did not get a response|timed? out|timeout|terminated|retry delay`)
+
+// failureKind classifies a failed reply: the provider's own classification when it has one,
+// else pi's patterns on the message (§5.5, §9.7).
+func failureKind(m *core.AssistantMessage, contextWindow int) core.ErrorKind {
+	if m.StopReason == core.StopReasonAborted {
+		return core.ErrorAborted
+	}
+	if m.Failure != nil && m.Failure.Kind != "" {
+		return m.Failure.Kind
+	}
+	if IsContextOverflow(m, contextWindow) {
+		return core.ErrorOverflow
+	}
+	if m.ErrorMessage != "" && retryablePattern.MatchString(m.ErrorMessage) {
+		return core.ErrorRetryable
+	}
+	return core.ErrorOther
+}
+
+// retryDelay is the wait before retry attempt n (from 1): the server's Retry-After when it
+// sent one, else base * 2^(n-1). ok is false when the server asks for longer than the cap,
+// which ends retrying.
+func (r RetrySettings) retryDelay(n int, failure *core.ProviderError) (time.Duration, bool) {
+	if failure != nil && failure.HasRetryAfter {
+		if failure.RetryAfter > r.MaxRetryAfter {
+			return 0, false
+		}
+		return failure.RetryAfter, true
+	}
+	return r.BaseDelay << (n - 1), true
+}
