@@ -269,6 +269,13 @@ func (a *Agent) set(f func(s *State)) {
 	f(&a.state)
 }
 
+// SetProvider replaces the provider; it applies from the next model request.
+func (a *Agent) SetProvider(p Provider) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.opts.Provider = p
+}
+
 // SetSystemPrompt replaces the system prompt; it applies from the next model request.
 func (a *Agent) SetSystemPrompt(p string) { a.set(func(s *State) { s.SystemPrompt = p }) }
 

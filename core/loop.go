@@ -175,7 +175,10 @@ func callHook[T any](f func() (T, error)) (v T, err error) {
 // lifecycle (DESIGN.md §2).
 func (l *loop) streamAssistant() *AssistantMessage {
 	a := l.a
-	if a.opts.Provider == nil {
+	a.mu.Lock()
+	provider := a.opts.Provider
+	a.mu.Unlock()
+	if provider == nil {
 		return l.fail(nil, ErrNoProvider)
 	}
 	req, err := l.request()
@@ -183,7 +186,7 @@ func (l *loop) streamAssistant() *AssistantMessage {
 		return l.fail(nil, err)
 	}
 	var partial, final *AssistantMessage
-	err = l.consume(req, &partial, &final)
+	err = l.consume(provider, req, &partial, &final)
 	if err != nil {
 		return l.fail(partial, err)
 	}
@@ -204,13 +207,13 @@ func (l *loop) streamAssistant() *AssistantMessage {
 }
 
 // consume ranges over the provider's stream. A panic in the provider is returned as an error.
-func (l *loop) consume(req *Request, partial, final **AssistantMessage) (err error) {
+func (l *loop) consume(provider Provider, req *Request, partial, final **AssistantMessage) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("provider panicked: %v", r)
 		}
 	}()
-	for ev := range l.a.opts.Provider.Stream(l.ctx, req) {
+	for ev := range provider.Stream(l.ctx, req) {
 		switch ev.Type {
 		case EventStart:
 			if *partial == nil {

@@ -1,0 +1,200 @@
+// Package protocol defines pi-rpc's wire protocol: method names, params and results, error
+// codes and the event shapes. protocol/schema.json is generated from these types (go
+// generate ./protocol) and a test fails when it is stale.
+package protocol
+
+import (
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/session"
+)
+
+//go:generate go run ./internal/genschema
+
+// Image is an image attached to a message: base64 data and its MIME type.
+type Image struct {
+	Type     string `json:"type" jsonschema:"enum=image"`
+	Data     string `json:"data"`
+	MimeType string `json:"mimeType"`
+}
+
+// ClientInfo names the client.
+type ClientInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+}
+
+// ClientCapabilities are what the client can do.
+type ClientCapabilities struct {
+	// Permissions: the client answers permission/request.
+	Permissions bool `json:"permissions,omitempty"`
+	// PartialMessages: message_update events carry the whole partial message.
+	PartialMessages bool `json:"partialMessages,omitempty"`
+}
+
+// InitializeParams are initialize's params. Every field is optional.
+type InitializeParams struct {
+	ProtocolVersion int                `json:"protocolVersion,omitempty"`
+	ClientInfo      *ClientInfo        `json:"clientInfo,omitempty"`
+	Capabilities    ClientCapabilities `json:"capabilities,omitempty"`
+}
+
+// ServerInfo names the server.
+type ServerInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// ServerCapabilities are what the server offers.
+type ServerCapabilities struct {
+	PartialMessages bool `json:"partialMessages"`
+	Permissions     bool `json:"permissions"`
+}
+
+// Problem is a configuration problem that keeps the agent from working.
+type Problem struct {
+	// Kind is noApiKey or noProvider.
+	Kind    string `json:"kind" jsonschema:"enum=noApiKey,enum=noProvider"`
+	Message string `json:"message"`
+}
+
+// InitializeResult is initialize's result.
+type InitializeResult struct {
+	ProtocolVersion int                `json:"protocolVersion"`
+	ServerInfo      ServerInfo         `json:"serverInfo"`
+	Capabilities    ServerCapabilities `json:"capabilities"`
+	Model           core.Model         `json:"model"`
+	SessionID       string             `json:"sessionId"`
+	SessionFile     string             `json:"sessionFile,omitempty"`
+	Problems        []Problem          `json:"problems"`
+	Warnings        []string           `json:"warnings"`
+}
+
+// ShutdownResult is shutdown's result.
+type ShutdownResult struct {
+	SessionFile string `json:"sessionFile,omitempty"`
+}
+
+// CancelRequestParams are $/cancelRequest's params: the id of the request to cancel.
+type CancelRequestParams struct {
+	ID any `json:"id"`
+}
+
+// PromptParams are prompt's params.
+type PromptParams struct {
+	Message string  `json:"message"`
+	Images  []Image `json:"images,omitempty"`
+	// WhenBusy queues the prompt as a steer or follow-up instead of refusing it while busy.
+	WhenBusy string `json:"whenBusy,omitempty" jsonschema:"enum=reject,enum=steer,enum=followUp"`
+}
+
+// QueueParams are steer's and followUp's params.
+type QueueParams struct {
+	Message string  `json:"message"`
+	Images  []Image `json:"images,omitempty"`
+	// WhenIdle says what to do when nothing runs: start a run (the default) or reject.
+	WhenIdle string `json:"whenIdle,omitempty" jsonschema:"enum=start,enum=reject"`
+}
+
+// InputResult answers prompt, steer, followUp and continue.
+type InputResult struct {
+	InputID     string `json:"inputId"`
+	Disposition string `json:"disposition" jsonschema:"enum=started,enum=queued"`
+}
+
+// Empty is the params or result of methods that take or return nothing.
+type Empty struct{}
+
+// AbortResult is abort's result: whether a busy period was aborted.
+type AbortResult struct {
+	Aborted bool `json:"aborted"`
+}
+
+// WaitSettledParams are waitSettled's params.
+type WaitSettledParams struct {
+	InputID   string `json:"inputId,omitempty"`
+	TimeoutMs int64  `json:"timeoutMs,omitempty"`
+}
+
+// Settled is agent_settled's payload, also waitSettled's result.
+type Settled = session.Settled
+
+// QueuedInputs lists queued inputs (clearQueues' result: those removed).
+type QueuedInputs = session.QueueUpdate
+
+// CancelInputParams are cancelInput's params.
+type CancelInputParams struct {
+	InputID string `json:"inputId"`
+}
+
+// StateResult is getState's result.
+type StateResult struct {
+	Model         core.Model         `json:"model"`
+	ThinkingLevel core.ThinkingLevel `json:"thinkingLevel"`
+	Options       session.Options    `json:"options"`
+	SessionID     string             `json:"sessionId"`
+	SessionFile   string             `json:"sessionFile,omitempty"`
+	SessionName   string             `json:"sessionName,omitempty"`
+	// Settled is true exactly when the last busy period's agent_settled has been written.
+	Settled      bool              `json:"settled"`
+	Busy         session.BusyState `json:"busy"`
+	BashRunning  bool              `json:"bashRunning"`
+	ContextFiles []string          `json:"contextFiles"`
+	Problems     []Problem         `json:"problems"`
+	// LastSeq is the seq of the last event this state reflects.
+	LastSeq int64 `json:"lastSeq"`
+}
+
+// MessagesResult is getMessages' result: the model context.
+type MessagesResult struct {
+	Messages []core.Message `json:"messages"`
+}
+
+// ModelsResult is listModels' result.
+type ModelsResult struct {
+	Models []core.Model `json:"models"`
+}
+
+// SetModelParams are setModel's params.
+type SetModelParams struct {
+	Provider string `json:"provider,omitempty"`
+	ModelID  string `json:"modelId"`
+}
+
+// ModelResult is setModel's result.
+type ModelResult struct {
+	Model         core.Model         `json:"model"`
+	ThinkingLevel core.ThinkingLevel `json:"thinkingLevel"`
+}
+
+// ThinkingLevelParams are setThinkingLevel's params.
+type ThinkingLevelParams struct {
+	Level core.ThinkingLevel `json:"level" jsonschema:"enum=off,enum=minimal,enum=low,enum=medium,enum=high,enum=xhigh"`
+}
+
+// ThinkingLevelResult is setThinkingLevel's result: the level set, after clamping.
+type ThinkingLevelResult struct {
+	Level core.ThinkingLevel `json:"level"`
+}
+
+// OptionsParams are setOptions' params; absent fields keep their value.
+type OptionsParams struct {
+	SteeringMode   *core.QueueMode     `json:"steeringMode,omitempty" jsonschema:"enum=one-at-a-time,enum=all"`
+	FollowUpMode   *core.QueueMode     `json:"followUpMode,omitempty" jsonschema:"enum=one-at-a-time,enum=all"`
+	AutoRetry      *bool               `json:"autoRetry,omitempty"`
+	AutoCompaction *bool               `json:"autoCompaction,omitempty"`
+	ToolExecution  *core.ExecutionMode `json:"toolExecution,omitempty" jsonschema:"enum=parallel,enum=sequential"`
+	Approval       *string             `json:"approval,omitempty" jsonschema:"enum=auto,enum=ask,enum=deny-writes"`
+}
+
+// OptionsResult is setOptions' result: the options in force.
+type OptionsResult struct {
+	Options session.Options `json:"options"`
+}
+
+// CompactParams are compact's params.
+type CompactParams struct {
+	CustomInstructions string `json:"customInstructions,omitempty"`
+}
+
+// CompactResult is compact's result.
+type CompactResult = session.CompactionResult
