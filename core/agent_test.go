@@ -168,8 +168,7 @@ func TestB9LateUpdateWhileOtherToolRuns(t *testing.T) {
 		<-lateSent // the slow tool waits until the fast one's late update has been attempted
 		return core.TextResult("slow done"), nil
 	}}
-	var h *harness
-	h = newHarness(t, core.Options{Tools: []core.Tool{tool}},
+	h := newHarness(t, core.Options{Tools: []core.Tool{tool}},
 		faux.Reply(faux.ToolCallWithID("fast", "echo", map[string]any{"value": "fast"}), faux.ToolCallWithID("slow", "echo", map[string]any{"value": "slow"})),
 		faux.Reply(faux.Text("ok")))
 	h.agent.Subscribe(func(_ context.Context, ev core.Event) {

@@ -332,15 +332,22 @@ func (s *Supervisor) startLocked(kind inputKind, text string, images []core.Cont
 		go s.drive(p, in)
 		return nil
 	}
+	s.startRunLocked(p, in)
+	return nil
+}
+
+// startRunLocked starts the prompt's run and its driver. The input is already accepted, so a
+// failure to start (which cannot happen while the period is idle) settles the period as
+// failed rather than failing the request.
+func (s *Supervisor) startRunLocked(p *period, in *input) {
 	run, err := s.agent.Prompt(core.Input{ID: in.id, Message: in.msg})
-	if err != nil { // cannot happen: the period was idle
+	if err != nil {
 		p.failure = &SettleError{Kind: SettleErrorProvider, Message: err.Error()}
 		s.settleLocked(p)
-		return nil
+		return
 	}
 	p.run = run
 	go s.drive(p, nil)
-	return nil
 }
 
 func (s *Supervisor) newPeriodLocked() *period {

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// config is the command line.
+type config struct {
+	provider           string
+	model              string
+	baseURL            string
+	modelsFile         string
+	fauxScript         string
+	idleTimeout        time.Duration
+	contextWindow      int
+	systemPrompt       string
+	appendSystemPrompt string
+	noContextFiles     bool
+	thinking           string
+	cwd                string
+	tools              string
+	toolsSet           bool
+	noTools            bool
+	allowOutsideCwd    bool
+	framing            string
+	maxMessageBytes    int
+	onEOF              string
+	noSession          bool
+	sessionDir         string
+	logLevel           string
+	logFile            string
+	version            bool
+}
+
+const usageText = `pi-rpc runs an AI coding agent that other programs drive with JSON-RPC 2.0 over stdio.
+
+Usage:
+  pi-rpc [flags]        serve the protocol on stdin/stdout
+  pi-rpc schema         print the protocol's JSON schema
+
+Flags:
+`
+
+// parseFlags parses args (without the program name). Errors name the flag.
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	c := &config{}
+	fs := flag.NewFlagSet("pi-rpc", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usageText)
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&c.provider, "provider", "", "model provider: openai (default when OPENAI_API_KEY is set) or faux")
+	fs.StringVar(&c.model, "model", "", "model id, or provider/id for a models.json provider")
+	fs.StringVar(&c.baseURL, "base-url", "", "OpenAI-compatible API root (default $OPENAI_BASE_URL or https://api.openai.com/v1)")
+	fs.StringVar(&c.modelsFile, "models", "", "models.json with extra providers and models (default $PI_RPC_HOME/models.json if present)")
+	fs.StringVar(&c.fauxScript, "faux-script", "", "script file for --provider faux")
+	fs.DurationVar(&c.idleTimeout, "idle-timeout", 120*time.Second, "fail a model request after this long without data")
+	fs.IntVar(&c.contextWindow, "context-window", 0, "context window of a model unknown to the catalogue")
+	fs.StringVar(&c.systemPrompt, "system-prompt", "", "replace the default system prompt")
+	fs.StringVar(&c.appendSystemPrompt, "append-system-prompt", "", "text appended to the system prompt")
+	fs.BoolVar(&c.noContextFiles, "no-context-files", false, "do not add AGENTS.md / CLAUDE.md files to the system prompt")
+	fs.StringVar(&c.thinking, "thinking", "", "thinking level: off, minimal, low, medium, high, xhigh (default medium, clamped to the model)")
+	fs.StringVar(&c.cwd, "cwd", "", "working directory of the agent (default the current directory)")
+	fs.Func("tools", "comma-separated tools to enable (default all: read,bash,edit,write,grep,find,ls)", func(v string) error {
+		c.tools, c.toolsSet = v, true
+		return nil
+	})
+	fs.BoolVar(&c.noTools, "no-tools", false, "enable no tools")
+	fs.BoolVar(&c.allowOutsideCwd, "allow-outside-cwd", false, "let write and edit change files outside --cwd")
+	fs.StringVar(&c.framing, "framing", "auto", "message framing: auto, ndjson or lsp (Content-Length headers)")
+	fs.IntVar(&c.maxMessageBytes, "max-message-bytes", 64<<20, "largest accepted message")
+	fs.StringVar(&c.onEOF, "on-eof", "abort", "when stdin ends: abort the busy period, or finish it first")
+	fs.BoolVar(&c.noSession, "no-session", false, "keep the session in memory only")
+	fs.StringVar(&c.sessionDir, "session-dir", "", "directory for session files")
+	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.StringVar(&c.logFile, "log-file", "", "write logs to this file instead of stderr")
+	fs.BoolVar(&c.version, "version", false, "print the version and exit")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (see pi-rpc --help)", fs.Arg(0))
+	}
+	return c, c.validate()
+}
+
+func (c *config) validate() error {
+	var errs []error
+	switch c.provider {
+	case "", "openai", "faux":
+	default:
+		errs = append(errs, fmt.Errorf("--provider: unknown provider %q (use openai or faux)", c.provider))
+	}
+	if c.provider == "faux" && c.fauxScript == "" {
+		errs = append(errs, errors.New("--provider faux needs --faux-script FILE"))
+	}
+	switch c.framing {
+	case "auto", "ndjson", "lsp":
+	default:
+		errs = append(errs, fmt.Errorf("--framing: expected auto, ndjson or lsp, got %q", c.framing))
+	}
+	switch c.onEOF {
+	case "abort", "finish":
+	default:
+		errs = append(errs, fmt.Errorf("--on-eof: expected abort or finish, got %q", c.onEOF))
+	}
+	switch c.thinking {
+	case "", "off", "minimal", "low", "medium", "high", "xhigh":
+	default:
+		errs = append(errs, fmt.Errorf("--thinking: expected off, minimal, low, medium, high or xhigh, got %q", c.thinking))
+	}
+	switch strings.ToLower(c.logLevel) {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Errorf("--log-level: expected debug, info, warn or error, got %q", c.logLevel))
+	}
+	if c.maxMessageBytes < 1024 {
+		errs = append(errs, fmt.Errorf("--max-message-bytes: must be at least 1024, got %d", c.maxMessageBytes))
+	}
+	if c.noTools && c.toolsSet {
+		errs = append(errs, errors.New("--tools and --no-tools cannot be used together"))
+	}
+	return errors.Join(errs...)
+}

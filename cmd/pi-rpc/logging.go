@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/rs/zerolog"
+)
+
+// asyncWriter gives log lines to a background goroutine through a bounded buffer, so that a
+// client that never reads stderr can never stall the agent: when the buffer is full, lines
+// are dropped and counted, and the count is reported once there is room again.
+type asyncWriter struct {
+	mu      sync.Mutex
+	buf     []byte
+	limit   int
+	dropped atomic.Int64
+	wake    chan struct{}
+	out     io.Writer
+	done    chan struct{}
+	closed  bool
+}
+
+func newAsyncWriter(out io.Writer, limit int) *asyncWriter {
+	w := &asyncWriter{out: out, limit: limit, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	go w.loop()
+	return w
+}
+
+func (w *asyncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	if w.closed || len(w.buf)+len(p) > w.limit {
+		w.mu.Unlock()
+		w.dropped.Add(1)
+		return len(p), nil
+	}
+	w.buf = append(w.buf, p...)
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+	return len(p), nil
+}
+
+func (w *asyncWriter) loop() {
+	defer close(w.done)
+	for {
+		w.mu.Lock()
+		chunk := w.buf
+		w.buf = nil
+		closed := w.closed
+		w.mu.Unlock()
+		if len(chunk) > 0 {
+			_, _ = w.out.Write(chunk)
+		}
+		if n := w.dropped.Swap(0); n > 0 {
+			_, _ = fmt.Fprintf(w.out, `{"level":"warn","message":"%d log lines dropped: stderr is not being read"}`+"\n", n)
+		}
+		if closed {
+			return
+		}
+		if len(chunk) == 0 {
+			<-w.wake
+		}
+	}
+}
+
+// Close flushes what is buffered (the caller bounds the wait).
+func (w *asyncWriter) Close() {
+	w.mu.Lock()
+	w.closed = true
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+	<-w.done
+}
+
+// newLogger builds the process logger: JSON lines to --log-file, or to stderr through an
+// asyncWriter. It never writes to stdout.
+func newLogger(c *config, stderr io.Writer) (zerolog.Logger, func(), error) {
+	level, _ := zerolog.ParseLevel(strings.ToLower(c.logLevel))
+	if c.logFile != "" {
+		f, err := os.OpenFile(c.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return zerolog.Nop(), func() {}, fmt.Errorf("--log-file: %w", err)
+		}
+		return zerolog.New(f).Level(level).With().Timestamp().Logger(), func() { _ = f.Close() }, nil
+	}
+	w := newAsyncWriter(stderr, 256<<10)
+	return zerolog.New(w).Level(level).With().Timestamp().Logger(), w.Close, nil
+}

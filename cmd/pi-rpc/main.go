@@ -1,0 +1,145 @@
+// Command pi-rpc runs an AI coding agent as a subprocess driven with JSON-RPC 2.0 over
+// stdio. It is the only package that touches os.Stdin and os.Stdout; see docs/ for the
+// protocol and configuration.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/rs/zerolog"
+
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/protocol"
+	"github.com/pi-rpc/pi-rpc/rpc"
+	"github.com/pi-rpc/pi-rpc/session"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// flushTimeout bounds how long the writer may take to flush on exit.
+const flushTimeout = 2 * time.Second
+
+func main() {
+	// A write to a closed stdout must return EPIPE (handled like stdin EOF), not kill us.
+	signal.Ignore(syscall.SIGPIPE)
+	protoOut := os.Stdout
+	// Anything a dependency prints with fmt.Print lands on stderr, never in the protocol.
+	os.Stdout = os.Stderr
+	os.Exit(run(os.Args[1:], os.Stdin, protoOut, os.Stderr, os.Getenv))
+}
+
+// run is the whole program; it returns the exit code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	if len(args) > 0 && args[0] == "schema" {
+		_, _ = stdout.Write(protocol.SchemaJSON())
+		return 0
+	}
+	cfg, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "pi-rpc:", err)
+		return 1
+	}
+	if cfg.version {
+		fmt.Fprintln(stdout, "pi-rpc", version)
+		return 0
+	}
+	setup, err := setupAgent(cfg, getenv, time.Now())
+	if err != nil {
+		fmt.Fprintln(stderr, "pi-rpc:", err)
+		return 1
+	}
+	log, closeLog, err := newLogger(cfg, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "pi-rpc:", err)
+		return 1
+	}
+	defer closeLog()
+	return serve(cfg, setup, stdin, stdout, log)
+}
+
+// serve runs the protocol until stdin ends, stdout breaks, a signal arrives or the client
+// sends exit, then persists and exits.
+func serve(cfg *config, setup *agentSetup, stdin io.Reader, stdout io.Writer, log zerolog.Logger) int {
+	writer := rpc.NewWriter(stdout, 1<<20)
+	problem := ""
+	if len(setup.problems) > 0 {
+		problem = setup.problems[0].Message
+	}
+	sessionID := uuid.Must(uuid.NewV7()).String()
+	store := session.NewMemoryStore(sessionID, entryID, func() string { return session.ISOTime(time.Now()) })
+	sup := session.New(session.Config{
+		Agent: core.Options{
+			Provider: setup.provider, Model: setup.model, ThinkingLevel: setup.thinking,
+			Tools: setup.tools, SystemPrompt: setup.systemPrompt,
+		},
+		ProviderProblem: problem,
+		Store:           store,
+		Sink:            writer,
+		Retry:           session.DefaultRetrySettings(),
+		Compaction:      session.DefaultCompactionSettings(),
+		Approval:        "auto",
+		Logger:          log,
+	})
+	server := rpc.NewServer(rpc.Options{
+		Supervisor: sup, Writer: writer, In: stdin,
+		Framing: rpc.Framing(cfg.framing), MaxMessageBytes: cfg.maxMessageBytes,
+		Logger: log, Version: version, Models: setup.models,
+		Problems: setup.problems, Warnings: setup.warnings, ContextFiles: setup.contextFiles,
+	})
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer signal.Stop(signals)
+
+	server.Serve(context.Background())
+	code := 0
+	finish := false
+	select {
+	case <-server.InputClosed():
+		log.Debug().Msg("stdin closed")
+		finish = cfg.onEOF == "finish"
+	case <-writer.Broken():
+		log.Debug().Msg("stdout closed")
+	case sig := <-signals:
+		code = 128 + int(sig.(syscall.Signal))
+		log.Info().Str("signal", sig.String()).Msg("terminating")
+	case code = <-server.Exit():
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if finish {
+		if _, err := sup.WaitSettled(ctx, ""); err != nil {
+			log.Warn().Err(err).Msg("busy period did not finish")
+		}
+	}
+	if err := sup.Shutdown(ctx); err != nil {
+		log.Warn().Err(err).Msg("shutdown")
+	}
+	// Requests still waiting (a waitSettled for an input that never came) end now.
+	server.CancelAll()
+	server.AwaitReplies(time.Second)
+	server.Close()
+	writer.Close(flushTimeout)
+	return code
+}
+
+// entryID returns a random 8-hex-digit session entry id (the store checks collisions).
+func entryID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,277 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/faux"
+	"github.com/pi-rpc/pi-rpc/llm/openai"
+	"github.com/pi-rpc/pi-rpc/protocol"
+	"github.com/pi-rpc/pi-rpc/tools"
+)
+
+// defaultOpenAIModel is used when --model is not given.
+const defaultOpenAIModel = "gpt-4.1"
+
+// agentSetup is everything the command line configures about the agent.
+type agentSetup struct {
+	provider     core.Provider
+	model        core.Model
+	thinking     core.ThinkingLevel
+	problems     []protocol.Problem
+	warnings     []string
+	models       *modelSet
+	tools        []core.Tool
+	systemPrompt string
+	contextFiles []string
+	cwd          string
+	home         string
+}
+
+// piRPCHome is $PI_RPC_HOME, or ~/.pi-rpc.
+func piRPCHome(getenv func(string) string) string {
+	if h := getenv("PI_RPC_HOME"); h != "" {
+		return h
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ".pi-rpc"
+	}
+	return filepath.Join(home, ".pi-rpc")
+}
+
+// setupAgent builds the agent's configuration. An error here is a startup error: the
+// process exits 1 before reading stdin.
+func setupAgent(c *config, getenv func(string) string, now time.Time) (*agentSetup, error) {
+	s := &agentSetup{home: piRPCHome(getenv)}
+	cwd := c.cwd
+	if cwd == "" {
+		var err error
+		if cwd, err = os.Getwd(); err != nil {
+			return nil, err
+		}
+	}
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return nil, fmt.Errorf("--cwd: %w", err)
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("--cwd: %s is not a directory", abs)
+	}
+	s.cwd = abs
+
+	if c.provider == "faux" {
+		script, err := faux.LoadScript(c.fauxScript)
+		if err != nil {
+			return nil, err
+		}
+		s.provider = script.NewProvider()
+		s.model = script.Model
+		s.models = &modelSet{fixed: []core.Model{script.Model}, fixedProvider: s.provider}
+	} else if err := s.setupOpenAI(c, getenv); err != nil {
+		return nil, err
+	}
+
+	s.thinking = core.ThinkingMedium
+	if c.thinking != "" {
+		s.thinking = core.ThinkingLevel(c.thinking)
+	}
+	s.thinking = s.model.ClampThinkingLevel(s.thinking)
+
+	var names []string
+	switch {
+	case c.noTools:
+		names = []string{}
+	case c.toolsSet:
+		names = tools.ParseNames(c.tools)
+	}
+	s.tools, err = tools.New(names, tools.Options{Cwd: s.cwd, AllowOutsideCwd: c.allowOutsideCwd})
+	if err != nil {
+		return nil, fmt.Errorf("--tools: %w", err)
+	}
+	active := make([]string, 0, len(s.tools))
+	for _, t := range s.tools {
+		active = append(active, t.Info().Name)
+	}
+	prompt, files := tools.SystemPrompt(tools.PromptOptions{
+		Cwd: s.cwd, Tools: active, Now: now, Home: s.home,
+		SystemPrompt: c.systemPrompt, AppendSystemPrompt: c.appendSystemPrompt, NoContextFiles: c.noContextFiles,
+	})
+	s.systemPrompt = prompt
+	s.contextFiles = []string{}
+	for _, f := range files {
+		s.contextFiles = append(s.contextFiles, f.Path)
+	}
+	if c.sessionDir != "" {
+		s.warnings = append(s.warnings, "--session-dir is accepted but session files are not implemented yet: the session is memory-only")
+	}
+	return s, nil
+}
+
+// setupOpenAI resolves the model against the catalogue and models.json files and builds the
+// provider that serves it.
+func (s *agentSetup) setupOpenAI(c *config, getenv func(string) string) error {
+	var files []*openai.ModelsFile
+	path := c.modelsFile
+	if path == "" {
+		if p := filepath.Join(s.home, "models.json"); fileExists(p) {
+			path = p
+		}
+	}
+	if path != "" {
+		f, err := openai.LoadModelsFile(path)
+		if err != nil {
+			return err
+		}
+		files = append(files, f)
+	}
+	apiKey := getenv("OPENAI_API_KEY")
+	baseURL := c.baseURL
+	if baseURL == "" {
+		baseURL = getenv("OPENAI_BASE_URL")
+	}
+	if baseURL == "" {
+		baseURL = "https://api.openai.com/v1"
+	}
+	set := &modelSet{
+		registry: openai.NewRegistry(files...), builtinURL: baseURL, builtinKey: apiKey,
+		idleTimeout: c.idleTimeout, contextWindow: c.contextWindow, providers: map[string]core.Provider{},
+	}
+	s.models = set
+	id := c.model
+	if id == "" {
+		id = defaultOpenAIModel
+	}
+	res, err := set.registry.Lookup(id, c.contextWindow)
+	if err != nil {
+		return fmt.Errorf("--model: %w", err)
+	}
+	if res.Warning != "" {
+		s.warnings = append(s.warnings, res.Warning)
+	}
+	s.model = res.Model
+	if res.Provider == nil && c.provider == "" && apiKey == "" {
+		s.problems = append(s.problems, protocol.Problem{Kind: "noProvider",
+			Message: "No model provider is configured: set OPENAI_API_KEY, pass --provider openai with a key, pick a models.json provider with --model provider/id, or use --provider faux"})
+		return nil
+	}
+	provider, problem, err := set.providerFor(res.Entry)
+	if err != nil {
+		return err
+	}
+	if problem != "" {
+		s.problems = append(s.problems, protocol.Problem{Kind: "noApiKey", Message: problem})
+	}
+	s.provider = provider
+	return nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// modelSet implements rpc.Models over the registry (or faux's one model), building and
+// caching one provider per endpoint.
+type modelSet struct {
+	registry      *openai.Registry
+	builtinURL    string
+	builtinKey    string
+	idleTimeout   time.Duration
+	contextWindow int
+
+	fixed         []core.Model
+	fixedProvider core.Provider
+
+	mu        sync.Mutex
+	providers map[string]core.Provider
+}
+
+// List returns the selectable models.
+func (m *modelSet) List() []core.Model {
+	if m.registry == nil {
+		return m.fixed
+	}
+	var out []core.Model
+	for _, e := range m.registry.Entries() {
+		out = append(out, e.Model)
+	}
+	return out
+}
+
+// Resolve finds a model and its provider.
+func (m *modelSet) Resolve(provider, id string) (core.Model, core.Provider, error) {
+	if m.registry == nil {
+		for _, model := range m.fixed {
+			if model.ID == id && (provider == "" || provider == model.Provider) {
+				return model, m.fixedProvider, nil
+			}
+		}
+		return core.Model{}, nil, fmt.Errorf("Model not found: %s", id)
+	}
+	key := id
+	if provider != "" && provider != openai.ProviderName {
+		key = provider + "/" + id
+	}
+	res, err := m.registry.Lookup(key, m.contextWindow)
+	if err != nil {
+		return core.Model{}, nil, err
+	}
+	if res.Source == "default" {
+		return core.Model{}, nil, fmt.Errorf("Model not found: %s", key)
+	}
+	p, problem, err := m.providerFor(res.Entry)
+	if err != nil {
+		return core.Model{}, nil, err
+	}
+	if problem != "" {
+		return core.Model{}, nil, errors.New(problem)
+	}
+	return res.Model, p, nil
+}
+
+// providerFor returns the provider serving an entry, and a problem when it has no key.
+func (m *modelSet) providerFor(e openai.Entry) (core.Provider, string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	name := e.ProviderName
+	if e.Provider == nil {
+		name = openai.ProviderName
+	}
+	if p, ok := m.providers[name]; ok {
+		return p, "", nil
+	}
+	cfg := openai.Config{BaseURL: m.builtinURL, APIKey: m.builtinKey, KeySource: "OPENAI_API_KEY", IdleTimeout: m.idleTimeout}
+	problem := ""
+	if e.Provider == nil {
+		if m.builtinKey == "" {
+			problem = "No API key for OpenAI: set OPENAI_API_KEY"
+		}
+	} else {
+		key, err := openai.ResolveValue(context.Background(), e.Provider.APIKey, os.LookupEnv)
+		if err != nil {
+			problem = fmt.Sprintf("No API key for provider %s: %v", e.ProviderName, err)
+		}
+		headers := map[string]string{}
+		for k, v := range e.Provider.Headers {
+			if hv, err := openai.ResolveValue(context.Background(), v, os.LookupEnv); err == nil {
+				headers[k] = hv
+			}
+		}
+		cfg = openai.Config{BaseURL: e.Provider.BaseURL, APIKey: key, KeySource: openai.KeySource(e.File, e.ProviderName, e.Provider.APIKey), Headers: headers, IdleTimeout: m.idleTimeout}
+	}
+	p, err := openai.New(cfg)
+	if err != nil {
+		return nil, "", err
+	}
+	if problem == "" {
+		m.providers[name] = p
+	}
+	return p, problem, nil
+}

@@ -1,0 +1,361 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/protocol"
+	"github.com/pi-rpc/pi-rpc/session"
+)
+
+// methods is the method table. Session, permission and shell methods slot in here.
+var methods map[string]method
+
+func init() {
+	methods = map[string]method{
+		protocol.MethodInitialize:    {handle: typed((*Server).initialize)},
+		protocol.MethodShutdown:      {handle: typed((*Server).shutdown), allowedAfterShutdown: true},
+		protocol.MethodExit:          {notification: true, handle: (*Server).exitNotification},
+		protocol.MethodCancelRequest: {notification: true, handle: (*Server).cancelRequest},
+		protocol.MethodDescribe:      {handle: typed((*Server).describe), allowedAfterShutdown: true},
+
+		protocol.MethodPrompt:      {handle: typed((*Server).prompt)},
+		protocol.MethodContinue:    {handle: typed((*Server).continueRun)},
+		protocol.MethodSteer:       {handle: typed((*Server).steer)},
+		protocol.MethodFollowUp:    {handle: typed((*Server).followUp)},
+		protocol.MethodAbort:       {handle: typed((*Server).abort)},
+		protocol.MethodWaitSettled: {handle: typed((*Server).waitSettled), allowedAfterShutdown: true},
+		protocol.MethodClearQueues: {handle: typed((*Server).clearQueues)},
+		protocol.MethodCancelInput: {handle: typed((*Server).cancelInput)},
+		protocol.MethodGetState:    {handle: typed((*Server).getState), allowedAfterShutdown: true},
+		protocol.MethodGetMessages: {handle: typed((*Server).getMessages), allowedAfterShutdown: true},
+
+		protocol.MethodListModels:       {handle: typed((*Server).listModels)},
+		protocol.MethodSetModel:         {handle: typed((*Server).setModel)},
+		protocol.MethodSetThinkingLevel: {handle: typed((*Server).setThinkingLevel)},
+		protocol.MethodSetOptions:       {handle: typed((*Server).setOptions)},
+
+		protocol.MethodCompact: {handle: typed((*Server).compact)},
+	}
+}
+
+// requireMessage checks that params carry a string "message".
+func requireMessage(raw *json.RawMessage) error {
+	var probe struct {
+		Message *json.RawMessage `json:"message"`
+	}
+	if raw != nil {
+		_ = json.Unmarshal(*raw, &probe)
+	}
+	if probe.Message == nil {
+		return invalidParams("params.message: required")
+	}
+	return nil
+}
+
+type promptParams protocol.PromptParams
+
+func (p *promptParams) validate(raw *json.RawMessage) error {
+	if err := requireMessage(raw); err != nil {
+		return err
+	}
+	switch p.WhenBusy {
+	case "", "reject", "steer", "followUp":
+		return validateImages(p.Images)
+	}
+	return invalidParams(`params.whenBusy: expected "reject", "steer" or "followUp", got %q`, p.WhenBusy)
+}
+
+type queueParams protocol.QueueParams
+
+func (p *queueParams) validate(raw *json.RawMessage) error {
+	if err := requireMessage(raw); err != nil {
+		return err
+	}
+	switch p.WhenIdle {
+	case "", "start", "reject":
+		return validateImages(p.Images)
+	}
+	return invalidParams(`params.whenIdle: expected "start" or "reject", got %q`, p.WhenIdle)
+}
+
+func validateImages(images []protocol.Image) error {
+	for i, img := range images {
+		if img.Data == "" || img.MimeType == "" {
+			return invalidParams("params.images[%d]: data and mimeType are required", i)
+		}
+	}
+	return nil
+}
+
+func toBlocks(images []protocol.Image) []core.Content {
+	var out []core.Content
+	for _, img := range images {
+		out = append(out, core.ImageBlock(img.Data, img.MimeType))
+	}
+	return out
+}
+
+func acked(c *call) func(session.Accepted) {
+	return func(a session.Accepted) {
+		c.reply(protocol.InputResult{InputID: a.InputID, Disposition: string(a.Disposition)})
+	}
+}
+
+func (s *Server) initialize(_ context.Context, c *call, p *protocol.InitializeParams) {
+	s.mu.Lock()
+	s.caps = p.Capabilities
+	s.mu.Unlock()
+	s.sup.SetPartialMessages(p.Capabilities.PartialMessages)
+	st := s.sup.State()
+	c.reply(protocol.InitializeResult{
+		ProtocolVersion: protocol.ProtocolVersion,
+		ServerInfo:      protocol.ServerInfo{Name: "pi-rpc", Version: s.opts.Version},
+		Capabilities:    protocol.ServerCapabilities{PartialMessages: true, Permissions: true},
+		Model:           st.Model,
+		SessionID:       st.SessionID,
+		SessionFile:     st.SessionFile,
+		Problems:        nonNil(s.opts.Problems),
+		Warnings:        nonNil(s.opts.Warnings),
+	})
+}
+
+func nonNil[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
+}
+
+func (s *Server) shutdown(_ context.Context, c *call, _ *protocol.Empty) {
+	s.mu.Lock()
+	s.shutdownSeen = true
+	s.mu.Unlock()
+	s.async(c, func(ctx context.Context) {
+		if err := s.sup.Shutdown(ctx); err != nil {
+			s.log.Warn().Err(err).Msg("shutdown")
+		}
+		c.reply(protocol.ShutdownResult{SessionFile: s.sup.State().SessionFile})
+	})
+}
+
+func (s *Server) exitNotification(_ context.Context, _ *call, _ *json.RawMessage) {
+	code := 1
+	if s.ShutdownRequested() {
+		code = 0
+	}
+	s.exitOnce.Do(func() { s.exit <- code })
+}
+
+func (s *Server) cancelRequest(_ context.Context, _ *call, raw *json.RawMessage) {
+	var p struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if raw == nil || json.Unmarshal(*raw, &p) != nil || p.ID == nil {
+		s.log.Warn().Msg("ignoring $/cancelRequest without an id")
+		return
+	}
+	internal, ok := s.stream.internalID(p.ID)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	cancel := s.cancels[internal]
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+func (s *Server) describe(_ context.Context, c *call, _ *protocol.Empty) {
+	c.reply(json.RawMessage(protocol.SchemaJSON()))
+}
+
+func (s *Server) prompt(_ context.Context, c *call, p *promptParams) {
+	err := s.sup.Prompt(session.PromptRequest{Message: p.Message, Images: toBlocks(p.Images), WhenBusy: p.WhenBusy}, acked(c))
+	if err != nil {
+		c.fail(err)
+	}
+}
+
+func (s *Server) steer(_ context.Context, c *call, p *queueParams) {
+	if err := s.sup.Steer(session.QueueRequest{Message: p.Message, Images: toBlocks(p.Images), WhenIdle: p.WhenIdle}, acked(c)); err != nil {
+		c.fail(err)
+	}
+}
+
+func (s *Server) followUp(_ context.Context, c *call, p *queueParams) {
+	if err := s.sup.FollowUp(session.QueueRequest{Message: p.Message, Images: toBlocks(p.Images), WhenIdle: p.WhenIdle}, acked(c)); err != nil {
+		c.fail(err)
+	}
+}
+
+func (s *Server) continueRun(_ context.Context, c *call, _ *protocol.Empty) {
+	if err := s.sup.Continue(acked(c)); err != nil {
+		c.fail(err)
+	}
+}
+
+func (s *Server) abort(_ context.Context, c *call, _ *protocol.Empty) {
+	s.sup.Abort(func(aborted bool) { c.reply(protocol.AbortResult{Aborted: aborted}) })
+}
+
+func (s *Server) waitSettled(_ context.Context, c *call, p *protocol.WaitSettledParams) {
+	if p.TimeoutMs < 0 {
+		c.fail(invalidParams("params.timeoutMs: must not be negative"))
+		return
+	}
+	s.async(c, func(ctx context.Context) {
+		if p.TimeoutMs > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, time.Duration(p.TimeoutMs)*time.Millisecond)
+			defer cancel()
+		}
+		st, err := s.sup.WaitSettled(ctx, p.InputID)
+		if errors.Is(err, context.DeadlineExceeded) {
+			busy, lastSeq := s.sup.Busy()
+			err = &session.Error{Kind: session.KindTimeout, Message: fmt.Sprintf("Not settled within %d ms", p.TimeoutMs),
+				Data: map[string]any{"busy": busy, "lastSeq": lastSeq}}
+		}
+		if err != nil {
+			c.fail(err)
+			return
+		}
+		c.replyAfter(st, st.LastSeq)
+	})
+}
+
+func (s *Server) clearQueues(_ context.Context, c *call, _ *protocol.Empty) {
+	c.reply(s.sup.ClearQueues())
+}
+
+type cancelInputParams protocol.CancelInputParams
+
+func (p *cancelInputParams) validate(*json.RawMessage) error {
+	if p.InputID == "" {
+		return invalidParams("params.inputId: required")
+	}
+	return nil
+}
+
+func (s *Server) cancelInput(_ context.Context, c *call, p *cancelInputParams) {
+	if err := s.sup.CancelInput(p.InputID); err != nil {
+		c.fail(err)
+		return
+	}
+	c.reply(protocol.Empty{})
+}
+
+func (s *Server) getState(_ context.Context, c *call, _ *protocol.Empty) {
+	st := s.sup.State()
+	c.reply(protocol.StateResult{
+		Model:         st.Model,
+		ThinkingLevel: st.ThinkingLevel,
+		Options:       st.Options,
+		SessionID:     st.SessionID,
+		SessionFile:   st.SessionFile,
+		Settled:       st.Settled,
+		Busy:          st.Busy,
+		ContextFiles:  nonNil(s.opts.ContextFiles),
+		Problems:      nonNil(s.opts.Problems),
+		LastSeq:       st.LastSeq,
+	})
+}
+
+func (s *Server) getMessages(_ context.Context, c *call, _ *protocol.Empty) {
+	c.reply(protocol.MessagesResult{Messages: nonNil(s.sup.Messages())})
+}
+
+func (s *Server) listModels(_ context.Context, c *call, _ *protocol.Empty) {
+	var models []core.Model
+	if s.opts.Models != nil {
+		models = s.opts.Models.List()
+	}
+	c.reply(protocol.ModelsResult{Models: nonNil(models)})
+}
+
+type setModelParams protocol.SetModelParams
+
+func (p *setModelParams) validate(*json.RawMessage) error {
+	if p.ModelID == "" {
+		return invalidParams("params.modelId: required")
+	}
+	return nil
+}
+
+func (s *Server) setModel(_ context.Context, c *call, p *setModelParams) {
+	if s.opts.Models == nil {
+		c.fail(&session.Error{Kind: session.KindProviderNotConfigured, Message: "No provider is configured"})
+		return
+	}
+	model, provider, err := s.opts.Models.Resolve(p.Provider, p.ModelID)
+	if err != nil {
+		c.fail(&session.Error{Kind: session.KindNotFound, Message: err.Error()})
+		return
+	}
+	s.sup.Agent().SetProvider(provider)
+	s.sup.SetModel(model)
+	st := s.sup.State()
+	c.reply(protocol.ModelResult{Model: st.Model, ThinkingLevel: st.ThinkingLevel})
+}
+
+type thinkingParams protocol.ThinkingLevelParams
+
+func (p *thinkingParams) validate(*json.RawMessage) error {
+	for _, l := range core.ThinkingLevels {
+		if p.Level == l {
+			return nil
+		}
+	}
+	return invalidParams("params.level: expected one of off, minimal, low, medium, high, xhigh, got %q", p.Level)
+}
+
+func (s *Server) setThinkingLevel(_ context.Context, c *call, p *thinkingParams) {
+	c.reply(protocol.ThinkingLevelResult{Level: s.sup.SetThinkingLevel(p.Level)})
+}
+
+type optionsParams protocol.OptionsParams
+
+func (p *optionsParams) validate(*json.RawMessage) error {
+	for name, v := range map[string]*core.QueueMode{"steeringMode": p.SteeringMode, "followUpMode": p.FollowUpMode} {
+		if v != nil && *v != core.QueueOneAtATime && *v != core.QueueAll {
+			return invalidParams(`params.%s: expected "one-at-a-time" or "all", got %q`, name, *v)
+		}
+	}
+	if p.ToolExecution != nil && *p.ToolExecution != core.ExecutionParallel && *p.ToolExecution != core.ExecutionSequential {
+		return invalidParams(`params.toolExecution: expected "parallel" or "sequential", got %q`, *p.ToolExecution)
+	}
+	if p.Approval != nil {
+		switch *p.Approval {
+		case "auto", "ask", "deny-writes":
+		default:
+			return invalidParams(`params.approval: expected "auto", "ask" or "deny-writes", got %q`, *p.Approval)
+		}
+	}
+	return nil
+}
+
+func (s *Server) setOptions(_ context.Context, c *call, p *optionsParams) {
+	opts := s.sup.SetOptions(session.OptionsPatch{
+		SteeringMode: p.SteeringMode, FollowUpMode: p.FollowUpMode, AutoRetry: p.AutoRetry,
+		AutoCompaction: p.AutoCompaction, ToolExecution: p.ToolExecution, Approval: p.Approval,
+	})
+	c.reply(protocol.OptionsResult{Options: opts})
+}
+
+func (s *Server) compact(_ context.Context, c *call, p *protocol.CompactParams) {
+	s.async(c, func(context.Context) {
+		res, err := s.sup.Compact(p.CustomInstructions)
+		_, seq := s.sup.Busy()
+		if err != nil {
+			c.s.stream.answerAfter(int64(c.id.Num), seq)
+			c.fail(err)
+			return
+		}
+		c.replyAfter(res, seq)
+	})
+}

@@ -1,0 +1,247 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/protocol"
+	"github.com/pi-rpc/pi-rpc/session"
+)
+
+// Models is what the server knows about models: the list for listModels and how to switch
+// to one for setModel.
+type Models interface {
+	List() []core.Model
+	// Resolve finds a model (provider may be empty) and the provider that serves it.
+	Resolve(provider, modelID string) (core.Model, core.Provider, error)
+}
+
+// Options configure a [Server].
+type Options struct {
+	Supervisor *session.Supervisor
+	// Writer must be the supervisor's Sink.
+	Writer          *Writer
+	In              io.Reader
+	Framing         Framing
+	MaxMessageBytes int
+	Logger          zerolog.Logger
+	Version         string
+	Models          Models
+	Problems        []protocol.Problem
+	Warnings        []string
+	ContextFiles    []string
+}
+
+// Server serves the protocol on one connection. Requests are handled in order on the read
+// goroutine, and handlers never block on the client: methods that wait (waitSettled,
+// compact, shutdown) answer from their own goroutine.
+type Server struct {
+	opts   Options
+	sup    *session.Supervisor
+	stream *stream
+	conn   *jsonrpc2.Conn
+	log    zerolog.Logger
+
+	mu           sync.Mutex
+	caps         protocol.ClientCapabilities
+	shutdownSeen bool
+	cancels      map[int64]context.CancelFunc
+	// inflight counts waiting requests that have not answered yet.
+	inflight sync.WaitGroup
+
+	exit     chan int
+	exitOnce sync.Once
+}
+
+// NewServer returns a server; Serve starts it.
+func NewServer(opts Options) *Server {
+	if opts.MaxMessageBytes <= 0 {
+		opts.MaxMessageBytes = 64 << 20
+	}
+	s := &Server{
+		opts:    opts,
+		sup:     opts.Supervisor,
+		log:     opts.Logger,
+		cancels: map[int64]context.CancelFunc{},
+		exit:    make(chan int, 1),
+	}
+	s.stream = newStream(opts.In, opts.Framing, opts.MaxMessageBytes, opts.Writer, opts.Logger)
+	return s
+}
+
+// Serve reads and handles messages until the input ends (or the connection closes); it
+// returns the channel that is closed then.
+func (s *Server) Serve(ctx context.Context) <-chan struct{} {
+	s.conn = jsonrpc2.NewConn(ctx, s.stream, s, jsonrpc2.SetLogger(logAdapter{s.log}))
+	return s.conn.DisconnectNotify()
+}
+
+// InputClosed is closed when stdin ends (or fails). The connection stays open, so pending
+// requests can still be answered, until Close.
+func (s *Server) InputClosed() <-chan struct{} { return s.stream.eof }
+
+// Close closes the connection.
+func (s *Server) Close() {
+	s.stream.closeInput()
+	if s.conn != nil {
+		_ = s.conn.Close()
+	}
+}
+
+// Exit delivers the exit code asked for by an exit notification: 0 after shutdown, else 1.
+func (s *Server) Exit() <-chan int { return s.exit }
+
+// ShutdownRequested reports whether the client sent shutdown.
+func (s *Server) ShutdownRequested() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.shutdownSeen
+}
+
+// logAdapter sends jsonrpc2's log lines to zerolog at debug level, never to stdout.
+type logAdapter struct{ log zerolog.Logger }
+
+func (l logAdapter) Printf(format string, v ...any) { l.log.Debug().Msgf(format, v...) }
+
+// call is one request being answered. Exactly one reply is sent.
+type call struct {
+	s       *Server
+	id      jsonrpc2.ID
+	method  string
+	replied atomic.Bool
+}
+
+func (c *call) reply(result any) {
+	if !c.replied.CompareAndSwap(false, true) {
+		return
+	}
+	if err := c.s.conn.Reply(context.Background(), c.id, result); err != nil {
+		c.s.log.Debug().Err(err).Str("method", c.method).Msg("reply not sent")
+	}
+}
+
+// replyAfter answers after the event with seq has been written (DESIGN.md §4 rule 1's
+// exceptions: waitSettled after its agent_settled, compact after compaction_end).
+func (c *call) replyAfter(result any, seq int64) {
+	c.s.stream.answerAfter(int64(c.id.Num), seq)
+	c.reply(result)
+}
+
+func (c *call) fail(err error) {
+	if !c.replied.CompareAndSwap(false, true) {
+		return
+	}
+	if werr := c.s.conn.ReplyWithError(context.Background(), c.id, toWireError(err)); werr != nil {
+		c.s.log.Debug().Err(werr).Str("method", c.method).Msg("error reply not sent")
+	}
+}
+
+// method is one entry of the method table.
+type method struct {
+	// notification methods take no id; every other method is request-only.
+	notification bool
+	// allowedAfterShutdown methods still run after shutdown.
+	allowedAfterShutdown bool
+	handle               func(s *Server, ctx context.Context, c *call, params *json.RawMessage)
+}
+
+// typed adapts a handler with decoded params. Decoding errors answer -32602 naming the field.
+func typed[P any](f func(s *Server, ctx context.Context, c *call, p *P)) func(*Server, context.Context, *call, *json.RawMessage) {
+	return func(s *Server, ctx context.Context, c *call, raw *json.RawMessage) {
+		p := new(P)
+		if err := decodeParams(raw, p); err != nil {
+			c.fail(err)
+			return
+		}
+		if v, ok := any(p).(interface{ validate(raw *json.RawMessage) error }); ok {
+			if err := v.validate(raw); err != nil {
+				c.fail(err)
+				return
+			}
+		}
+		f(s, ctx, c, p)
+	}
+}
+
+// Handle implements jsonrpc2.Handler. It runs on the read goroutine, in order.
+func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	m, known := methods[req.Method]
+	if req.Notif {
+		switch {
+		case !known:
+			s.log.Debug().Str("method", req.Method).Msg("ignoring unknown notification")
+		case !m.notification:
+			s.log.Warn().Str("method", req.Method).Msg("ignoring a request-only method sent as a notification")
+		default:
+			m.handle(s, ctx, &call{s: s, method: req.Method}, req.Params)
+		}
+		return
+	}
+	c := &call{s: s, id: req.ID, method: req.Method}
+	switch {
+	case known && m.notification:
+		c.fail(invalidRequest(req.Method + " is a notification"))
+		return
+	case !known:
+		c.fail(methodNotFound(req.Method))
+		return
+	}
+	s.mu.Lock()
+	down := s.shutdownSeen
+	s.mu.Unlock()
+	if down && !m.allowedAfterShutdown {
+		c.fail(&session.Error{Kind: session.KindShuttingDown, Message: "The server is shutting down"})
+		return
+	}
+	m.handle(s, ctx, c, req.Params)
+}
+
+// async runs a waiting method on its own goroutine with a context that $/cancelRequest
+// cancels.
+func (s *Server) async(c *call, f func(ctx context.Context)) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.mu.Lock()
+	s.cancels[int64(c.id.Num)] = cancel
+	s.mu.Unlock()
+	s.inflight.Add(1)
+	go func() {
+		defer s.inflight.Done()
+		defer func() {
+			s.mu.Lock()
+			delete(s.cancels, int64(c.id.Num))
+			s.mu.Unlock()
+			cancel()
+		}()
+		f(ctx)
+	}()
+}
+
+// AwaitReplies waits, at most timeout, for waiting requests to answer.
+func (s *Server) AwaitReplies(timeout time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		s.inflight.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(timeout):
+	}
+}
+
+// CancelAll cancels every waiting request (the client went away).
+func (s *Server) CancelAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, cancel := range s.cancels {
+		cancel()
+	}
+}

@@ -1,0 +1,442 @@
+package rpc
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/rs/zerolog"
+
+	"github.com/pi-rpc/pi-rpc/protocol"
+)
+
+// stream sits between stdin/stdout and jsonrpc2. It reads frames, answers every kind of bad
+// input itself (DESIGN.md §3's table) so that bad input never reaches jsonrpc2 (which would
+// close the connection), gives each inbound request an internal numeric id and restores the
+// client's id bytes on the response, and answers a batch with one array.
+//
+// It implements jsonrpc2.ObjectStream; ReadObject is called only by jsonrpc2's read loop.
+type stream struct {
+	in      *bufio.Reader
+	framing Framing
+	max     int
+	w       *Writer
+	log     zerolog.Logger
+	reader  frameReader
+
+	// ready holds sanitised messages waiting for jsonrpc2 (the elements of a batch).
+	ready [][]byte
+
+	// eof is closed when the input ends; ReadObject then waits for release before it
+	// reports the end to jsonrpc2, so that the connection stays open and requests still
+	// pending (a waitSettled) can be answered while the server winds down.
+	eof      chan struct{}
+	eofErr   error
+	release  chan struct{}
+	once     sync.Once
+	released sync.Once
+
+	mu      sync.Mutex
+	nextID  int64
+	pending map[string]*pendingRequest // by the client's id bytes
+	byID    map[int64]*pendingRequest  // by internal id
+}
+
+// pendingRequest is a request jsonrpc2 is handling.
+type pendingRequest struct {
+	internal int64
+	original []byte
+	method   string
+	batch    *batch
+	slot     int
+	// after, when positive, is the seq of the event the response must follow.
+	after int64
+}
+
+// batch collects the responses of one batch in input order.
+type batch struct {
+	slots   [][]byte
+	missing int
+}
+
+func newStream(in io.Reader, framing Framing, max int, w *Writer, log zerolog.Logger) *stream {
+	return &stream{
+		in:      bufio.NewReaderSize(in, 64<<10),
+		framing: framing,
+		max:     max,
+		w:       w,
+		log:     log,
+		pending: map[string]*pendingRequest{},
+		byID:    map[int64]*pendingRequest{},
+		eof:     make(chan struct{}),
+		release: make(chan struct{}),
+	}
+}
+
+// ended records the end of the input and waits until the server lets the connection close.
+func (s *stream) ended(err error) error {
+	s.once.Do(func() {
+		s.eofErr = err
+		close(s.eof)
+	})
+	<-s.release
+	return err
+}
+
+// closeInput lets ReadObject report the end of input to jsonrpc2.
+func (s *stream) closeInput() { s.released.Do(func() { close(s.release) }) }
+
+// start detects the framing (if auto) once the first byte arrives, and starts the writer:
+// nothing is written before the first input byte.
+func (s *stream) start() error {
+	detected, err := detectFraming(s.in)
+	if err != nil {
+		return err
+	}
+	f := s.framing
+	if f == FramingAuto || f == "" {
+		f = detected
+	}
+	s.framing = f
+	s.w.Start(f)
+	if f == FramingLSP {
+		s.reader = &lspReader{r: s.in, max: s.max}
+	} else {
+		s.reader = &lineReader{r: s.in, max: s.max}
+	}
+	return nil
+}
+
+// ReadObject implements jsonrpc2.ObjectStream.
+func (s *stream) ReadObject(v any) error {
+	if s.reader == nil {
+		if err := s.start(); err != nil {
+			return s.ended(err)
+		}
+	}
+	for len(s.ready) == 0 {
+		msg, err := s.reader.next()
+		var bad *errBadHeader
+		switch {
+		case errors.Is(err, errTooLarge):
+			s.replyError(nil, protocol.CodeInvalidRequest, "message too large", nil)
+			continue
+		case errors.As(err, &bad):
+			s.replyError(nil, protocol.CodeInvalidRequest, "Invalid request: "+bad.msg, nil)
+			continue
+		case err != nil:
+			return s.ended(err)
+		}
+		s.ready = s.accept(msg)
+	}
+	msg := s.ready[0]
+	s.ready = s.ready[1:]
+	return json.Unmarshal(msg, v)
+}
+
+// accept validates one frame and returns the messages to hand to jsonrpc2.
+func (s *stream) accept(frame []byte) [][]byte {
+	if !utf8.Valid(frame) {
+		s.replyError(nil, protocol.CodeParseError, "Parse error: invalid UTF-8", nil)
+		return nil
+	}
+	trimmed := bytes.TrimSpace(frame)
+	if !json.Valid(trimmed) {
+		s.replyError(nil, protocol.CodeParseError, "Parse error: "+jsonSyntaxError(trimmed), nil)
+		return nil
+	}
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		return s.acceptBatch(trimmed)
+	}
+	out, errResp := s.acceptOne(trimmed, nil, 0)
+	if errResp != nil {
+		s.w.Response(errResp)
+	}
+	if out == nil {
+		return nil
+	}
+	return [][]byte{out}
+}
+
+func (s *stream) acceptBatch(data []byte) [][]byte {
+	var elems []json.RawMessage
+	if err := json.Unmarshal(data, &elems); err != nil || len(elems) == 0 {
+		s.replyError(nil, protocol.CodeInvalidRequest, "Invalid request: empty batch", nil)
+		return nil
+	}
+	b := &batch{}
+	var out [][]byte
+	s.mu.Lock()
+	s.w.Hold()
+	s.mu.Unlock()
+	for _, el := range elems {
+		slot := len(b.slots)
+		msg, errResp := s.acceptOne(el, b, slot)
+		switch {
+		case errResp != nil:
+			b.slots = append(b.slots, errResp)
+		case msg != nil:
+			out = append(out, msg)
+		}
+	}
+	s.mu.Lock()
+	done := b.missing == 0
+	s.mu.Unlock()
+	if done {
+		s.finishBatch(b)
+	}
+	return out
+}
+
+// acceptOne validates one message. It returns the sanitised message for jsonrpc2, or an
+// error response to send (in a batch: to place in its slot), or neither (an ignored
+// notification).
+func (s *stream) acceptOne(data []byte, b *batch, slot int) (msg, errResp []byte) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return nil, errorResponse(nil, protocol.CodeInvalidRequest, "Invalid request: expected a JSON object", nil)
+	}
+	rawID, hasID := fields["id"]
+	idOK := hasID && validID(rawID)
+	echo := func() []byte {
+		if idOK {
+			return rawID
+		}
+		return nil
+	}
+	if v, ok := fields["jsonrpc"]; !ok || string(bytes.TrimSpace(v)) != `"2.0"` {
+		return nil, errorResponse(echo(), protocol.CodeInvalidRequest, `Invalid request: "jsonrpc" must be "2.0"`, nil)
+	}
+	if hasID && !idOK {
+		return nil, errorResponse(nil, protocol.CodeInvalidRequest, "Invalid request: id must be a string or a number", nil)
+	}
+	_, hasResult := fields["result"]
+	_, hasError := fields["error"]
+	rawMethod, hasMethod := fields["method"]
+	if !hasMethod && (hasResult || hasError) {
+		// A response to one of our requests: jsonrpc2 matches it by id.
+		return data, nil
+	}
+	var method string
+	if !hasMethod || json.Unmarshal(rawMethod, &method) != nil {
+		if !hasID {
+			s.log.Warn().Msg("ignoring a notification without a method")
+			return nil, nil
+		}
+		return nil, errorResponse(echo(), protocol.CodeInvalidRequest, `Invalid request: "method" must be a string`, nil)
+	}
+	params, hasParams := fields["params"]
+	if hasParams && !isObject(params) {
+		if !hasID {
+			s.log.Warn().Str("method", method).Msg("ignoring a notification whose params are not an object")
+			return nil, nil
+		}
+		return nil, errorResponse(echo(), protocol.CodeInvalidParams, "Invalid params: params must be an object", nil)
+	}
+	if !hasID {
+		return sanitised(nil, method, params), nil
+	}
+	if b != nil && method == protocol.MethodWaitSettled {
+		return nil, errorResponse(rawID, protocol.CodeInvalidRequest, "Invalid request: waitSettled is not allowed in a batch", nil)
+	}
+	key := string(bytes.TrimSpace(rawID))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, busy := s.pending[key]; busy {
+		return nil, errorResponse(rawID, protocol.CodeInvalidRequest, fmt.Sprintf("Invalid request: id %s is already in use", key), nil)
+	}
+	s.nextID++
+	p := &pendingRequest{internal: s.nextID, original: append([]byte(nil), bytes.TrimSpace(rawID)...), method: method, batch: b, slot: slot}
+	s.pending[key] = p
+	s.byID[p.internal] = p
+	if b != nil {
+		b.slots = append(b.slots, nil)
+		b.missing++
+	}
+	return sanitised(&p.internal, method, params), nil
+}
+
+// sanitised rebuilds a request for jsonrpc2 with an internal id.
+func sanitised(id *int64, method string, params json.RawMessage) []byte {
+	out := []byte(`{"jsonrpc":"2.0"`)
+	if id != nil {
+		out = append(out, `,"id":`...)
+		out = strconv.AppendInt(out, *id, 10)
+	}
+	out = append(out, `,"method":`...)
+	m, _ := json.Marshal(method)
+	out = append(out, m...)
+	if params != nil {
+		out = append(out, `,"params":`...)
+		out = append(out, params...)
+	}
+	return append(out, '}')
+}
+
+func validID(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return false
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		return true
+	case c == '-' || (c >= '0' && c <= '9'):
+		return true
+	}
+	return false
+}
+
+func isObject(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '{'
+}
+
+// jsonSyntaxError describes why data is not JSON.
+func jsonSyntaxError(data []byte) string {
+	if len(data) == 0 {
+		return "empty message"
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err.Error()
+	}
+	return "invalid JSON"
+}
+
+// errorResponse builds an error response; a nil id is written as null.
+func errorResponse(id []byte, code int, message string, data any) []byte {
+	out := []byte(`{"jsonrpc":"2.0","id":`)
+	if id == nil {
+		out = append(out, "null"...)
+	} else {
+		out = append(out, bytes.TrimSpace(id)...)
+	}
+	e := struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Data    any    `json:"data,omitempty"`
+	}{code, message, data}
+	body, _ := json.Marshal(e)
+	out = append(out, `,"error":`...)
+	out = append(out, body...)
+	return append(out, '}')
+}
+
+func (s *stream) replyError(id []byte, code int, message string, data any) {
+	s.w.Response(errorResponse(id, code, message, data))
+}
+
+// WriteObject implements jsonrpc2.ObjectStream: responses get the client's id back (and go
+// into their batch); requests to the client go out as they are.
+func (s *stream) WriteObject(obj any) error {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	var head struct {
+		ID     *json.RawMessage `json:"id"`
+		Method *string          `json:"method"`
+		Result json.RawMessage  `json:"result"`
+		Error  json.RawMessage  `json:"error"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return err
+	}
+	if head.Method != nil || head.ID == nil {
+		s.w.Response(data)
+		return nil
+	}
+	internal, err := strconv.ParseInt(string(*head.ID), 10, 64)
+	if err != nil {
+		return fmt.Errorf("rpc: response with a foreign id %s", *head.ID)
+	}
+	s.mu.Lock()
+	p := s.byID[internal]
+	if p != nil {
+		delete(s.byID, internal)
+		delete(s.pending, string(p.original))
+	}
+	s.mu.Unlock()
+	if p == nil {
+		return fmt.Errorf("rpc: response to unknown request %d", internal)
+	}
+	out := []byte(`{"jsonrpc":"2.0","id":`)
+	out = append(out, p.original...)
+	if head.Error != nil {
+		out = append(out, `,"error":`...)
+		out = append(out, head.Error...)
+	} else {
+		out = append(out, `,"result":`...)
+		if head.Result == nil {
+			out = append(out, "null"...)
+		} else {
+			out = append(out, head.Result...)
+		}
+	}
+	out = append(out, '}')
+	if p.batch == nil {
+		if p.after > 0 {
+			s.w.ResponseAfter(out, p.after)
+		} else {
+			s.w.Response(out)
+		}
+		return nil
+	}
+	s.mu.Lock()
+	p.batch.slots[p.slot] = out
+	p.batch.missing--
+	done := p.batch.missing == 0
+	s.mu.Unlock()
+	if done {
+		s.finishBatch(p.batch)
+	}
+	return nil
+}
+
+// finishBatch writes a batch's responses as one array and releases held events. A batch of
+// notifications only gets no reply.
+func (s *stream) finishBatch(b *batch) {
+	if len(b.slots) > 0 {
+		out := []byte{'['}
+		for i, r := range b.slots {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, r...)
+		}
+		s.w.Response(append(out, ']'))
+	}
+	s.w.Release()
+}
+
+// answerAfter makes the response to an internal id follow the event with seq.
+func (s *stream) answerAfter(internal, seq int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.byID[internal]; p != nil {
+		p.after = seq
+	}
+}
+
+// internalID maps a client's id (as in $/cancelRequest) to the internal id of a pending
+// request.
+func (s *stream) internalID(original json.RawMessage) (int64, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.pending[string(bytes.TrimSpace(original))]
+	if p == nil {
+		return 0, false
+	}
+	return p.internal, true
+}
+
+// Close implements jsonrpc2.ObjectStream. stdin and stdout belong to the process; closing
+// the connection does not close them.
+func (s *stream) Close() error { return nil }
