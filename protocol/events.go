@@ -1,0 +1,322 @@
+package protocol
+
+import (
+	"github.com/invopop/jsonschema"
+
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/session"
+)
+
+// Every event reaches the client as the params of an "event" notification: one flat object
+// holding the event's type, its own fields and the envelope fields seq, runId and (on
+// agent_start, agent_settled and session_changed) sessionId. The names type, seq, runId and
+// sessionId are reserved: no event uses them for a field of its own. The types below
+// document each event; schema.json is generated from them, and tests validate what core and
+// session really emit against it.
+
+// Envelope holds the envelope fields of events outside a run's agent_start..agent_end.
+type Envelope struct {
+	// Seq numbers the connection's events from 1, without gaps.
+	Seq int64 `json:"seq"`
+	// RunID is the run the event belongs to, present when a run is active.
+	RunID string `json:"runId,omitempty"`
+}
+
+// RunEnvelope holds the envelope fields of the core events, which always belong to a run.
+type RunEnvelope struct {
+	// Seq numbers the connection's events from 1, without gaps.
+	Seq int64 `json:"seq"`
+	// RunID is the run the event belongs to ("r1", "r2", ...): every event from agent_start
+	// to agent_end inclusive carries it.
+	RunID string `json:"runId"`
+}
+
+// AgentStartEvent starts a run.
+type AgentStartEvent struct {
+	Type string `json:"type" jsonschema:"enum=agent_start"`
+	RunEnvelope
+	// SessionID is the session the run works in.
+	SessionID string `json:"sessionId"`
+}
+
+// AgentEndEvent ends a run.
+type AgentEndEvent struct {
+	Type string `json:"type" jsonschema:"enum=agent_end"`
+	// Messages are the messages the run produced.
+	Messages []Message `json:"messages"`
+	// WillRetry is true when the session will retry or compact and continue, so another run
+	// follows in the same busy period.
+	WillRetry bool `json:"willRetry"`
+	RunEnvelope
+}
+
+// TurnStartEvent starts a turn: one model response and its tool batch.
+type TurnStartEvent struct {
+	Type string `json:"type" jsonschema:"enum=turn_start"`
+	RunEnvelope
+}
+
+// TurnEndEvent ends a turn.
+type TurnEndEvent struct {
+	Type string `json:"type" jsonschema:"enum=turn_end"`
+	// Message is the turn's assistant message.
+	Message AssistantMessage `json:"message"`
+	// ToolResults are the results of the turn's tool batch, in the order of the calls.
+	ToolResults []ToolResultMessage `json:"toolResults"`
+	RunEnvelope
+}
+
+// MessageStartEvent starts a message: for an assistant message, the start of its stream.
+type MessageStartEvent struct {
+	Type    string  `json:"type" jsonschema:"enum=message_start"`
+	Message Message `json:"message"`
+	// InputID is the input (prompt, steer, followUp) that produced this user message.
+	InputID string `json:"inputId,omitempty"`
+	RunEnvelope
+}
+
+// MessageUpdateEvent is one step of a streamed assistant message.
+type MessageUpdateEvent struct {
+	Type                  string                `json:"type" jsonschema:"enum=message_update"`
+	AssistantMessageEvent AssistantMessageEvent `json:"assistantMessageEvent"`
+	// Message is the whole partial message, only for clients that declared the
+	// partialMessages capability.
+	Message *AssistantMessage `json:"message,omitempty"`
+	RunEnvelope
+}
+
+// MessageEndEvent ends a message; its message is the final, authoritative one.
+type MessageEndEvent struct {
+	Type    string  `json:"type" jsonschema:"enum=message_end"`
+	Message Message `json:"message"`
+	// InputID is the input (prompt, steer, followUp) that produced this user message.
+	InputID string `json:"inputId,omitempty"`
+	RunEnvelope
+}
+
+// ToolExecutionStartEvent starts the execution of a tool call.
+type ToolExecutionStartEvent struct {
+	Type       string `json:"type" jsonschema:"enum=tool_execution_start"`
+	ToolCallID string `json:"toolCallId"`
+	ToolName   string `json:"toolName"`
+	// Args are the call's arguments as the model sent them.
+	Args map[string]any `json:"args"`
+	RunEnvelope
+}
+
+// ToolExecutionUpdateEvent reports a running tool's progress; each update replaces the last.
+type ToolExecutionUpdateEvent struct {
+	Type       string         `json:"type" jsonschema:"enum=tool_execution_update"`
+	ToolCallID string         `json:"toolCallId"`
+	ToolName   string         `json:"toolName"`
+	Args       map[string]any `json:"args"`
+	// PartialResult is the result so far.
+	PartialResult ToolResult `json:"partialResult"`
+	RunEnvelope
+}
+
+// ToolExecutionEndEvent ends the execution of a tool call.
+type ToolExecutionEndEvent struct {
+	Type       string     `json:"type" jsonschema:"enum=tool_execution_end"`
+	ToolCallID string     `json:"toolCallId"`
+	ToolName   string     `json:"toolName"`
+	Result     ToolResult `json:"result"`
+	// IsError says the tool failed; the result's text says why.
+	IsError bool `json:"isError"`
+	RunEnvelope
+}
+
+// AgentSettledEvent ends a busy period: the agent is idle and nothing (retry, compaction,
+// queued input) will start more work on its own. It is the last event of its busy period.
+type AgentSettledEvent struct {
+	Type string `json:"type" jsonschema:"enum=agent_settled"`
+	session.Settled
+	Envelope
+	// SessionID is the session the busy period worked in.
+	SessionID string `json:"sessionId"`
+}
+
+// QueueUpdateEvent shows the steering and follow-up queues after a change.
+type QueueUpdateEvent struct {
+	Type string `json:"type" jsonschema:"enum=queue_update"`
+	session.QueueUpdate
+	Envelope
+}
+
+// AutoRetryStartEvent announces a retry of a failed model call after a delay.
+type AutoRetryStartEvent struct {
+	Type string `json:"type" jsonschema:"enum=auto_retry_start"`
+	session.AutoRetryStart
+	Envelope
+}
+
+// AutoRetryEndEvent ends a series of retries.
+type AutoRetryEndEvent struct {
+	Type string `json:"type" jsonschema:"enum=auto_retry_end"`
+	session.AutoRetryEnd
+	Envelope
+}
+
+// CompactionStartEvent starts a compaction of the context.
+type CompactionStartEvent struct {
+	Type string `json:"type" jsonschema:"enum=compaction_start"`
+	session.CompactionStart
+	Envelope
+}
+
+// CompactionEndEvent ends a compaction.
+type CompactionEndEvent struct {
+	Type string `json:"type" jsonschema:"enum=compaction_end"`
+	session.CompactionEnd
+	Envelope
+}
+
+// PermissionRequestedEvent says the server asked the client for permission to run a tool
+// call (a permission/request follows).
+type PermissionRequestedEvent struct {
+	Type       string `json:"type" jsonschema:"enum=permission_requested"`
+	RequestID  string `json:"requestId"`
+	ToolCallID string `json:"toolCallId"`
+	ToolName   string `json:"toolName"`
+	Envelope
+}
+
+// PermissionResolvedEvent says how a permission request was decided.
+type PermissionResolvedEvent struct {
+	Type       string `json:"type" jsonschema:"enum=permission_resolved"`
+	RequestID  string `json:"requestId"`
+	ToolCallID string `json:"toolCallId"`
+	Decision   string `json:"decision" jsonschema:"enum=allow,enum=deny,enum=allowAlways"`
+	// By is who decided: the client's answer, the approval policy, an abort or the client's
+	// disconnection.
+	By     string `json:"by" jsonschema:"enum=client,enum=policy,enum=abort,enum=disconnect"`
+	Reason string `json:"reason,omitempty"`
+	Envelope
+}
+
+// SessionChangedEvent says the server switched to another session.
+type SessionChangedEvent struct {
+	Type              string `json:"type" jsonschema:"enum=session_changed"`
+	PreviousSessionID string `json:"previousSessionId"`
+	SessionFile       string `json:"sessionFile,omitempty"`
+	// Reason is the method that switched: newSession, openSession, forkSession or
+	// navigateTree.
+	Reason string `json:"reason" jsonschema:"enum=new,enum=open,enum=fork,enum=navigate"`
+	Envelope
+	// SessionID is the new session.
+	SessionID string `json:"sessionId"`
+}
+
+// SessionErrorEvent reports a session failure that is not a method's error, such as a
+// failed write to the session file.
+type SessionErrorEvent struct {
+	Type string `json:"type" jsonschema:"enum=session_error"`
+	session.SessionError
+	Envelope
+}
+
+// ModelChangedEvent says the model changed.
+type ModelChangedEvent struct {
+	Type string `json:"type" jsonschema:"enum=model_changed"`
+	session.ModelChanged
+	Envelope
+}
+
+// ThinkingLevelChangedEvent says the thinking level changed.
+type ThinkingLevelChangedEvent struct {
+	Type string `json:"type" jsonschema:"enum=thinking_level_changed"`
+	session.ThinkingLevelChanged
+	Envelope
+}
+
+// BashUpdateEvent carries output of a command run with the bash method.
+type BashUpdateEvent struct {
+	Type string `json:"type" jsonschema:"enum=bash_update"`
+	// BashID identifies the command.
+	BashID string `json:"bashId"`
+	// Output is the output since the previous update.
+	Output string `json:"output"`
+	Envelope
+}
+
+// Event is any event, told apart by type.
+type Event struct{}
+
+// JSONSchema implements the schema reflector's custom schema hook: a one-of union.
+func (Event) JSONSchema() *jsonschema.Schema {
+	defs := make([]string, len(eventDefs))
+	for i, d := range eventDefs {
+		defs[i] = d.def
+	}
+	return union(defs...)
+}
+
+// EventTypes lists every event type, core's and the session's, in the order of docs/events.md.
+var EventTypes = func() []string {
+	names := make([]string, len(eventDefs))
+	for i, d := range eventDefs {
+		names[i] = d.name
+	}
+	return names
+}()
+
+// EventDocTypes maps every event type to a zero value of the type that documents it.
+var EventDocTypes = func() map[string]any {
+	m := make(map[string]any, len(eventDefs))
+	for _, d := range eventDefs {
+		m[d.name] = d.doc
+	}
+	return m
+}()
+
+type eventDef struct {
+	name string
+	def  string
+	doc  any
+}
+
+var eventDefs = []eventDef{
+	{string(core.AgentStart), "AgentStartEvent", AgentStartEvent{}},
+	{string(core.AgentEnd), "AgentEndEvent", AgentEndEvent{}},
+	{string(core.TurnStart), "TurnStartEvent", TurnStartEvent{}},
+	{string(core.TurnEnd), "TurnEndEvent", TurnEndEvent{}},
+	{string(core.MessageStart), "MessageStartEvent", MessageStartEvent{}},
+	{string(core.MessageUpdate), "MessageUpdateEvent", MessageUpdateEvent{}},
+	{string(core.MessageEnd), "MessageEndEvent", MessageEndEvent{}},
+	{string(core.ToolExecutionStart), "ToolExecutionStartEvent", ToolExecutionStartEvent{}},
+	{string(core.ToolExecutionUpdate), "ToolExecutionUpdateEvent", ToolExecutionUpdateEvent{}},
+	{string(core.ToolExecutionEnd), "ToolExecutionEndEvent", ToolExecutionEndEvent{}},
+	{session.EventAgentSettled, "AgentSettledEvent", AgentSettledEvent{}},
+	{session.EventQueueUpdate, "QueueUpdateEvent", QueueUpdateEvent{}},
+	{session.EventAutoRetryStart, "AutoRetryStartEvent", AutoRetryStartEvent{}},
+	{session.EventAutoRetryEnd, "AutoRetryEndEvent", AutoRetryEndEvent{}},
+	{session.EventCompactionStart, "CompactionStartEvent", CompactionStartEvent{}},
+	{session.EventCompactionEnd, "CompactionEndEvent", CompactionEndEvent{}},
+	{session.EventPermissionRequested, "PermissionRequestedEvent", PermissionRequestedEvent{}},
+	{session.EventPermissionResolved, "PermissionResolvedEvent", PermissionResolvedEvent{}},
+	{session.EventSessionChanged, "SessionChangedEvent", SessionChangedEvent{}},
+	{session.EventSessionError, "SessionErrorEvent", SessionErrorEvent{}},
+	{session.EventModelChanged, "ModelChangedEvent", ModelChangedEvent{}},
+	{session.EventThinkingLevelChanged, "ThinkingLevelChangedEvent", ThinkingLevelChangedEvent{}},
+	{session.EventBashUpdate, "BashUpdateEvent", BashUpdateEvent{}},
+}
+
+// PermissionRequestParams are the params of permission/request, the server's request for
+// permission to run a tool call.
+type PermissionRequestParams struct {
+	// RequestID identifies the request in permission_requested and permission_resolved.
+	RequestID  string `json:"requestId"`
+	ToolCallID string `json:"toolCallId"`
+	ToolName   string `json:"toolName"`
+	// Args are the call's validated arguments.
+	Args map[string]any `json:"args"`
+}
+
+// PermissionRequestResult is the client's answer to permission/request. An error response or
+// an unknown decision counts as deny, with its text as the reason.
+type PermissionRequestResult struct {
+	// Decision allows this call, denies it, or allows this tool until the session changes.
+	Decision string `json:"decision" jsonschema:"enum=allow,enum=deny,enum=allowAlways"`
+	// Reason is shown to the model when the call is denied.
+	Reason string `json:"reason,omitempty"`
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite protocol/schema.json")
+
+// TestSchemaUpToDate regenerates schema.json in memory, with the code go generate runs, and
+// compares it with the committed file (which protocol embeds for describe).
+func TestSchemaUpToDate(t *testing.T) {
+	got, err := generate()
+	if err != nil {
+		t.Fatalf("generate: %v", err)
+	}
+	file := filepath.Join("..", "..", "schema.json")
+	if *update {
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v: run go generate ./protocol", err)
+	}
+	if !bytes.Equal(got, want) {
+		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+		for i := 0; i < len(gl) && i < len(wl); i++ {
+			if gl[i] != wl[i] {
+				t.Fatalf("protocol/schema.json is stale: run go generate ./protocol (or go test ./protocol/internal/genschema -update)\nfirst difference at line %d:\n  generated: %s\n  file:      %s", i+1, gl[i], wl[i])
+			}
+		}
+		t.Fatalf("protocol/schema.json is stale: run go generate ./protocol (or go test ./protocol/internal/genschema -update): %d lines generated, %d in the file", len(gl), len(wl))
+	}
+}
+
+// TestGenerateDeterministic guards against map-order or state leaking between runs.
+func TestGenerateDeterministic(t *testing.T) {
+	a, err := generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Fatal("two generations differ")
+	}
+	if !bytes.HasSuffix(a, []byte("}\n")) || bytes.Contains(a, []byte("\t")) {
+		t.Fatal("schema.json is not 2-space indented with a trailing newline")
+	}
+}

@@ -1,0 +1,287 @@
+package protocol
+
+import (
+	"github.com/invopop/jsonschema"
+
+	"github.com/pi-rpc/pi-rpc/core"
+)
+
+// The types in this file document the JSON that core writes for its content blocks, messages,
+// streamed assistant events and tool results. Core keeps those values in compact Go types
+// with custom MarshalJSON methods, so reflecting core's Go fields would describe the wrong
+// shapes; schema.json is generated from these types instead, and a test validates core's
+// real output against it. The unions (Content, Message, ...) are schema markers only: to decode
+// messages in Go, use core's types (core.DecodeMessage).
+
+// TextContent is a block of text.
+type TextContent struct {
+	Type string `json:"type" jsonschema:"enum=text"`
+	Text string `json:"text"`
+	// TextSignature is provider metadata for the block, replayed to the same provider.
+	TextSignature string `json:"textSignature,omitempty"`
+}
+
+// ThinkingContent is a block of the model's reasoning.
+type ThinkingContent struct {
+	Type     string `json:"type" jsonschema:"enum=thinking"`
+	Thinking string `json:"thinking"`
+	// ThinkingSignature is provider metadata; for OpenAI-compatible providers it names the
+	// response field the reasoning came from.
+	ThinkingSignature string `json:"thinkingSignature,omitempty"`
+	// Redacted marks reasoning the provider withheld.
+	Redacted bool `json:"redacted,omitempty"`
+}
+
+// ImageContent is an image, base64-encoded.
+type ImageContent struct {
+	Type     string `json:"type" jsonschema:"enum=image"`
+	Data     string `json:"data"`
+	MimeType string `json:"mimeType"`
+}
+
+// ToolCall is a call of a tool by the model; it appears only in assistant messages.
+type ToolCall struct {
+	Type string `json:"type" jsonschema:"enum=toolCall"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Arguments is the call's arguments object, {} when the model sent none.
+	Arguments map[string]any `json:"arguments"`
+	// ThoughtSignature is provider metadata replayed to the same provider.
+	ThoughtSignature string `json:"thoughtSignature,omitempty"`
+}
+
+// Content is any content block: text, thinking, image or tool call, told apart by type.
+type Content struct{}
+
+// JSONSchema implements the schema reflector's custom schema hook: a one-of union.
+func (Content) JSONSchema() *jsonschema.Schema {
+	return union("TextContent", "ThinkingContent", "ImageContent", "ToolCall")
+}
+
+// UserContent is a block of user, tool-result or custom content: text or an image.
+type UserContent struct{}
+
+// JSONSchema implements the schema reflector's custom schema hook: a one-of union.
+func (UserContent) JSONSchema() *jsonschema.Schema {
+	return union("TextContent", "ImageContent")
+}
+
+// AssistantContent is a block of an assistant message: text, thinking or a tool call.
+type AssistantContent struct{}
+
+// JSONSchema implements the schema reflector's custom schema hook: a one-of union.
+func (AssistantContent) JSONSchema() *jsonschema.Schema {
+	return union("TextContent", "ThinkingContent", "ToolCall")
+}
+
+// UserMessage is a message from the user, or injected on the user's behalf. Messages made
+// from prompt, steer and followUp hold one text block followed by the images.
+type UserMessage struct {
+	Role    string        `json:"role" jsonschema:"enum=user"`
+	Content []UserContent `json:"content"`
+	// Timestamp is in Unix milliseconds, as in every message.
+	Timestamp int64 `json:"timestamp"`
+}
+
+// AssistantMessage is one model response.
+type AssistantMessage struct {
+	Role    string             `json:"role" jsonschema:"enum=assistant"`
+	Content []AssistantContent `json:"content"`
+	// API is the provider API the response came from, such as openai-completions.
+	API      string `json:"api"`
+	Provider string `json:"provider"`
+	// Model is the id of the model asked.
+	Model string `json:"model"`
+	// ResponseModel is the model that answered, when the provider reports a different one.
+	ResponseModel string `json:"responseModel,omitempty"`
+	// ResponseID is the provider's id for the response.
+	ResponseID string `json:"responseId,omitempty"`
+	// Diagnostics are provider diagnostics, passed through unchanged.
+	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
+	Usage       core.Usage   `json:"usage"`
+	// StopReason is why the response ended: error and aborted responses carry errorMessage.
+	StopReason   core.StopReason `json:"stopReason"`
+	ErrorMessage string          `json:"errorMessage,omitempty"`
+	Timestamp    int64           `json:"timestamp"`
+}
+
+// Diagnostic is a provider diagnostic attached to an assistant message.
+type Diagnostic struct {
+	Type      string           `json:"type"`
+	Timestamp int64            `json:"timestamp"`
+	Error     *DiagnosticError `json:"error,omitempty"`
+	Details   any              `json:"details,omitempty"`
+}
+
+// DiagnosticError is the error of a [Diagnostic].
+type DiagnosticError struct {
+	Name    string `json:"name,omitempty"`
+	Message string `json:"message"`
+	Stack   string `json:"stack,omitempty"`
+	Code    string `json:"code,omitempty"`
+}
+
+// ToolResultMessage carries the result of one tool call back to the model.
+type ToolResultMessage struct {
+	Role       string        `json:"role" jsonschema:"enum=toolResult"`
+	ToolCallID string        `json:"toolCallId"`
+	ToolName   string        `json:"toolName"`
+	Content    []UserContent `json:"content"`
+	// Details are the tool's structured details (a diff, a truncation notice), any JSON.
+	Details   any   `json:"details,omitempty"`
+	IsError   bool  `json:"isError"`
+	Timestamp int64 `json:"timestamp"`
+}
+
+// BashExecutionMessage records a shell command run with the bash method; the model sees it
+// as a user message unless excludeFromContext is set.
+type BashExecutionMessage struct {
+	Role    string `json:"role" jsonschema:"enum=bashExecution"`
+	Command string `json:"command"`
+	Output  string `json:"output"`
+	// ExitCode is absent when the command was killed or did not start.
+	ExitCode  *int `json:"exitCode,omitempty"`
+	Cancelled bool `json:"cancelled"`
+	Truncated bool `json:"truncated"`
+	// FullOutputPath is a file holding the whole output when it was truncated.
+	FullOutputPath     string `json:"fullOutputPath,omitempty"`
+	Timestamp          int64  `json:"timestamp"`
+	ExcludeFromContext bool   `json:"excludeFromContext,omitempty"`
+}
+
+// CustomMessage is an application-defined message; the model sees it as a user message.
+type CustomMessage struct {
+	Role       string        `json:"role" jsonschema:"enum=custom"`
+	CustomType string        `json:"customType"`
+	Content    []UserContent `json:"content"`
+	// Display says whether a user interface shows the message.
+	Display   bool  `json:"display"`
+	Details   any   `json:"details,omitempty"`
+	Timestamp int64 `json:"timestamp"`
+}
+
+// BranchSummaryMessage summarises a branch of the session tree that was left.
+type BranchSummaryMessage struct {
+	Role    string `json:"role" jsonschema:"enum=branchSummary"`
+	Summary string `json:"summary"`
+	// FromID is the id of the session entry the summarised branch ended at.
+	FromID    string `json:"fromId"`
+	Timestamp int64  `json:"timestamp"`
+}
+
+// CompactionSummaryMessage stands for the compacted start of the conversation.
+type CompactionSummaryMessage struct {
+	Role    string `json:"role" jsonschema:"enum=compactionSummary"`
+	Summary string `json:"summary"`
+	// TokensBefore is the context size before the compaction.
+	TokensBefore int   `json:"tokensBefore"`
+	Timestamp    int64 `json:"timestamp"`
+}
+
+// Message is any transcript message, told apart by role.
+type Message struct{}
+
+// JSONSchema implements the schema reflector's custom schema hook: a one-of union.
+func (Message) JSONSchema() *jsonschema.Schema {
+	return union("UserMessage", "AssistantMessage", "ToolResultMessage", "BashExecutionMessage",
+		"CustomMessage", "BranchSummaryMessage", "CompactionSummaryMessage")
+}
+
+// ToolResult is what a tool returned (tool_execution_end) or reported so far
+// (tool_execution_update).
+type ToolResult struct {
+	Content []UserContent `json:"content"`
+	Details any           `json:"details,omitempty"`
+	// Terminate asks the agent not to call the model again after this tool batch, when every
+	// result of the batch asks so. It is not part of the tool-result message.
+	Terminate bool `json:"terminate,omitempty"`
+}
+
+// TextStart opens text block contentIndex of the streamed message.
+type TextStart struct {
+	Type         string `json:"type" jsonschema:"enum=text_start"`
+	ContentIndex int    `json:"contentIndex"`
+}
+
+// TextDelta appends delta to text block contentIndex.
+type TextDelta struct {
+	Type         string `json:"type" jsonschema:"enum=text_delta"`
+	ContentIndex int    `json:"contentIndex"`
+	Delta        string `json:"delta"`
+}
+
+// TextEnd closes text block contentIndex; content is its whole text.
+type TextEnd struct {
+	Type         string `json:"type" jsonschema:"enum=text_end"`
+	ContentIndex int    `json:"contentIndex"`
+	Content      string `json:"content"`
+}
+
+// ThinkingStart opens thinking block contentIndex of the streamed message.
+type ThinkingStart struct {
+	Type         string `json:"type" jsonschema:"enum=thinking_start"`
+	ContentIndex int    `json:"contentIndex"`
+}
+
+// ThinkingDelta appends delta to thinking block contentIndex.
+type ThinkingDelta struct {
+	Type         string `json:"type" jsonschema:"enum=thinking_delta"`
+	ContentIndex int    `json:"contentIndex"`
+	Delta        string `json:"delta"`
+}
+
+// ThinkingEnd closes thinking block contentIndex; content is its whole reasoning.
+type ThinkingEnd struct {
+	Type         string `json:"type" jsonschema:"enum=thinking_end"`
+	ContentIndex int    `json:"contentIndex"`
+	Content      string `json:"content"`
+}
+
+// ToolCallStart opens tool-call block contentIndex. The call's id and name are present when
+// the provider sent them first; otherwise they come on the first toolcall_delta that knows
+// them.
+type ToolCallStart struct {
+	Type         string `json:"type" jsonschema:"enum=toolcall_start"`
+	ContentIndex int    `json:"contentIndex"`
+	ID           string `json:"id,omitempty"`
+	Name         string `json:"name,omitempty"`
+}
+
+// ToolCallDelta appends a raw fragment of the arguments' JSON to tool-call block
+// contentIndex.
+type ToolCallDelta struct {
+	Type         string `json:"type" jsonschema:"enum=toolcall_delta"`
+	ContentIndex int    `json:"contentIndex"`
+	// ID and Name are present on the first delta that learns them, when toolcall_start did
+	// not carry them.
+	ID    string `json:"id,omitempty"`
+	Name  string `json:"name,omitempty"`
+	Delta string `json:"delta"`
+}
+
+// ToolCallEnd closes tool-call block contentIndex with the finished call.
+type ToolCallEnd struct {
+	Type         string   `json:"type" jsonschema:"enum=toolcall_end"`
+	ContentIndex int      `json:"contentIndex"`
+	ToolCall     ToolCall `json:"toolCall"`
+}
+
+// AssistantMessageEvent is one step of a streamed model response, keyed by contentIndex
+// (steps of different blocks may interleave). It is pi's event without the partial message.
+type AssistantMessageEvent struct{}
+
+// JSONSchema implements the schema reflector's custom schema hook: a one-of union.
+func (AssistantMessageEvent) JSONSchema() *jsonschema.Schema {
+	return union("TextStart", "TextDelta", "TextEnd", "ThinkingStart", "ThinkingDelta", "ThinkingEnd",
+		"ToolCallStart", "ToolCallDelta", "ToolCallEnd")
+}
+
+// union returns a one-of schema over the named $defs. The generator adds the union type's
+// doc comment as its description.
+func union(defs ...string) *jsonschema.Schema {
+	s := &jsonschema.Schema{}
+	for _, d := range defs {
+		s.OneOf = append(s.OneOf, &jsonschema.Schema{Ref: "#/$defs/" + d})
+	}
+	return s
+}
