@@ -249,11 +249,11 @@ func (a *Agent) State() State {
 	return s
 }
 
-// Messages returns a copy of the transcript.
+// Messages returns a copy of the transcript (never nil).
 func (a *Agent) Messages() []Message {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return slices.Clone(a.state.Messages)
+	return append(make([]Message, 0, len(a.state.Messages)), a.state.Messages...)
 }
 
 // IsStreaming reports whether a run is active.

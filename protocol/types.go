@@ -76,7 +76,7 @@ type ShutdownResult struct {
 
 // CancelRequestParams are $/cancelRequest's params: the id of the request to cancel.
 type CancelRequestParams struct {
-	ID any `json:"id"`
+	ID any `json:"id" jsonschema:"oneof_type=string;integer"`
 }
 
 // PromptParams are prompt's params.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/protocol"
+	"github.com/pi-rpc/pi-rpc/rpc"
 )
 
 // TestBadInput walks DESIGN.md §3's bad-input table: each input gets its answer and the
@@ -140,5 +141,22 @@ func TestBatch(t *testing.T) {
 	}
 	if !strings.Contains(resp["raw"].(string), "not allowed in a batch") {
 		t.Fatalf("waitSettled in a batch: %s", resp["raw"])
+	}
+}
+
+// Every method in the schema is served, and nothing is served that is not in the schema.
+func TestMethodTableMatchesSchema(t *testing.T) {
+	served := map[string]bool{}
+	for _, name := range rpc.MethodNames() {
+		served[name] = true
+	}
+	for _, m := range protocol.MethodTypes {
+		if !served[m.Name] {
+			t.Errorf("method %s is in the schema but not served", m.Name)
+		}
+		delete(served, m.Name)
+	}
+	for name := range served {
+		t.Errorf("method %s is served but not in the schema", name)
 	}
 }

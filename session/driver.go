@@ -160,13 +160,18 @@ func (s *Supervisor) runCompaction(p *period, reason CompactionReason, willRetry
 	s.emitLocked(EventCompactionStart, CompactionStart{Reason: reason})
 	prep, ok := PrepareCompaction(Branch(s.store), s.cfg.Compaction)
 	if !ok {
-		s.ledger.compacting = false
-		s.emitLocked(EventCompactionEnd, CompactionEnd{Reason: reason})
-		s.mu.Unlock()
-		if reason == CompactionManual && lastIsCompaction(Branch(s.store)) {
-			return nil, errors.New("Already compacted")
+		err := errNothingToCompact
+		if lastIsCompaction(Branch(s.store)) {
+			err = errors.New("Already compacted")
 		}
-		return nil, errNothingToCompact
+		end := CompactionEnd{Reason: reason}
+		if reason == CompactionManual {
+			end.ErrorMessage = "Compaction failed: " + err.Error()
+		}
+		s.ledger.compacting = false
+		s.emitLocked(EventCompactionEnd, end)
+		s.mu.Unlock()
+		return nil, err
 	}
 	s.mu.Unlock()
 

@@ -65,7 +65,7 @@ type Options struct {
 	AutoRetry      bool               `json:"autoRetry"`
 	AutoCompaction bool               `json:"autoCompaction"`
 	ToolExecution  core.ExecutionMode `json:"toolExecution"`
-	Approval       string             `json:"approval"`
+	Approval       string             `json:"approval" jsonschema:"enum=auto,enum=ask,enum=deny-writes"`
 }
 
 // Config configures a [Supervisor].
@@ -133,6 +133,9 @@ type PendingPermission struct {
 func New(cfg Config) *Supervisor {
 	if cfg.Clock == nil {
 		cfg.Clock = core.SystemClock
+	}
+	if cfg.Approval == "" {
+		cfg.Approval = "auto"
 	}
 	opts := cfg.Agent
 	opts.Clock = cfg.Clock

@@ -1,0 +1,213 @@
+package session_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/faux"
+	"github.com/pi-rpc/pi-rpc/session"
+)
+
+// smallModel is a model whose context window makes compaction easy to trigger.
+func smallModel() *core.Model {
+	m := faux.DefaultModel()
+	m.ContextWindow = 1000
+	return &m
+}
+
+func tightCompaction() *session.CompactionSettings {
+	// KeepRecentTokens 6 keeps the last question (8 tokens, see question2) and its reply, so
+	// the cut falls on a user message and the summary is one request.
+	return &session.CompactionSettings{Enabled: true, ReserveTokens: 100, KeepRecentTokens: 6}
+}
+
+func withUsage(step faux.Step, input int) faux.Step {
+	step.Usage = &core.Usage{Input: input, Output: 10}
+	return step
+}
+
+// question2 is long enough (32 characters, 8 estimated tokens) for the cut to fall on it.
+const question2 = "second question, asked at length"
+
+// history runs one small exchange so there is something to compact.
+func (h *harness) history() {
+	h.t.Helper()
+	h.prompt("first question")
+	h.settle()
+}
+
+func TestOverflowThenCompactAndSucceed(t *testing.T) {
+	overflow := faux.Fail("prompt is too long: 1200 tokens > 1000 maximum")
+	overflow.ErrorKind = core.ErrorOverflow
+	h := newHarness(t, harnessOpts{model: smallModel(), compaction: tightCompaction()},
+		withUsage(faux.Reply(faux.Text("first answer")), 100),
+		overflow,
+		faux.Reply(faux.Text("## Goal\nsummary of the conversation")),
+		withUsage(faux.Reply(faux.Text("second answer")), 200),
+	)
+	h.history()
+	n := len(h.sink.outline())
+	h.prompt(question2)
+	st := h.settle()
+	eq(t, "outcomes", outcomes(st), []string{"in2=completed"})
+	out := h.sink.outline()[n:]
+	eq(t, "events", out, []string{
+		"agent_start", "message_start:user:in2", "message_end:user:in2", "message_start:assistant", "message_end:assistant", "agent_end",
+		"compaction_start(overflow)", "compaction_end(overflow)",
+		"agent_start", "message_start:assistant", "message_end:assistant", "agent_end",
+		"agent_settled[in2=completed]",
+	})
+	ends := h.sink.ofType("agent_end")
+	if ends[1]["willRetry"] != true {
+		t.Fatalf("overflowing agent_end willRetry = %v", ends[1]["willRetry"])
+	}
+	end := h.sink.ofType("compaction_end")[0]
+	if end["willRetry"] != true || end["result"] == nil {
+		t.Fatalf("compaction_end = %v", end)
+	}
+	msgs := h.sup.Messages()
+	if msgs[0].Role() != core.RoleCompactionSummary {
+		t.Fatalf("context starts with %s, want the compaction summary", msgs[0].Role())
+	}
+	last := msgs[len(msgs)-1].(*core.AssistantMessage)
+	if core.TextOf(last.Content) != "second answer" {
+		t.Fatalf("last message %q", core.TextOf(last.Content))
+	}
+	h.check()
+}
+
+func TestOverflowRecoveryOnlyOnce(t *testing.T) {
+	overflow := faux.Fail("prompt is too long")
+	overflow.ErrorKind = core.ErrorOverflow
+	h := newHarness(t, harnessOpts{model: smallModel(), compaction: tightCompaction()},
+		withUsage(faux.Reply(faux.Text("first answer")), 100),
+		overflow,
+		faux.Reply(faux.Text("summary")),
+		overflow,
+	)
+	h.history()
+	h.prompt(question2)
+	st := h.settle()
+	eq(t, "outcomes", outcomes(st), []string{"in2=failed"})
+	if st.Error == nil || st.Error.Kind != session.SettleErrorOverflow ||
+		st.Error.Message != "Context overflow recovery failed after one compact-and-retry attempt. Try reducing context or switching to a larger-context model." {
+		t.Fatalf("error = %+v", st.Error)
+	}
+	if n := len(h.sink.ofType("compaction_start")); n != 1 {
+		t.Fatalf("%d compactions, want 1", n)
+	}
+	h.check()
+}
+
+// A follow-up accepted after the run's agent_end waits for the threshold compaction, then is
+// delivered by a continuation run in the same busy period (pi §11 C10).
+func TestThresholdCompactionThenQueuedInput(t *testing.T) {
+	h := newHarness(t, harnessOpts{model: smallModel(), compaction: tightCompaction()},
+		withUsage(faux.Reply(faux.Text("first answer")), 100),
+		withUsage(faux.Reply(faux.Text("big answer")), 950),
+		faux.Reply(faux.Text("summary")),
+		withUsage(faux.Reply(faux.Text("follow-up answer")), 300),
+	)
+	h.history()
+	n := len(h.sink.outline())
+	var a session.Accepted
+	queued := false
+	h.sup.Agent().Subscribe(func(_ context.Context, ev core.Event) {
+		if ev.Type == core.AgentEnd && !queued {
+			queued = true
+			if err := h.sup.FollowUp(session.QueueRequest{Message: "and then?"}, ack(&a)); err != nil {
+				t.Errorf("FollowUp: %v", err)
+			}
+		}
+	})
+	h.prompt(question2)
+	st := h.settle()
+	eq(t, "outcomes", outcomes(st), []string{"in2=completed", "in3=completed"})
+	eq(t, "events", h.sink.outline()[n:], []string{
+		"agent_start", "message_start:user:in2", "message_end:user:in2", "message_start:assistant", "message_end:assistant", "agent_end",
+		"queue_update(0,1)", "compaction_start(threshold)", "compaction_end(threshold)",
+		"agent_start", "queue_update(0,0)", "message_start:user:in3", "message_end:user:in3", "message_start:assistant", "message_end:assistant", "agent_end",
+		"agent_settled[in2=completed,in3=completed]",
+	})
+	if end := h.sink.ofType("compaction_end")[0]; end["willRetry"] != false || end["result"] == nil {
+		t.Fatalf("compaction_end = %v", end)
+	}
+	h.check()
+}
+
+func TestManualCompaction(t *testing.T) {
+	h := newHarness(t, harnessOpts{model: smallModel(), compaction: tightCompaction()},
+		withUsage(faux.Reply(faux.Text("first answer")), 100),
+		withUsage(faux.Reply(faux.Text("second answer")), 100),
+		faux.Reply(faux.Text("the summary")),
+	)
+	h.history()
+	h.prompt(question2)
+	h.settle()
+	n := len(h.sink.outline())
+	res, err := h.sup.Compact("focus on decisions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Summary == "" || res.FirstKeptEntryID == "" {
+		t.Fatalf("result = %+v", res)
+	}
+	eq(t, "events", h.sink.outline()[n:], []string{"compaction_start(manual)", "compaction_end(manual)", "agent_settled[]"})
+	var budgets []int
+	for _, req := range h.model.Requests()[2:] {
+		budgets = append(budgets, req.MaxTokens)
+	}
+	if len(budgets) == 0 || budgets[0] != 80 {
+		t.Fatalf("summary request budgets %v, want floor(0.8*100) first", budgets)
+	}
+	if _, err := h.sup.Compact(""); err == nil {
+		t.Fatal("second compaction succeeded, want Already compacted / nothing to compact")
+	}
+	var kinds []session.EntryType
+	for _, e := range h.store.Entries() {
+		kinds = append(kinds, e.Type)
+	}
+	if kinds[len(kinds)-1] != session.EntryCompaction {
+		t.Fatalf("last entry %s, want compaction", kinds[len(kinds)-1])
+	}
+	h.check()
+}
+
+func TestAbortDuringCompaction(t *testing.T) {
+	streaming := make(chan struct{})
+	summary := faux.Reply(faux.Text("summary"))
+	summary.Hang = true
+	summary.BeforeChunk = func(_ context.Context, chunk int) {
+		if chunk == 0 {
+			close(streaming)
+		}
+	}
+	h := newHarness(t, harnessOpts{model: smallModel(), compaction: tightCompaction()},
+		withUsage(faux.Reply(faux.Text("first answer")), 100),
+		withUsage(faux.Reply(faux.Text("second answer")), 100),
+		summary,
+	)
+	h.history()
+	h.prompt(question2)
+	h.settle()
+	done := make(chan error)
+	go func() {
+		_, err := h.sup.Compact("")
+		done <- err
+	}()
+	<-streaming
+	if !h.sup.State().Busy.Compacting {
+		t.Fatal("busy.compacting false while the summary streams")
+	}
+	h.sup.Abort(func(bool) {})
+	if err := <-done; err == nil {
+		t.Fatal("aborted compaction reported success")
+	}
+	out := h.sink.outline()
+	eq(t, "tail", out[len(out)-3:], []string{"compaction_start(manual)", "compaction_end(manual)", "agent_settled[]:aborted"})
+	if end := h.sink.ofType("compaction_end")[0]; end["aborted"] != true {
+		t.Fatalf("compaction_end = %v", end)
+	}
+	h.check()
+}
