@@ -195,4 +195,3 @@ func eventType(m map[string]any) string {
 	}
 	return m["params"].(map[string]any)["type"].(string)
 }
-

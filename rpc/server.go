@@ -161,7 +161,9 @@ func typed[P any](f func(s *Server, ctx context.Context, c *call, p *P)) func(*S
 			c.fail(err)
 			return
 		}
-		if v, ok := any(p).(interface{ validate(raw *json.RawMessage) error }); ok {
+		if v, ok := any(p).(interface {
+			validate(raw *json.RawMessage) error
+		}); ok {
 			if err := v.validate(raw); err != nil {
 				c.fail(err)
 				return

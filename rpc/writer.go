@@ -22,10 +22,10 @@ type Writer struct {
 	started   bool
 	responses [][]byte
 	// events is the ordered lane: events, and responses that must follow an event.
-	events    []item
-	head      int
-	bytes     int
-	limit     int
+	events []item
+	head   int
+	bytes  int
+	limit  int
 	// hold > 0 keeps events back while a batch's responses are outstanding.
 	hold    int
 	closing bool
