@@ -30,6 +30,7 @@ type config struct {
 	framing            string
 	maxMessageBytes    int
 	onEOF              string
+	approval           string
 	noSession          bool
 	sessionDir         string
 	logLevel           string
@@ -76,6 +77,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.framing, "framing", "auto", "message framing: auto, ndjson or lsp (Content-Length headers)")
 	fs.IntVar(&c.maxMessageBytes, "max-message-bytes", 64<<20, "largest accepted message")
 	fs.StringVar(&c.onEOF, "on-eof", "abort", "when stdin ends: abort the busy period, or finish it first")
+	fs.StringVar(&c.approval, "approval", "", "tool approval: auto, ask (the client approves write, edit and bash) or deny-writes; default ask if the client declares the permissions capability, else auto")
 	fs.BoolVar(&c.noSession, "no-session", false, "keep the session in memory only")
 	fs.StringVar(&c.sessionDir, "session-dir", "", "directory for session files")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
@@ -104,6 +106,11 @@ func (c *config) validate() error {
 	case "auto", "ndjson", "lsp":
 	default:
 		errs = append(errs, fmt.Errorf("--framing: expected auto, ndjson or lsp, got %q", c.framing))
+	}
+	switch c.approval {
+	case "", "auto", "ask", "deny-writes":
+	default:
+		errs = append(errs, fmt.Errorf("--approval: expected auto, ask or deny-writes, got %q", c.approval))
 	}
 	switch c.onEOF {
 	case "abort", "finish":
