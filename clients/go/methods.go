@@ -1,0 +1,140 @@
+package piclient
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/protocol"
+)
+
+// The typed calls below take protocol's params and return protocol's results, one per method
+// of protocol/methods.go. Methods without params take none; the one exception to taking the
+// params struct is WaitSettled, whose common form needs only an input id.
+
+// Initialize declares the client's capabilities. It is optional: the server applies defaults
+// without it (and the approval mode is fixed when it is answered, DESIGN.md §6).
+func (c *Client) Initialize(ctx context.Context, p protocol.InitializeParams) (*protocol.InitializeResult, error) {
+	return callFor[protocol.InitializeResult](ctx, c, protocol.MethodInitialize, p)
+}
+
+// Shutdown aborts any busy period and persists the session; later requests get -32014.
+// Follow it with [Client.Exit].
+func (c *Client) Shutdown(ctx context.Context) (*protocol.ShutdownResult, error) {
+	return callFor[protocol.ShutdownResult](ctx, c, protocol.MethodShutdown, nil)
+}
+
+// Exit sends the exit notification: the server exits with status 0 after shutdown, else 1.
+// A spawned server's exit status is then reported by [Client.Err] once [Client.Done] closes.
+func (c *Client) Exit() error {
+	c.mu.Lock()
+	c.exitSent = true
+	c.mu.Unlock()
+	return c.notify(protocol.MethodExit, nil)
+}
+
+// Describe returns the protocol's JSON schema (protocol/schema.json).
+func (c *Client) Describe(ctx context.Context) (json.RawMessage, error) {
+	return c.call(ctx, protocol.MethodDescribe, nil)
+}
+
+// Prompt sends a user message: it starts a run when idle; when busy it is refused with
+// -32010 unless p.WhenBusy queues it.
+func (c *Client) Prompt(ctx context.Context, p protocol.PromptParams) (*protocol.InputResult, error) {
+	return callFor[protocol.InputResult](ctx, c, protocol.MethodPrompt, p)
+}
+
+// Continue starts a run from the current context without a new message.
+func (c *Client) Continue(ctx context.Context) (*protocol.InputResult, error) {
+	return callFor[protocol.InputResult](ctx, c, protocol.MethodContinue, nil)
+}
+
+// Steer queues a message delivered after the current tool batch (or starts a run when idle).
+func (c *Client) Steer(ctx context.Context, p protocol.QueueParams) (*protocol.InputResult, error) {
+	return callFor[protocol.InputResult](ctx, c, protocol.MethodSteer, p)
+}
+
+// FollowUp queues a message delivered when the agent would stop (or starts a run when idle).
+func (c *Client) FollowUp(ctx context.Context, p protocol.QueueParams) (*protocol.InputResult, error) {
+	return callFor[protocol.InputResult](ctx, c, protocol.MethodFollowUp, p)
+}
+
+// Abort ends the busy period; Aborted is false when there was nothing to abort.
+func (c *Client) Abort(ctx context.Context) (*protocol.AbortResult, error) {
+	return callFor[protocol.AbortResult](ctx, c, protocol.MethodAbort, nil)
+}
+
+// WaitSettled waits for the agent_settled that settles inputID, or with "" the one ending
+// the current busy period (when idle, the last one). It answers after that agent_settled
+// event has been written, so the event is already in the queue when it returns.
+func (c *Client) WaitSettled(ctx context.Context, inputID string) (*protocol.Settled, error) {
+	return c.WaitSettledWith(ctx, protocol.WaitSettledParams{InputID: inputID})
+}
+
+// WaitSettledWith is [Client.WaitSettled] with every param, such as a server-side timeout
+// (-32015 with data {busy, lastSeq} when it expires).
+func (c *Client) WaitSettledWith(ctx context.Context, p protocol.WaitSettledParams) (*protocol.Settled, error) {
+	return callFor[protocol.Settled](ctx, c, protocol.MethodWaitSettled, p)
+}
+
+// ClearQueues removes every queued steer and follow-up and returns them (they settle
+// cancelled).
+func (c *Client) ClearQueues(ctx context.Context) (*protocol.QueuedInputs, error) {
+	return callFor[protocol.QueuedInputs](ctx, c, protocol.MethodClearQueues, nil)
+}
+
+// CancelInput removes one queued input (it settles cancelled).
+func (c *Client) CancelInput(ctx context.Context, p protocol.CancelInputParams) error {
+	return c.Call(ctx, protocol.MethodCancelInput, p, nil)
+}
+
+// GetState returns the session's state as of the event with seq LastSeq.
+func (c *Client) GetState(ctx context.Context) (*protocol.StateResult, error) {
+	return callFor[protocol.StateResult](ctx, c, protocol.MethodGetState, nil)
+}
+
+// GetMessages returns the model context.
+func (c *Client) GetMessages(ctx context.Context) (*protocol.MessagesResult, error) {
+	// protocol.MessagesResult holds an interface slice that encoding/json cannot fill;
+	// core.Messages decodes each message by its role.
+	var r struct {
+		Messages core.Messages `json:"messages"`
+	}
+	if err := c.Call(ctx, protocol.MethodGetMessages, nil, &r); err != nil {
+		return nil, err
+	}
+	return &protocol.MessagesResult{Messages: r.Messages}, nil
+}
+
+// ListModels returns the models setModel can select.
+func (c *Client) ListModels(ctx context.Context) (*protocol.ModelsResult, error) {
+	return callFor[protocol.ModelsResult](ctx, c, protocol.MethodListModels, nil)
+}
+
+// SetModel switches the model (and its provider).
+func (c *Client) SetModel(ctx context.Context, p protocol.SetModelParams) (*protocol.ModelResult, error) {
+	return callFor[protocol.ModelResult](ctx, c, protocol.MethodSetModel, p)
+}
+
+// SetThinkingLevel sets the thinking level and returns it after clamping to the model.
+func (c *Client) SetThinkingLevel(ctx context.Context, p protocol.ThinkingLevelParams) (*protocol.ThinkingLevelResult, error) {
+	return callFor[protocol.ThinkingLevelResult](ctx, c, protocol.MethodSetThinkingLevel, p)
+}
+
+// SetOptions changes the options given (nil fields keep their value) and returns them all.
+func (c *Client) SetOptions(ctx context.Context, p protocol.OptionsParams) (*protocol.OptionsResult, error) {
+	return callFor[protocol.OptionsResult](ctx, c, protocol.MethodSetOptions, p)
+}
+
+// Compact summarises older context; it answers after compaction_end.
+func (c *Client) Compact(ctx context.Context, p protocol.CompactParams) (*protocol.CompactResult, error) {
+	return callFor[protocol.CompactResult](ctx, c, protocol.MethodCompact, p)
+}
+
+func callFor[R any](ctx context.Context, c *Client, method string, params any) (*R, error) {
+	r := new(R)
+	if err := c.Call(ctx, method, params, r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}

@@ -1,0 +1,339 @@
+package main
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/pi-rpc/pi-rpc/clients/go"
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/protocol"
+	"github.com/pi-rpc/pi-rpc/session"
+)
+
+// fauxScript is the scripted model of the offline demo: one response per model call, in the
+// order the scenario below makes them.
+//
+//go:embed script.json
+var fauxScript []byte
+
+const (
+	notesText  = "Shoping list\n- milk\n- eggs\n"
+	reviewText = "Fix the spelling of the title.\n"
+)
+
+// config says which pi-rpc to drive and on which model.
+type config struct {
+	bin string
+	// openAI drives the real model (OPENAI_API_KEY is set) instead of the faux script.
+	openAI bool
+	model  string
+	// stderr receives pi-rpc's stderr.
+	stderr io.Writer
+}
+
+// demo is one run of the scenario. Each step is a method that sends requests and prints the
+// busy period they cause, so later scenarios (approvals) slot in as more steps.
+type demo struct {
+	c      *piclient.Client
+	t      *transcript
+	dir    string
+	review *reviewPipe
+}
+
+// run sets up the directory, starts pi-rpc and plays the scenario, printing to out.
+func run(ctx context.Context, cfg config, out io.Writer) error {
+	root, err := os.MkdirTemp("", "pi-rpc-demo-")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.RemoveAll(root) }()
+	// The transcript strips the directory from paths; strip the one pi-rpc sees (on macOS
+	// /var is a symlink to /private/var).
+	if root, err = filepath.EvalSymlinks(root); err != nil {
+		return err
+	}
+	dir := filepath.Join(root, "work")
+	home := filepath.Join(root, "home")
+	for _, d := range []string{dir, home} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte(notesText), 0o644); err != nil {
+		return err
+	}
+	review, err := newReviewPipe(filepath.Join(dir, "review.txt"))
+	if err != nil {
+		return err
+	}
+	defer review.release()
+
+	// No session files, no AGENTS.md and a private PI_RPC_HOME: nothing outside the
+	// directory can change what the agent sees.
+	args := []string{"--cwd", dir, "--no-session", "--no-context-files", "--log-level", "warn"}
+	header := "pi-rpc demo on the scripted faux model (offline; set OPENAI_API_KEY for a real model)"
+	if cfg.openAI {
+		args = append(args, "--provider", "openai")
+		if cfg.model != "" {
+			args = append(args, "--model", cfg.model)
+		}
+		header = "pi-rpc demo on a real OpenAI model"
+	} else {
+		script := filepath.Join(root, "faux-script.json")
+		if err := os.WriteFile(script, fauxScript, 0o644); err != nil {
+			return err
+		}
+		args = append(args, "--provider", "faux", "--faux-script", script)
+	}
+	c, err := piclient.Spawn(ctx, piclient.SpawnOptions{
+		Binary: cfg.bin,
+		Args:   args,
+		Dir:    dir,
+		Env:    append(os.Environ(), "PI_RPC_HOME="+home),
+		Stderr: cfg.stderr,
+	})
+	if err != nil {
+		return fmt.Errorf("starting %s: %w (run make build first, or pass -bin)", cfg.bin, err)
+	}
+	defer func() { _ = c.Close() }()
+
+	d := &demo{c: c, t: newTranscript(out, dir), dir: dir, review: review}
+	d.t.line("%s", header)
+	d.t.line("directory: notes.txt, review.txt (a named pipe the demo writes to once it has steered)")
+	for _, step := range []func(context.Context) error{d.initialize, d.toolLoop, d.abortMidStream, d.shutdown} {
+		if err := step(ctx); err != nil {
+			if cerr := c.Err(); cerr != nil {
+				return fmt.Errorf("%w (connection: %w)", err, cerr)
+			}
+			return err
+		}
+	}
+	notes, err := os.ReadFile(filepath.Join(dir, "notes.txt"))
+	if err != nil {
+		return err
+	}
+	d.t.line("notes.txt now:\n  %s", strings.ReplaceAll(strings.TrimRight(string(notes), "\n"), "\n", "\n  "))
+	return nil
+}
+
+func (d *demo) initialize(ctx context.Context) error {
+	res, err := d.c.Initialize(ctx, protocol.InitializeParams{
+		ProtocolVersion: protocol.ProtocolVersion,
+		ClientInfo:      &protocol.ClientInfo{Name: "pi-rpc-demo"},
+	})
+	if err != nil {
+		return fmt.Errorf("initialize: %w", err)
+	}
+	answer := fmt.Sprintf("protocol %d, model %s/%s", res.ProtocolVersion, res.Model.Provider, res.Model.ID)
+	for _, p := range res.Problems {
+		answer += fmt.Sprintf(", problem %s: %s", p.Kind, p.Message)
+	}
+	d.t.request("initialize", "", answer)
+	if len(res.Problems) > 0 {
+		return errors.New("pi-rpc cannot run the agent")
+	}
+	return nil
+}
+
+// toolLoop: a prompt that reads and edits files over several turns; a steer sent while the
+// first tool runs, delivered after that tool batch; a follow-up delivered when the agent
+// would have stopped; one agent_settled for all three inputs.
+//
+// A faux tool call takes microseconds, far less than a steer's round trip, so the first tool
+// reads review.txt, a named pipe the demo writes only once the steer and the follow-up are
+// acknowledged: the tool batch cannot end before they are queued, and the run is the same
+// every time.
+func (d *demo) toolLoop(ctx context.Context) error {
+	if _, err := d.prompt(ctx, "Read review.txt and apply the review to notes.txt."); err != nil {
+		return err
+	}
+	steered := false
+	_, err := d.period(ctx, func(ev piclient.Event) error {
+		if ev.Type != string(core.ToolExecutionStart) || steered {
+			return nil
+		}
+		steered = true
+		if _, err := d.queue(ctx, "steer", d.c.Steer, "Also add bread to the list."); err != nil {
+			return err
+		}
+		if _, err := d.queue(ctx, "followUp", d.c.FollowUp, "When you are done, tell me in one line what changed."); err != nil {
+			return err
+		}
+		d.review.feed(reviewText)
+		return nil
+	})
+	d.review.release()
+	return err
+}
+
+// abortMidStream: a prompt whose reply is aborted at its first text delta (the faux reply
+// hangs after it, so the run is the same every time).
+func (d *demo) abortMidStream(ctx context.Context) error {
+	in, err := d.prompt(ctx, "Now write a long poem about shopping lists.")
+	if err != nil {
+		return err
+	}
+	aborted := false
+	_, err = d.period(ctx, func(ev piclient.Event) error {
+		if aborted || ev.Type != string(core.MessageUpdate) {
+			return nil
+		}
+		var u struct {
+			AssistantMessageEvent struct {
+				Type string `json:"type"`
+			} `json:"assistantMessageEvent"`
+		}
+		if err := ev.Decode(&u); err != nil || u.AssistantMessageEvent.Type != "text_delta" {
+			return err
+		}
+		aborted = true
+		res, err := d.c.Abort(ctx)
+		if err != nil {
+			return fmt.Errorf("abort: %w", err)
+		}
+		d.t.request("abort", "", fmt.Sprintf("aborted=%t", res.Aborted))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// agent_settled has been printed; waitSettled by input id answers at once with it.
+	s, err := d.c.WaitSettled(ctx, in.InputID)
+	if err != nil {
+		return fmt.Errorf("waitSettled: %w", err)
+	}
+	d.t.request("waitSettled", in.InputID, settled(s))
+	return nil
+}
+
+func (d *demo) shutdown(ctx context.Context) error {
+	if _, err := d.c.Shutdown(ctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	d.t.request("shutdown", "", "ok")
+	if err := d.c.Exit(); err != nil {
+		return fmt.Errorf("exit: %w", err)
+	}
+	select {
+	case <-d.c.Done():
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for pi-rpc to exit: %w", ctx.Err())
+	}
+	var exit *piclient.ExitError
+	if !errors.As(d.c.Err(), &exit) {
+		return fmt.Errorf("connection ended: %w", d.c.Err())
+	}
+	d.t.line("→ exit  (pi-rpc exited with status %d)", exit.Code)
+	if exit.Code != 0 {
+		return exit
+	}
+	return nil
+}
+
+func (d *demo) prompt(ctx context.Context, text string) (*protocol.InputResult, error) {
+	res, err := d.c.Prompt(ctx, protocol.PromptParams{Message: text})
+	if err != nil {
+		return nil, fmt.Errorf("prompt: %w", err)
+	}
+	d.t.request("prompt", quote(text, 60), res.InputID+" "+res.Disposition)
+	return res, nil
+}
+
+func (d *demo) queue(ctx context.Context, method string, call func(context.Context, protocol.QueueParams) (*protocol.InputResult, error), text string) (*protocol.InputResult, error) {
+	res, err := call(ctx, protocol.QueueParams{Message: text})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	d.t.request(method, quote(text, 60), res.InputID+" "+res.Disposition)
+	return res, nil
+}
+
+// period prints events until agent_settled ends the busy period, calling on after printing
+// each so that a step can act at a precise point of the run.
+func (d *demo) period(ctx context.Context, on func(piclient.Event) error) (*session.Settled, error) {
+	for {
+		ev, err := d.c.NextEvent(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("waiting for agent_settled: %w", err)
+		}
+		if err := d.t.event(ev); err != nil {
+			return nil, err
+		}
+		if on != nil {
+			if err := on(ev); err != nil {
+				return nil, err
+			}
+		}
+		if ev.Type == session.EventAgentSettled {
+			var s session.Settled
+			if err := ev.Decode(&s); err != nil {
+				return nil, err
+			}
+			return &s, nil
+		}
+	}
+}
+
+// reviewPipe is review.txt as a named pipe: opening it for reading blocks until the demo
+// writes the review. After that it becomes a plain file with the same text, so a model that
+// reads it again is not blocked.
+type reviewPipe struct {
+	path    string
+	started bool
+	done    chan struct{}
+}
+
+func newReviewPipe(path string) (*reviewPipe, error) {
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		return nil, fmt.Errorf("mkfifo %s: %w", path, err)
+	}
+	return &reviewPipe{path: path, done: make(chan struct{})}, nil
+}
+
+// feed writes text to the first reader, on its own goroutine since the open blocks until a
+// reader comes.
+func (r *reviewPipe) feed(text string) {
+	if r.started {
+		return
+	}
+	r.started = true
+	go func() {
+		defer close(r.done)
+		f, err := os.OpenFile(r.path, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer func() { _ = f.Close() }() // the reader's EOF
+		_, _ = f.WriteString(text)
+		tmp := r.path + ".tmp"
+		if os.WriteFile(tmp, []byte(text), 0o644) == nil {
+			_ = os.Rename(tmp, r.path)
+		}
+	}()
+}
+
+// release unblocks a feed whose reader never came (a real model may not read the review),
+// and waits for it to end.
+func (r *reviewPipe) release() {
+	if !r.started {
+		return
+	}
+	select {
+	case <-r.done:
+		return
+	default:
+	}
+	if f, err := os.OpenFile(r.path, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+		<-r.done
+		_ = f.Close()
+		return
+	}
+	<-r.done
+}
