@@ -172,25 +172,20 @@ type CompactionEndEvent struct {
 }
 
 // PermissionRequestedEvent says the server asked the client for permission to run a tool
-// call (a permission/request follows).
+// call (a permission/request follows), or that the approval policy is deciding one (a
+// permission_resolved with by "policy" follows at once).
 type PermissionRequestedEvent struct {
-	Type       string `json:"type" jsonschema:"enum=permission_requested"`
-	RequestID  string `json:"requestId"`
-	ToolCallID string `json:"toolCallId"`
-	ToolName   string `json:"toolName"`
+	Type string `json:"type" jsonschema:"enum=permission_requested"`
+	session.PermissionRequested
 	Envelope
 }
 
-// PermissionResolvedEvent says how a permission request was decided.
+// PermissionResolvedEvent says how a permission request was decided: decision is allow, deny
+// or allowAlways; by is client (its answer), policy (the approval mode or an allowAlways
+// grant), abort (the run was aborted while waiting) or disconnect (the client went away).
 type PermissionResolvedEvent struct {
-	Type       string `json:"type" jsonschema:"enum=permission_resolved"`
-	RequestID  string `json:"requestId"`
-	ToolCallID string `json:"toolCallId"`
-	Decision   string `json:"decision" jsonschema:"enum=allow,enum=deny,enum=allowAlways"`
-	// By is who decided: the client's answer, the approval policy, an abort or the client's
-	// disconnection.
-	By     string `json:"by" jsonschema:"enum=client,enum=policy,enum=abort,enum=disconnect"`
-	Reason string `json:"reason,omitempty"`
+	Type string `json:"type" jsonschema:"enum=permission_resolved"`
+	session.PermissionResolved
 	Envelope
 }
 
@@ -229,13 +224,11 @@ type ThinkingLevelChangedEvent struct {
 	Envelope
 }
 
-// BashUpdateEvent carries output of a command run with the bash method.
+// BashUpdateEvent carries the output so far of a command run with the bash method: each
+// update replaces the previous one (the tail within 2,000 lines / 50 KB).
 type BashUpdateEvent struct {
 	Type string `json:"type" jsonschema:"enum=bash_update"`
-	// BashID identifies the command.
-	BashID string `json:"bashId"`
-	// Output is the output since the previous update.
-	Output string `json:"output"`
+	session.BashUpdate
 	Envelope
 }
 

@@ -146,7 +146,7 @@ type StateResult struct {
 
 // MessagesResult is getMessages' result: the model context.
 type MessagesResult struct {
-	Messages []core.Message `json:"messages"`
+	Messages core.Messages `json:"messages"`
 }
 
 // ModelsResult is listModels' result.

@@ -39,8 +39,11 @@ type peer struct {
 }
 
 type peerOpts struct {
-	framing rpc.Framing
-	readLSP bool
+	framing  rpc.Framing
+	readLSP  bool
+	approval string
+	cwd      string
+	shell    session.ShellRunner
 	max     int
 	tools   []core.Tool
 }
@@ -58,6 +61,7 @@ func newPeer(t *testing.T, o peerOpts, steps ...faux.Step) *peer {
 		Agent: core.Options{Provider: model, Model: model.Model(), Tools: o.tools},
 		Store: store, Sink: writer, Clock: fixedClock{},
 		Retry: session.DefaultRetrySettings(), Compaction: session.DefaultCompactionSettings(),
+		Approval: o.approval, ApprovalFixed: o.approval != "", Shell: o.shell,
 	})
 	if o.framing == "" {
 		o.framing = rpc.FramingAuto

@@ -121,6 +121,7 @@ func (s *Server) initialize(_ context.Context, c *call, p *protocol.InitializePa
 	s.caps = p.Capabilities
 	s.mu.Unlock()
 	s.sup.SetPartialMessages(p.Capabilities.PartialMessages)
+	s.sup.SettleApprovalDefault(p.Capabilities.Permissions)
 	st := s.sup.State()
 	c.reply(protocol.InitializeResult{
 		ProtocolVersion: protocol.ProtocolVersion,
@@ -270,6 +271,7 @@ func (s *Server) getState(_ context.Context, c *call, _ *protocol.Empty) {
 		SessionFile:   st.SessionFile,
 		Settled:       st.Settled,
 		Busy:          st.Busy,
+		BashRunning:   st.BashRunning,
 		ContextFiles:  nonNil(s.opts.ContextFiles),
 		Problems:      nonNil(s.opts.Problems),
 		LastSeq:       st.LastSeq,

@@ -74,6 +74,7 @@ func NewServer(opts Options) *Server {
 		exit:    make(chan int, 1),
 	}
 	s.stream = newStream(opts.In, opts.Framing, opts.MaxMessageBytes, opts.Writer, opts.Logger)
+	opts.Supervisor.SetPermissionAsker(asker{s})
 	return s
 }
 

@@ -42,8 +42,10 @@ type stream struct {
 	once     sync.Once
 	released sync.Once
 
-	mu      sync.Mutex
-	nextID  int64
+	mu     sync.Mutex
+	nextID int64
+	// after maps the id of a request to the client to the seq of the event it must follow.
+	after   map[string]int64
 	pending map[string]*pendingRequest // by the client's id bytes
 	byID    map[int64]*pendingRequest  // by internal id
 }
@@ -74,6 +76,7 @@ func newStream(in io.Reader, framing Framing, max int, w *Writer, log zerolog.Lo
 		log:     log,
 		pending: map[string]*pendingRequest{},
 		byID:    map[int64]*pendingRequest{},
+		after:   map[string]int64{},
 		eof:     make(chan struct{}),
 		release: make(chan struct{}),
 	}
@@ -350,6 +353,19 @@ func (s *stream) WriteObject(obj any) error {
 		return err
 	}
 	if head.Method != nil || head.ID == nil {
+		if head.Method != nil && head.ID != nil {
+			var id string
+			if json.Unmarshal(*head.ID, &id) == nil {
+				s.mu.Lock()
+				seq, ok := s.after[id]
+				delete(s.after, id)
+				s.mu.Unlock()
+				if ok {
+					s.w.ResponseAfter(data, seq)
+					return nil
+				}
+			}
+		}
 		s.w.Response(data)
 		return nil
 	}
@@ -414,6 +430,14 @@ func (s *stream) finishBatch(b *batch) {
 		s.w.Response(append(out, ']'))
 	}
 	s.w.Release()
+}
+
+// requestAfter makes the request to the client with id follow the event with seq (a
+// permission/request after its permission_requested).
+func (s *stream) requestAfter(id string, seq int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.after[id] = seq
 }
 
 // answerAfter makes the response to an internal id follow the event with seq.

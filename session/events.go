@@ -139,6 +139,13 @@ type ModelChanged struct {
 	Model core.Model `json:"model"`
 }
 
+// BashUpdate is the payload of bash_update: the output of a running command so far (its
+// tail within the limits), which replaces the previous update.
+type BashUpdate struct {
+	BashID string `json:"bashId"`
+	Output string `json:"output"`
+}
+
 // ThinkingLevelChanged is the payload of thinking_level_changed.
 type ThinkingLevelChanged struct {
 	Level core.ThinkingLevel `json:"level"`

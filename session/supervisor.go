@@ -80,9 +80,13 @@ type Config struct {
 	Clock           core.Clock
 	Retry           RetrySettings
 	Compaction      CompactionSettings
-	// Approval is the initial approval mode, passed through to Options.
-	Approval string
-	Logger   zerolog.Logger
+	// Approval is the initial approval mode; ApprovalFixed says it came from the command line
+	// and initialize must not change it.
+	Approval      string
+	ApprovalFixed bool
+	// Shell runs the user's own commands (the bash method); nil disables them.
+	Shell  ShellRunner
+	Logger zerolog.Logger
 }
 
 // Supervisor runs one agent for one client. See the package documentation.
@@ -112,6 +116,10 @@ type Supervisor struct {
 	persistErr      error
 	persistReported bool
 	shuttingDown    bool
+	asker           PermissionAsker
+	permissions     int
+	allowed         map[string]bool
+	bash            bashState
 }
 
 // ledger is the part of the busy ledger that events change (DESIGN.md §3 getState.busy).
@@ -149,6 +157,17 @@ func New(cfg Config) *Supervisor {
 		settledByInput: map[string]*Settled{},
 		knownInputs:    map[string]bool{},
 		settleCh:       make(chan struct{}),
+		allowed:        map[string]bool{},
+	}
+	userHook := opts.BeforeToolCall
+	opts.BeforeToolCall = func(ctx context.Context, c *core.BeforeToolCallContext) (*core.BeforeToolCallResult, error) {
+		if res, err := s.beforeToolCall(ctx, c); res != nil || err != nil {
+			return res, err
+		}
+		if userHook != nil {
+			return userHook(ctx, c)
+		}
+		return nil, nil
 	}
 	s.agent = core.New(opts)
 	st := s.agent.State()
@@ -354,6 +373,7 @@ func (s *Supervisor) startRunLocked(p *period, in *input) {
 }
 
 func (s *Supervisor) newPeriodLocked() *period {
+	s.flushBashLocked()
 	p := &period{abort: make(chan struct{})}
 	s.period = p
 	return p
@@ -372,6 +392,7 @@ func (s *Supervisor) Continue(ack func(Accepted)) error {
 	if err := s.providerLocked(); err != nil {
 		return err
 	}
+	s.flushBashLocked()
 	run, err := s.agent.Continue()
 	switch {
 	case errors.Is(err, core.ErrNoMessages), errors.Is(err, core.ErrNothingToResume):
@@ -532,6 +553,7 @@ type Snapshot struct {
 	SessionFile   string             `json:"sessionFile,omitempty"`
 	Settled       bool               `json:"settled"`
 	Busy          BusyState          `json:"busy"`
+	BashRunning   bool               `json:"bashRunning"`
 	LastSeq       int64              `json:"lastSeq"`
 }
 
@@ -566,7 +588,8 @@ func (s *Supervisor) State() Snapshot {
 			Steering:           q.Steering,
 			FollowUp:           q.FollowUp,
 		},
-		LastSeq: s.seq,
+		BashRunning: s.bash.running,
+		LastSeq:     s.seq,
 	}
 }
 
@@ -658,6 +681,9 @@ func (s *Supervisor) appendLocked(e *Entry) {
 func (s *Supervisor) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.shuttingDown = true
+	if s.bash.running {
+		s.bash.cancel()
+	}
 	if p := s.period; p != nil && !p.aborted {
 		s.abortLocked(p)
 	}

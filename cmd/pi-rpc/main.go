@@ -23,6 +23,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/protocol"
 	"github.com/pi-rpc/pi-rpc/rpc"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/tools"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -92,7 +93,9 @@ func serve(cfg *config, setup *agentSetup, stdin io.Reader, stdout io.Writer, lo
 		Sink:            writer,
 		Retry:           session.DefaultRetrySettings(),
 		Compaction:      session.DefaultCompactionSettings(),
-		Approval:        "auto",
+		Approval:        cfg.approval,
+		ApprovalFixed:   cfg.approval != "",
+		Shell:           shellRunner(setup.cwd),
 		Logger:          log,
 	})
 	server := rpc.NewServer(rpc.Options{
@@ -135,6 +138,21 @@ func serve(cfg *config, setup *agentSetup, stdin io.Reader, stdout io.Writer, lo
 	server.Close()
 	writer.Close(flushTimeout)
 	return code
+}
+
+// shellRunner runs the user's own commands (the bash method) in the agent's directory with
+// the tools package's runner: process group, throttled updates, tail truncation, kill on
+// cancel.
+func shellRunner(cwd string) session.ShellRunner {
+	return func(ctx context.Context, command string, timeout time.Duration, onUpdate func(string)) (session.BashResult, error) {
+		res, err := tools.RunShell(ctx, tools.ShellOptions{
+			Command:  command,
+			Dir:      cwd,
+			Timeout:  timeout,
+			OnUpdate: func(snap tools.ShellSnapshot) { onUpdate(snap.Output) },
+		})
+		return session.BashResult{Output: res.Output, ExitCode: res.ExitCode, Cancelled: res.Cancelled, Truncated: res.Truncated, FullOutputPath: res.FullOutputPath}, err
+	}
 }
 
 // entryID returns a random 8-hex-digit session entry id (the store checks collisions).

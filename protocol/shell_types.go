@@ -1,0 +1,32 @@
+package protocol
+
+import "github.com/pi-rpc/pi-rpc/session"
+
+// Methods of the user's own shell commands (DESIGN.md §3 "shell").
+const (
+	MethodBash      = "bash"
+	MethodAbortBash = "abortBash"
+)
+
+// BashParams are bash's params: a command the user runs directly, whose output streams as
+// bash_update events and whose bashExecution message enters the model context.
+type BashParams struct {
+	Command string `json:"command"`
+	// Timeout, in seconds, kills the command; absent or 0 means none.
+	Timeout float64 `json:"timeout,omitempty"`
+}
+
+// BashResult is bash's result, answered when the command ends.
+type BashResult = session.BashResult
+
+// AbortBashResult is abortBash's result: whether a command was running.
+type AbortBashResult struct {
+	Aborted bool `json:"aborted"`
+}
+
+func init() {
+	MethodTypes = append(MethodTypes,
+		MethodType{Name: MethodBash, Description: "Run a shell command for the user; answers when it ends.", Params: BashParams{}, Result: BashResult{}},
+		MethodType{Name: MethodAbortBash, Description: "Kill the running bash command.", Params: Empty{}, Result: AbortBashResult{}},
+	)
+}

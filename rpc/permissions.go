@@ -1,0 +1,80 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/pi-rpc/pi-rpc/protocol"
+	"github.com/pi-rpc/pi-rpc/session"
+)
+
+// asker implements [session.PermissionAsker] with server-to-client permission/request calls.
+// Each request is made from the run's goroutine, never from the read loop, so the client's
+// answer can be read while it waits.
+type asker struct{ s *Server }
+
+// CanAsk implements [session.PermissionAsker].
+func (a asker) CanAsk() bool {
+	a.s.mu.Lock()
+	defer a.s.mu.Unlock()
+	return a.s.caps.Permissions
+}
+
+// Ask implements [session.PermissionAsker]. The request is written after its
+// permission_requested event; an abort sends $/cancelRequest and ignores a later answer.
+func (a asker) Ask(ctx context.Context, req session.PermissionRequest) session.PermissionAnswer {
+	s := a.s
+	id := jsonrpc2.ID{Str: req.RequestID, IsString: true}
+	s.stream.requestAfter(req.RequestID, req.AfterSeq)
+	params := protocol.PermissionRequestParams{RequestID: req.RequestID, ToolCallID: req.ToolCallID, ToolName: req.ToolName, Args: req.Args}
+	if params.Args == nil {
+		params.Args = map[string]any{}
+	}
+	waiter, err := s.conn.DispatchCall(context.Background(), protocol.MethodPermissionRequest, params, jsonrpc2.PickID(id))
+	if err != nil {
+		return session.PermissionAnswer{Decision: session.DecisionDeny, By: session.ByDisconnect}
+	}
+	waitCtx, stop := context.WithCancel(context.Background())
+	defer stop()
+	type answer struct {
+		res protocol.PermissionRequestResult
+		err error
+	}
+	answers := make(chan answer, 1)
+	go func() {
+		var res protocol.PermissionRequestResult
+		err := waiter.Wait(waitCtx, &res)
+		answers <- answer{res, err}
+	}()
+	select {
+	case got := <-answers:
+		return decide(got.res, got.err)
+	case <-ctx.Done():
+		_ = s.conn.Notify(context.Background(), protocol.MethodCancelRequest, map[string]any{"id": req.RequestID})
+		return session.PermissionAnswer{Decision: session.DecisionDeny, By: session.ByAbort}
+	case <-s.stream.eof:
+		return session.PermissionAnswer{Decision: session.DecisionDeny, By: session.ByDisconnect}
+	}
+}
+
+// decide turns the client's answer into a decision: an error response or an unknown decision
+// denies, with its text as the reason.
+func decide(res protocol.PermissionRequestResult, err error) session.PermissionAnswer {
+	var rpcErr *jsonrpc2.Error
+	switch {
+	case errors.As(err, &rpcErr):
+		return session.PermissionAnswer{Decision: session.DecisionDeny, By: session.ByClient, Reason: rpcErr.Message}
+	case errors.Is(err, jsonrpc2.ErrClosed):
+		return session.PermissionAnswer{Decision: session.DecisionDeny, By: session.ByDisconnect}
+	case err != nil:
+		return session.PermissionAnswer{Decision: session.DecisionDeny, By: session.ByClient, Reason: err.Error()}
+	}
+	switch res.Decision {
+	case session.DecisionAllow, session.DecisionDeny, session.DecisionAllowAlways:
+		return session.PermissionAnswer{Decision: res.Decision, By: session.ByClient, Reason: res.Reason}
+	}
+	return session.PermissionAnswer{Decision: session.DecisionDeny, By: session.ByClient, Reason: fmt.Sprintf("unknown decision %q", res.Decision)}
+}

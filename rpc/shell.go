@@ -1,0 +1,49 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"time"
+
+	"github.com/pi-rpc/pi-rpc/protocol"
+)
+
+func init() {
+	methods[protocol.MethodBash] = method{handle: typed((*Server).bash)}
+	methods[protocol.MethodAbortBash] = method{handle: typed((*Server).abortBash)}
+}
+
+type bashParams protocol.BashParams
+
+func (p *bashParams) validate(raw *json.RawMessage) error {
+	var probe struct {
+		Command *json.RawMessage `json:"command"`
+	}
+	if raw != nil {
+		_ = json.Unmarshal(*raw, &probe)
+	}
+	if probe.Command == nil {
+		return invalidParams("params.command: required")
+	}
+	if p.Timeout < 0 || math.IsInf(p.Timeout, 0) || math.IsNaN(p.Timeout) {
+		return invalidParams("params.timeout: must be a non-negative number of seconds")
+	}
+	return nil
+}
+
+// bash runs the user's command and answers when it ends, after its last bash_update.
+func (s *Server) bash(_ context.Context, c *call, p *bashParams) {
+	s.async(c, func(ctx context.Context) {
+		res, seq, err := s.sup.Bash(ctx, p.Command, time.Duration(p.Timeout*float64(time.Second)))
+		if err != nil {
+			c.fail(err)
+			return
+		}
+		c.replyAfter(res, seq)
+	})
+}
+
+func (s *Server) abortBash(_ context.Context, c *call, _ *protocol.Empty) {
+	c.reply(protocol.AbortBashResult{Aborted: s.sup.AbortBash()})
+}

@@ -1,0 +1,109 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/pi-rpc/pi-rpc/core"
+)
+
+// ShellRunner runs a command for the bash method; onUpdate receives throttled snapshots of
+// the output so far (replace semantics). The binary wires the tools package's shell runner.
+type ShellRunner func(ctx context.Context, command string, timeout time.Duration, onUpdate func(output string)) (BashResult, error)
+
+// BashResult is the outcome of a user's command (pi's BashResult).
+type BashResult struct {
+	Output string `json:"output"`
+	// ExitCode is absent when the command was killed.
+	ExitCode       *int   `json:"exitCode,omitempty"`
+	Cancelled      bool   `json:"cancelled"`
+	Truncated      bool   `json:"truncated"`
+	FullOutputPath string `json:"fullOutputPath,omitempty"`
+}
+
+// bashState is the user's running command and the messages waiting for the next period.
+type bashState struct {
+	running bool
+	count   int
+	cancel  context.CancelFunc
+	// pending are bash executions that finished during a busy period; they enter the
+	// context when the next period starts (the context cannot change under a run).
+	pending []*core.BashExecutionMessage
+}
+
+// Bash runs a command for the user while the agent may be working. Its output streams as
+// bash_update events; when it ends, a bashExecution message enters the context at once if
+// the session is idle, otherwise when the next busy period starts. It returns the result and
+// the seq of the last event it caused. Only one command runs at a time.
+func (s *Supervisor) Bash(ctx context.Context, command string, timeout time.Duration) (BashResult, int64, error) {
+	s.mu.Lock()
+	if err := s.readyLocked(); err != nil {
+		s.mu.Unlock()
+		return BashResult{}, 0, err
+	}
+	if s.cfg.Shell == nil {
+		s.mu.Unlock()
+		return BashResult{}, 0, &Error{Kind: KindInvalidState, Message: "Running shell commands is not available in this server"}
+	}
+	if s.bash.running {
+		s.mu.Unlock()
+		return BashResult{}, 0, errBusy("A bash command is already running; abort it with abortBash or wait for its result")
+	}
+	s.bash.count++
+	id := fmt.Sprintf("bash%d", s.bash.count)
+	ctx, cancel := context.WithCancel(ctx)
+	s.bash.running, s.bash.cancel = true, cancel
+	shell := s.cfg.Shell
+	s.mu.Unlock()
+	defer cancel()
+
+	res, err := shell(ctx, command, timeout, func(output string) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.emitLocked(EventBashUpdate, BashUpdate{BashID: id, Output: output})
+	})
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.bash.running, s.bash.cancel = false, nil
+	if err != nil {
+		return BashResult{}, s.seq, &Error{Kind: KindInvalidState, Message: err.Error()}
+	}
+	msg := &core.BashExecutionMessage{
+		Command: command, Output: res.Output, ExitCode: res.ExitCode, Cancelled: res.Cancelled,
+		Truncated: res.Truncated, FullOutputPath: res.FullOutputPath, Timestamp: s.clock.Now().UnixMilli(),
+	}
+	if s.period == nil {
+		s.addBashLocked(msg)
+	} else {
+		s.bash.pending = append(s.bash.pending, msg)
+	}
+	return res, s.seq, nil
+}
+
+// AbortBash kills the running command and reports whether one was running.
+func (s *Supervisor) AbortBash() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.bash.running {
+		return false
+	}
+	s.bash.cancel()
+	return true
+}
+
+// addBashLocked puts a bash execution into the context and the session file.
+func (s *Supervisor) addBashLocked(msg *core.BashExecutionMessage) {
+	s.agent.AppendMessage(msg)
+	s.appendLocked(&Entry{Type: EntryMessage, Message: msg})
+}
+
+// flushBashLocked adds the executions that finished during the last period, before the next
+// one starts.
+func (s *Supervisor) flushBashLocked() {
+	for _, msg := range s.bash.pending {
+		s.addBashLocked(msg)
+	}
+	s.bash.pending = nil
+}

@@ -1,0 +1,193 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/pi-rpc/pi-rpc/core"
+)
+
+// Approval modes (DESIGN.md §6).
+const (
+	ApprovalAuto       = "auto"
+	ApprovalAsk        = "ask"
+	ApprovalDenyWrites = "deny-writes"
+)
+
+// Permission decisions and who made them.
+const (
+	DecisionAllow       = "allow"
+	DecisionDeny        = "deny"
+	DecisionAllowAlways = "allowAlways"
+
+	ByClient     = "client"
+	ByPolicy     = "policy"
+	ByAbort      = "abort"
+	ByDisconnect = "disconnect"
+)
+
+// guardedTools are the tools that change things: write, edit and bash need approval.
+var guardedTools = []string{"write", "edit", "bash"}
+
+// PermissionRequest is a request for the client's approval of one tool call.
+type PermissionRequest struct {
+	RequestID  string         `json:"requestId"`
+	ToolCallID string         `json:"toolCallId"`
+	ToolName   string         `json:"toolName"`
+	Args       map[string]any `json:"args"`
+	// AfterSeq is the seq of the permission_requested event the request must follow.
+	AfterSeq int64 `json:"-"`
+}
+
+// PermissionAnswer is how a request was decided.
+type PermissionAnswer struct {
+	Decision string
+	// By is ByClient for an answer, ByAbort when ctx ended, ByDisconnect when the client
+	// went away.
+	By     string
+	Reason string
+}
+
+// PermissionAsker sends permission requests to the client. Ask returns when the client
+// answers, when ctx ends (an abort: the asker tells the client the request is cancelled) or
+// when the client is gone.
+type PermissionAsker interface {
+	// CanAsk reports whether the client declared it answers permission requests.
+	CanAsk() bool
+	Ask(ctx context.Context, req PermissionRequest) PermissionAnswer
+}
+
+// PermissionRequested is the payload of permission_requested.
+type PermissionRequested struct {
+	RequestID  string `json:"requestId"`
+	ToolCallID string `json:"toolCallId"`
+	ToolName   string `json:"toolName"`
+}
+
+// PermissionResolved is the payload of permission_resolved.
+type PermissionResolved struct {
+	RequestID  string `json:"requestId"`
+	ToolCallID string `json:"toolCallId"`
+	Decision   string `json:"decision" jsonschema:"enum=allow,enum=deny,enum=allowAlways"`
+	By         string `json:"by" jsonschema:"enum=client,enum=policy,enum=abort,enum=disconnect"`
+	Reason     string `json:"reason,omitempty"`
+}
+
+// SetPermissionAsker installs the client's side of permission requests.
+func (s *Supervisor) SetPermissionAsker(a PermissionAsker) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.asker = a
+}
+
+// ResetPermissionGrants forgets allowAlways grants (the session changed).
+func (s *Supervisor) ResetPermissionGrants() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.allowed = map[string]bool{}
+}
+
+// beforeToolCall is the agent's beforeToolCall hook: it applies the approval mode to write,
+// edit and bash. It runs in the loop's sequential prepare phase, after the call's
+// tool_execution_start, so requests reach the client one at a time in source order.
+func (s *Supervisor) beforeToolCall(ctx context.Context, c *core.BeforeToolCallContext) (*core.BeforeToolCallResult, error) {
+	name := c.Call.Name
+	if !slices.Contains(guardedTools, name) {
+		return nil, nil
+	}
+	s.mu.Lock()
+	mode := s.options.Approval
+	switch {
+	case mode == ApprovalAuto || mode == "":
+		s.mu.Unlock()
+		return nil, nil
+	case s.allowed[name]:
+		s.resolvePolicyLocked(c, DecisionAllow, "allowed for this session")
+		s.mu.Unlock()
+		return nil, nil
+	case mode == ApprovalDenyWrites:
+		reason := fmt.Sprintf("approval mode deny-writes refuses %s", name)
+		s.resolvePolicyLocked(c, DecisionDeny, reason)
+		s.mu.Unlock()
+		return denied(reason), nil
+	case s.asker == nil || !s.asker.CanAsk():
+		reason := "client cannot answer permission requests"
+		s.resolvePolicyLocked(c, DecisionDeny, reason)
+		s.mu.Unlock()
+		return denied(reason), nil
+	}
+	req := s.requestLocked(c)
+	asker := s.asker
+	s.mu.Unlock()
+
+	answer := asker.Ask(ctx, req)
+	switch answer.Decision {
+	case DecisionAllow, DecisionAllowAlways:
+	default:
+		answer.Decision = DecisionDeny
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ledger.permissionsPending = slices.DeleteFunc(s.ledger.permissionsPending, func(p PendingPermission) bool { return p.RequestID == req.RequestID })
+	s.emitLocked(EventPermissionResolved, PermissionResolved{RequestID: req.RequestID, ToolCallID: req.ToolCallID, Decision: answer.Decision, By: answer.By, Reason: answer.Reason})
+	switch answer.Decision {
+	case DecisionAllowAlways:
+		s.allowed[name] = true
+		return nil, nil
+	case DecisionAllow:
+		return nil, nil
+	}
+	switch {
+	case answer.By == ByAbort:
+		return denied("the run was aborted while waiting for approval"), nil
+	case answer.By == ByDisconnect:
+		return denied("the client went away while approval was pending"), nil
+	case answer.Reason != "":
+		return denied(answer.Reason), nil
+	}
+	return denied("the user denied this " + name + " call"), nil
+}
+
+func denied(reason string) *core.BeforeToolCallResult {
+	return &core.BeforeToolCallResult{Block: true, Reason: "Permission denied: " + reason}
+}
+
+// requestLocked registers a pending request and emits permission_requested.
+func (s *Supervisor) requestLocked(c *core.BeforeToolCallContext) PermissionRequest {
+	s.permissions++
+	req := PermissionRequest{
+		RequestID:  fmt.Sprintf("perm%d", s.permissions),
+		ToolCallID: c.Call.ID,
+		ToolName:   c.Call.Name,
+		Args:       c.Args,
+	}
+	s.ledger.permissionsPending = append(s.ledger.permissionsPending, PendingPermission{RequestID: req.RequestID, ToolCallID: req.ToolCallID})
+	req.AfterSeq = s.emitLocked(EventPermissionRequested, PermissionRequested{RequestID: req.RequestID, ToolCallID: req.ToolCallID, ToolName: req.ToolName})
+	return req
+}
+
+// resolvePolicyLocked records a decision the policy made without asking: both events, so a
+// client sees every decision.
+func (s *Supervisor) resolvePolicyLocked(c *core.BeforeToolCallContext, decision, reason string) {
+	s.permissions++
+	id := fmt.Sprintf("perm%d", s.permissions)
+	s.emitLocked(EventPermissionRequested, PermissionRequested{RequestID: id, ToolCallID: c.Call.ID, ToolName: c.Call.Name})
+	s.emitLocked(EventPermissionResolved, PermissionResolved{RequestID: id, ToolCallID: c.Call.ID, Decision: decision, By: ByPolicy, Reason: reason})
+}
+
+// SettleApprovalDefault fixes the approval mode when initialize is answered and no
+// --approval was given: ask if the client answers permission requests, else auto.
+func (s *Supervisor) SettleApprovalDefault(clientCanAsk bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cfg.ApprovalFixed {
+		return
+	}
+	if clientCanAsk {
+		s.options.Approval = ApprovalAsk
+	} else {
+		s.options.Approval = ApprovalAuto
+	}
+}
