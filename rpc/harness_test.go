@@ -44,8 +44,8 @@ type peerOpts struct {
 	approval string
 	cwd      string
 	shell    session.ShellRunner
-	max     int
-	tools   []core.Tool
+	max      int
+	tools    []core.Tool
 }
 
 func newPeer(t *testing.T, o peerOpts, steps ...faux.Step) *peer {
