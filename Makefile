@@ -4,7 +4,7 @@ GO ?= go
 LINT := $(GO) tool -modfile=devtools/go.mod golangci-lint
 BIN := bin
 
-.PHONY: all build test test-go test-ts check lint generate check-generated bench demo clean
+.PHONY: all build test test-go test-ts check lint generate check-generated check-ts-generated release bench demo clean
 
 all: build
 
@@ -18,25 +18,56 @@ test-go:
 	$(GO) test -race ./...
 	$(GO) test -race -count=5 ./core/...
 
+# npm test builds the package and runs its tests against bin/pi-rpc and bin/mock-openai.
 test-ts:
-	@if [ -f clients/ts/package.json ]; then cd clients/ts && npm ci --no-audit --no-fund && npm test; fi
+	@if [ -f clients/ts/package.json ]; then cd clients/ts && npm ci --no-audit --no-fund && PI_RPC_BIN=$(CURDIR)/$(BIN)/pi-rpc MOCK_OPENAI_BIN=$(CURDIR)/$(BIN)/mock-openai npm test; fi
+
+# TS_DEPS installs clients/ts's npm packages from package-lock.json unless already installed, so
+# generate and check run offline after one npm ci.
+TS_DEPS = [ -f clients/ts/node_modules/.package-lock.json ] || (cd clients/ts && npm ci --no-audit --no-fund)
 
 ## check: formatting, vet, tidy modules, lint, generated files fresh.
 check: lint check-generated
 	@out=$$(gofmt -l $$(git ls-files '*.go') 2>/dev/null); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) mod tidy -diff
+	@$(MAKE) --no-print-directory check-ts-generated
 
 lint:
 	$(LINT) run ./...
 
 generate:
 	$(GO) generate ./...
+	@if [ -f clients/ts/package.json ]; then $(TS_DEPS) && cd clients/ts && node scripts/generate.mjs; fi
+
+# check-ts-generated regenerates clients/ts's types from protocol/schema.json into a temporary
+# directory and fails if they differ from the committed ones (run make generate).
+check-ts-generated:
+	@if [ -f clients/ts/package.json ]; then \
+		$(TS_DEPS) >&2 && tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+		(cd clients/ts && node scripts/generate.mjs --out "$$tmp" 2>/dev/null) && \
+		for f in protocol.ts methods.ts; do \
+			diff -u clients/ts/src/generated/$$f "$$tmp/$$f" || { echo "clients/ts/src/generated/$$f is stale: run make generate" >&2; exit 1; }; \
+		done; \
+	fi
 
 # Generated files are checked by tests that regenerate them in memory and compare (see
 # protocol/schema_test.go once it exists), so a stale file fails both check and test.
 check-generated:
 	@true
+
+## release: pi-rpc binaries for linux and darwin, amd64 and arm64, into dist/ with SHA256SUMS.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+RELEASE_PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+release:
+	rm -rf dist && mkdir -p dist
+	@set -e; for p in $(RELEASE_PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; echo "dist/pi-rpc-$$os-$$arch ($(VERSION))"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath \
+			-ldflags "-s -w -X main.version=$(VERSION)" -o dist/pi-rpc-$$os-$$arch ./cmd/pi-rpc; \
+	done
+	@cd dist && if command -v sha256sum >/dev/null; then sha256sum pi-rpc-*; else shasum -a 256 pi-rpc-*; fi > SHA256SUMS
+	@cat dist/SHA256SUMS
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
