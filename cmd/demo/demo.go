@@ -93,11 +93,14 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 		args = append(args, "--provider", "faux", "--faux-script", script)
 	}
 	c, err := piclient.Spawn(ctx, piclient.SpawnOptions{
-		Binary: cfg.bin,
+		Binary: absPath(cfg.bin),
 		Args:   args,
 		Dir:    dir,
 		Env:    append(os.Environ(), "PI_RPC_HOME="+home),
 		Stderr: cfg.stderr,
+		// The demo declares the permissions capability, so pi-rpc asks before write, edit and
+		// bash: it approves changes to files and denies running commands.
+		Options: piclient.Options{OnPermission: approve},
 	})
 	if err != nil {
 		return fmt.Errorf("starting %s: %w (run make build first, or pass -bin)", cfg.bin, err)
@@ -107,7 +110,7 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 	d := &demo{c: c, t: newTranscript(out, dir), dir: dir, review: review}
 	d.t.line("%s", header)
 	d.t.line("directory: notes.txt, review.txt (a named pipe the demo writes to once it has steered)")
-	for _, step := range []func(context.Context) error{d.initialize, d.toolLoop, d.abortMidStream, d.shutdown} {
+	for _, step := range []func(context.Context) error{d.initialize, d.toolLoop, d.abortMidStream, d.approvals, d.shutdown} {
 		if err := step(ctx); err != nil {
 			if cerr := c.Err(); cerr != nil {
 				return fmt.Errorf("%w (connection: %w)", err, cerr)
@@ -127,6 +130,7 @@ func (d *demo) initialize(ctx context.Context) error {
 	res, err := d.c.Initialize(ctx, protocol.InitializeParams{
 		ProtocolVersion: protocol.ProtocolVersion,
 		ClientInfo:      &protocol.ClientInfo{Name: "pi-rpc-demo"},
+		Capabilities:    protocol.ClientCapabilities{Permissions: true},
 	})
 	if err != nil {
 		return fmt.Errorf("initialize: %w", err)
@@ -210,6 +214,33 @@ func (d *demo) abortMidStream(ctx context.Context) error {
 		return fmt.Errorf("waitSettled: %w", err)
 	}
 	d.t.request("waitSettled", in.InputID, settled(s))
+	return nil
+}
+
+// approve is the demo's answer to permission/request: file changes are allowed, commands are
+// not. The transcript shows the decisions through permission_requested/permission_resolved,
+// which arrive in order with the other events.
+func approve(_ context.Context, req piclient.PermissionRequest) piclient.PermissionDecision {
+	if req.ToolName == "bash" {
+		return piclient.PermissionDecision{Decision: "deny", Reason: "I will run the tests myself"}
+	}
+	return piclient.PermissionDecision{Decision: "allow"}
+}
+
+// approvals: a prompt whose reply writes a file (approved) and runs a command (denied); the
+// model sees the denial as the command's result.
+func (d *demo) approvals(ctx context.Context) error {
+	if _, err := d.prompt(ctx, "Write a one-line summary to summary.txt, then run the tests."); err != nil {
+		return err
+	}
+	if _, err := d.period(ctx, func(piclient.Event) error { return nil }); err != nil {
+		return err
+	}
+	summary, err := os.ReadFile(filepath.Join(d.dir, "summary.txt"))
+	if err != nil {
+		return err
+	}
+	d.t.line("summary.txt now: %s", quote(strings.TrimSpace(string(summary)), 80))
 	return nil
 }
 
@@ -336,4 +367,13 @@ func (r *reviewPipe) release() {
 		return
 	}
 	<-r.done
+}
+
+// absPath makes a relative binary path absolute: the server runs in the demo's temp
+// directory, and exec resolves a relative path against the child's directory.
+func absPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
 }

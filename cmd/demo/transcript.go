@@ -195,6 +195,22 @@ func (t *transcript) describe(ev piclient.Event) (string, error) {
 			return "", err
 		}
 		return fmt.Sprintf("queue_update steering=%s followUp=%s", queued(q.Steering), queued(q.FollowUp)), nil
+	case session.EventPermissionRequested:
+		var p session.PermissionRequested
+		if err := ev.Decode(&p); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("permission_requested %s for %s", p.RequestID, p.ToolName), nil
+	case session.EventPermissionResolved:
+		var p session.PermissionResolved
+		if err := ev.Decode(&p); err != nil {
+			return "", err
+		}
+		out := fmt.Sprintf("permission_resolved %s %s by %s", p.RequestID, p.Decision, p.By)
+		if p.Reason != "" {
+			out += " " + quote(p.Reason, 80)
+		}
+		return out, nil
 	case session.EventAgentSettled:
 		var s session.Settled
 		if err := ev.Decode(&s); err != nil {
