@@ -42,17 +42,10 @@ func (e *env) runFind(ctx context.Context, call core.ToolCall, _ func(core.ToolR
 		Path    string   `json:"path"`
 		Limit   *float64 `json:"limit"`
 	}
-	if err := call.Decode(&in); err != nil {
+	if err := decodeCall(ctx, call, &in); err != nil {
 		return core.ToolResult{}, err
 	}
-	if ctx.Err() != nil {
-		return core.ToolResult{}, errAborted
-	}
-	p := in.Path
-	if p == "" {
-		p = "."
-	}
-	root := e.resolve(p)
+	root := e.resolveDir(in.Path)
 	limit := max(1, intArg(in.Limit, findDefaultLimit))
 	st, err := os.Stat(root)
 	if err != nil {

@@ -77,17 +77,10 @@ func (e *env) runGrep(ctx context.Context, call core.ToolCall, _ func(core.ToolR
 		Context    *float64 `json:"context"`
 		Limit      *float64 `json:"limit"`
 	}
-	if err := call.Decode(&in); err != nil {
+	if err := decodeCall(ctx, call, &in); err != nil {
 		return core.ToolResult{}, err
 	}
-	if ctx.Err() != nil {
-		return core.ToolResult{}, errAborted
-	}
-	p := in.Path
-	if p == "" {
-		p = "."
-	}
-	root := e.resolve(p)
+	root := e.resolveDir(in.Path)
 	if _, err := os.Stat(root); err != nil {
 		return core.ToolResult{}, fmt.Errorf("Path not found: %s", root)
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/pi-rpc/pi-rpc/core"
 )
 
 // errAborted is pi's message for a tool call abandoned because the run was aborted.
@@ -93,5 +95,16 @@ func writeFileAtomic(ctx context.Context, path string, data []byte) error {
 		return err
 	}
 	ok = true
+	return nil
+}
+
+// decodeCall decodes a call's arguments and refuses to start once the run is aborted.
+func decodeCall(ctx context.Context, call core.ToolCall, in any) error {
+	if err := call.Decode(in); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return errAborted
+	}
 	return nil
 }

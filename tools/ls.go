@@ -41,17 +41,10 @@ func (e *env) runLs(ctx context.Context, call core.ToolCall, _ func(core.ToolRes
 		Path  string   `json:"path"`
 		Limit *float64 `json:"limit"`
 	}
-	if err := call.Decode(&in); err != nil {
+	if err := decodeCall(ctx, call, &in); err != nil {
 		return core.ToolResult{}, err
 	}
-	if ctx.Err() != nil {
-		return core.ToolResult{}, errAborted
-	}
-	p := in.Path
-	if p == "" {
-		p = "."
-	}
-	dir := e.resolve(p)
+	dir := e.resolveDir(in.Path)
 	limit := intArg(in.Limit, lsDefaultLimit)
 	st, err := os.Stat(dir)
 	if err != nil {

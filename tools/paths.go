@@ -107,3 +107,12 @@ func dirExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
 }
+
+// resolveDir resolves the directory argument of grep, find and ls: the working directory
+// when absent.
+func (e *env) resolveDir(p string) string {
+	if p == "" {
+		p = "."
+	}
+	return e.resolve(p)
+}

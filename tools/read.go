@@ -41,11 +41,8 @@ func (e *env) runRead(ctx context.Context, call core.ToolCall, _ func(core.ToolR
 		Offset *float64 `json:"offset"`
 		Limit  *float64 `json:"limit"`
 	}
-	if err := call.Decode(&in); err != nil {
+	if err := decodeCall(ctx, call, &in); err != nil {
 		return core.ToolResult{}, err
-	}
-	if ctx.Err() != nil {
-		return core.ToolResult{}, errAborted
 	}
 	abs := e.resolve(in.Path)
 	data, err := os.ReadFile(abs)

@@ -33,11 +33,8 @@ func (e *env) runWrite(ctx context.Context, call core.ToolCall, _ func(core.Tool
 		Path    string `json:"path"`
 		Content string `json:"content"`
 	}
-	if err := call.Decode(&in); err != nil {
+	if err := decodeCall(ctx, call, &in); err != nil {
 		return core.ToolResult{}, err
-	}
-	if ctx.Err() != nil {
-		return core.ToolResult{}, errAborted
 	}
 	real, err := e.checkWritable(in.Path, e.resolve(in.Path))
 	if err != nil {
