@@ -269,6 +269,7 @@ func (s *Server) getState(_ context.Context, c *call, _ *protocol.Empty) {
 		Options:       st.Options,
 		SessionID:     st.SessionID,
 		SessionFile:   st.SessionFile,
+		SessionName:   st.SessionName,
 		Settled:       st.Settled,
 		Busy:          st.Busy,
 		BashRunning:   st.BashRunning,

@@ -85,8 +85,11 @@ type Config struct {
 	Approval      string
 	ApprovalFixed bool
 	// Shell runs the user's own commands (the bash method); nil disables them.
-	Shell  ShellRunner
-	Logger zerolog.Logger
+	Shell ShellRunner
+	// Sessions is where sessions are created and opened (newSession, openSession, fork);
+	// nil keeps them in memory.
+	Sessions *Catalog
+	Logger   zerolog.Logger
 }
 
 // Supervisor runs one agent for one client. See the package documentation.
@@ -551,6 +554,7 @@ type Snapshot struct {
 	Options       Options            `json:"options"`
 	SessionID     string             `json:"sessionId"`
 	SessionFile   string             `json:"sessionFile,omitempty"`
+	SessionName   string             `json:"sessionName,omitempty"`
 	Settled       bool               `json:"settled"`
 	Busy          BusyState          `json:"busy"`
 	BashRunning   bool               `json:"bashRunning"`
@@ -577,6 +581,7 @@ func (s *Supervisor) State() Snapshot {
 		Options:       s.options,
 		SessionID:     s.store.SessionID(),
 		SessionFile:   s.store.File(),
+		SessionName:   sessionNameOf(s.store),
 		Settled:       s.period == nil,
 		Busy: BusyState{
 			Running:            s.period != nil,
@@ -667,10 +672,9 @@ func (s *Supervisor) SetOptions(p OptionsPatch) Options {
 // appendLocked persists an entry. A failed append makes the session memory-only: the error
 // is reported once as session_error and in the period's agent_settled.
 func (s *Supervisor) appendLocked(e *Entry) {
-	if s.persistErr != nil {
-		return
-	}
-	if err := s.store.Append(e); err != nil {
+	// The store keeps the entry in memory even when writing it fails, so the session goes
+	// on memory-only; the failure is reported once.
+	if err := s.store.Append(e); err != nil && s.persistErr == nil {
 		s.persistErr = err
 		s.emitLocked(EventSessionError, SessionError{Message: fmt.Sprintf("Cannot write the session file, the session is memory-only from now on: %v", err)})
 	}

@@ -33,6 +33,9 @@ type config struct {
 	approval           string
 	noSession          bool
 	sessionDir         string
+	sessionRef         string
+	continueRecent     bool
+	fsync              string
 	logLevel           string
 	logFile            string
 	version            bool
@@ -79,7 +82,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.onEOF, "on-eof", "abort", "when stdin ends: abort the busy period, or finish it first")
 	fs.StringVar(&c.approval, "approval", "", "tool approval: auto, ask (the client approves write, edit and bash) or deny-writes; default ask if the client declares the permissions capability, else auto")
 	fs.BoolVar(&c.noSession, "no-session", false, "keep the session in memory only")
-	fs.StringVar(&c.sessionDir, "session-dir", "", "directory for session files")
+	fs.StringVar(&c.sessionDir, "session-dir", "", "directory for session files (default $PI_RPC_HOME/sessions/<encoded cwd>)")
+	fs.StringVar(&c.sessionRef, "session", "", "resume a session: a session file, or a session id or unique prefix of one")
+	fs.BoolVar(&c.continueRecent, "continue", false, "resume the most recent session of this directory that no other process holds")
+	fs.StringVar(&c.fsync, "fsync", "settled", "when session files are synced: settled (after agent_settled, on switch and at exit) or entry (every entry)")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.StringVar(&c.logFile, "log-file", "", "write logs to this file instead of stderr")
 	fs.BoolVar(&c.version, "version", false, "print the version and exit")
@@ -129,6 +135,14 @@ func (c *config) validate() error {
 	}
 	if c.maxMessageBytes < 1024 {
 		errs = append(errs, fmt.Errorf("--max-message-bytes: must be at least 1024, got %d", c.maxMessageBytes))
+	}
+	switch c.fsync {
+	case "settled", "entry":
+	default:
+		errs = append(errs, fmt.Errorf("--fsync: expected settled or entry, got %q", c.fsync))
+	}
+	if c.sessionRef != "" && c.continueRecent {
+		errs = append(errs, errors.New("--session and --continue cannot be used together"))
 	}
 	if c.noTools && c.toolsSet {
 		errs = append(errs, errors.New("--tools and --no-tools cannot be used together"))

@@ -16,7 +16,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/rs/zerolog"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -70,26 +69,30 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return 1
 	}
 	defer closeLog()
-	return serve(cfg, setup, stdin, stdout, log)
+	sessions, err := openSessions(cfg, setup)
+	if err != nil {
+		fmt.Fprintln(stderr, "pi-rpc:", err)
+		return 1
+	}
+	return serve(cfg, setup, sessions, stdin, stdout, log)
 }
 
 // serve runs the protocol until stdin ends, stdout breaks, a signal arrives or the client
 // sends exit, then persists and exits.
-func serve(cfg *config, setup *agentSetup, stdin io.Reader, stdout io.Writer, log zerolog.Logger) int {
+func serve(cfg *config, setup *agentSetup, sessions *startSessions, stdin io.Reader, stdout io.Writer, log zerolog.Logger) int {
 	writer := rpc.NewWriter(stdout, 1<<20)
 	problem := ""
 	if len(setup.problems) > 0 {
 		problem = setup.problems[0].Message
 	}
-	sessionID := uuid.Must(uuid.NewV7()).String()
-	store := session.NewMemoryStore(sessionID, entryID, func() string { return session.ISOTime(time.Now()) })
 	sup := session.New(session.Config{
 		Agent: core.Options{
 			Provider: setup.provider, Model: setup.model, ThinkingLevel: setup.thinking,
 			Tools: setup.tools, SystemPrompt: setup.systemPrompt,
 		},
 		ProviderProblem: problem,
-		Store:           store,
+		Store:           sessions.store,
+		Sessions:        sessions.catalog,
 		Sink:            writer,
 		Retry:           session.DefaultRetrySettings(),
 		Compaction:      session.DefaultCompactionSettings(),
@@ -98,6 +101,7 @@ func serve(cfg *config, setup *agentSetup, stdin io.Reader, stdout io.Writer, lo
 		Shell:           shellRunner(setup.cwd),
 		Logger:          log,
 	})
+	sup.StartSession()
 	server := rpc.NewServer(rpc.Options{
 		Supervisor: sup, Writer: writer, In: stdin,
 		Framing: rpc.Framing(cfg.framing), MaxMessageBytes: cfg.maxMessageBytes,

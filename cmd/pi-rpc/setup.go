@@ -108,9 +108,6 @@ func setupAgent(c *config, getenv func(string) string, now time.Time) (*agentSet
 	for _, f := range files {
 		s.contextFiles = append(s.contextFiles, f.Path)
 	}
-	if c.sessionDir != "" {
-		s.warnings = append(s.warnings, "--session-dir is accepted but session files are not implemented yet: the session is memory-only")
-	}
 	return s, nil
 }
 

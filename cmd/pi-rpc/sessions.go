@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/session"
+)
+
+// startSessions is the session the process starts with and where sessions live.
+type startSessions struct {
+	store   session.Store
+	catalog *session.Catalog
+}
+
+// openSessions creates or opens the starting session (DESIGN.md §5): --session resumes a file
+// or id (another process holding it is a startup error), --continue the newest session of
+// this cwd that nobody holds, --no-session keeps everything in memory; otherwise a new
+// session whose file appears with the first user message. Warnings about a repaired file go
+// to initialize's warnings.
+func openSessions(cfg *config, setup *agentSetup) (*startSessions, error) {
+	root := filepath.Join(setup.home, "sessions")
+	dir := filepath.Join(root, session.EncodeCwd(setup.cwd))
+	if cfg.sessionDir != "" {
+		abs, err := filepath.Abs(cfg.sessionDir)
+		if err != nil {
+			return nil, fmt.Errorf("--session-dir: %w", err)
+		}
+		dir = abs
+	}
+	models := setup.models
+	cat := &session.Catalog{
+		Root: root, Dir: dir, CustomDir: cfg.sessionDir != "", Cwd: setup.cwd, Memory: cfg.noSession,
+		Options: session.FileOptions{
+			NewID: entryID,
+			Now:   func() string { return session.ISOTime(time.Now()) },
+			Fsync: session.FsyncMode(cfg.fsync),
+		},
+		ResolveModel: func(provider, id string) (core.Model, core.Provider, bool) {
+			if models == nil {
+				return core.Model{}, nil, false
+			}
+			m, p, err := models.Resolve(provider, id)
+			return m, p, err == nil
+		},
+		ModelFromFlags:    cfg.model != "",
+		ThinkingFromFlags: cfg.thinking != "",
+	}
+	var store session.Store
+	switch {
+	case cfg.sessionRef != "":
+		path, err := cat.Resolve(cfg.sessionRef)
+		if err != nil {
+			return nil, fmt.Errorf("--session: %w", err)
+		}
+		if cfg.noSession {
+			m, err := session.OpenInMemory(path, cat.Options)
+			if err != nil {
+				return nil, fmt.Errorf("--session: %w", err)
+			}
+			store = m
+			break
+		}
+		fs, err := session.OpenFileStore(path, setup.cwd, cat.Options)
+		if err != nil {
+			return nil, fmt.Errorf("--session %s: %w", path, err)
+		}
+		setup.warnings = append(setup.warnings, prefixed(path, fs.Warnings())...)
+		store = fs
+	case cfg.continueRecent && !cfg.noSession:
+		s, err := cat.Continue()
+		if err != nil {
+			return nil, fmt.Errorf("--continue: %w", err)
+		}
+		if fs, ok := s.(*session.FileStore); ok {
+			setup.warnings = append(setup.warnings, prefixed(fs.File(), fs.Warnings())...)
+		}
+		store = s
+	}
+	if store == nil {
+		s, err := cat.Create("", nil)
+		if err != nil {
+			return nil, err
+		}
+		store = s
+	}
+	return &startSessions{store: store, catalog: cat}, nil
+}
+
+func prefixed(file string, ws []string) []string {
+	out := make([]string, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, file+": "+w)
+	}
+	return out
+}

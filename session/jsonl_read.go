@@ -1,0 +1,330 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+)
+
+// CurrentVersion is the session format version pi-rpc writes (pi's CURRENT_SESSION_VERSION).
+const CurrentVersion = 3
+
+// Header is a session file's first line (pi §7.2). It is not part of the tree.
+type Header struct {
+	Type      string `json:"type"`
+	Version   int    `json:"version,omitempty"`
+	ID        string `json:"id"`
+	Timestamp string `json:"timestamp"`
+	Cwd       string `json:"cwd"`
+	// ParentSession is the file this session was forked from.
+	ParentSession string `json:"parentSession,omitempty"`
+}
+
+// Loaded is a session file as read: its header, its entries in file order (their parent ids
+// repaired), and what was wrong with it.
+type Loaded struct {
+	Header Header
+	// HasHeader is false when the first line is not a session header (pi then treats the
+	// file as empty); Header is then zero.
+	HasHeader bool
+	Entries   []*Entry
+	// Warnings describe every skipped line and repaired entry, one line each, for the
+	// caller to log or report.
+	Warnings []string
+	// NeedsNewline says the data does not end in "\n": the next append must start with one so
+	// that a torn line is never joined to a new entry.
+	NeedsNewline bool
+	// Migrated says the entries were upgraded from an older format version (v1 or v2); a
+	// writer rewrites the file (temp file and rename) before appending.
+	Migrated bool
+}
+
+// ReadFile reads a session file without locking it (DESIGN.md §5: reading never locks).
+func ReadFile(path string) (*Loaded, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data), nil
+}
+
+// parallelThreshold is the size above which lines are decoded on several goroutines: a
+// 50 MB file decodes in a fraction of the time, and small files don't pay for goroutines.
+const parallelThreshold = 1 << 20
+
+// Parse reads session file content. It never fails and never panics: a torn or corrupt line
+// is skipped with a warning, an entry whose parent was lost is attached to the previous valid
+// entry, and content without a header yields HasHeader false. Entries keep their line in Raw,
+// sharing data's memory (data must not be modified afterwards).
+func Parse(data []byte) *Loaded {
+	l := &Loaded{}
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		l.NeedsNewline = true
+	}
+	lines := splitLines(data)
+	first := 0
+	for first < len(lines) && isBlank(lines[first].text) {
+		first++
+	}
+	if first == len(lines) {
+		return l
+	}
+	if h, ok := parseHeader(lines[first].text); ok {
+		l.Header, l.HasHeader = h, true
+		first++
+	}
+	lines = lines[first:]
+	version := CurrentVersion
+	if l.HasHeader {
+		version = l.Header.Version
+		if version == 0 {
+			version = 1
+		}
+	}
+	if version < CurrentVersion {
+		l.Migrated = true
+		lines = migrate(lines, version, l)
+		l.Header.Version = CurrentVersion
+	} else if version > CurrentVersion {
+		l.Warnings = append(l.Warnings, fmt.Sprintf("session format version %d is newer than %d; reading it as %d", version, CurrentVersion, CurrentVersion))
+	}
+	decoded := decodeLines(lines, len(data) >= parallelThreshold)
+	last := len(lines) - 1
+	for i, ln := range lines {
+		d := decoded[i]
+		switch {
+		case d.blank:
+			continue
+		case d.err != nil && i == last && l.NeedsNewline:
+			l.Warnings = append(l.Warnings, fmt.Sprintf("line %d: incomplete last line (%d bytes) skipped: the process writing it was interrupted", ln.no, len(ln.text)))
+			continue
+		case d.err != nil:
+			l.Warnings = append(l.Warnings, fmt.Sprintf("line %d: corrupt line skipped: %v", ln.no, d.err))
+			continue
+		}
+		l.Entries = append(l.Entries, d.entry)
+	}
+	l.Entries = link(l.Entries, l)
+	return l
+}
+
+// line is one line of a file: its 1-based number and its bytes without the newline.
+type line struct {
+	no   int
+	text []byte
+}
+
+func splitLines(data []byte) []line {
+	n := bytes.Count(data, []byte{'\n'}) + 1
+	lines := make([]line, 0, n)
+	for no := 1; len(data) > 0; no++ {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			lines = append(lines, line{no, data})
+			break
+		}
+		lines = append(lines, line{no, data[:i]})
+		data = data[i+1:]
+	}
+	return lines
+}
+
+func isBlank(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
+
+// parseHeader accepts a line as a header the way pi does: type "session" and a string id.
+func parseHeader(b []byte) (Header, bool) {
+	var probe struct {
+		Type string           `json:"type"`
+		ID   *json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(b, &probe) != nil || probe.Type != "session" || probe.ID == nil || len(*probe.ID) == 0 || (*probe.ID)[0] != '"' {
+		return Header{}, false
+	}
+	var h Header
+	if json.Unmarshal(b, &h) != nil {
+		return Header{}, false
+	}
+	return h, true
+}
+
+type decodedLine struct {
+	entry *Entry
+	err   error
+	blank bool
+}
+
+// decodeLines decodes every line, in parallel chunks for large files. Lines are independent,
+// so only linking (done after) needs file order.
+func decodeLines(lines []line, parallel bool) []decodedLine {
+	out := make([]decodedLine, len(lines))
+	workers := runtime.GOMAXPROCS(0)
+	if !parallel || workers < 2 || len(lines) < 2*workers {
+		for i := range lines {
+			out[i] = decodeLine(lines[i].text)
+		}
+		return out
+	}
+	var wg sync.WaitGroup
+	chunk := (len(lines) + workers - 1) / workers
+	for start := 0; start < len(lines); start += chunk {
+		end := min(start+chunk, len(lines))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := start; i < end; i++ {
+				out[i] = decodeLine(lines[i].text)
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func decodeLine(b []byte) decodedLine {
+	b = bytes.TrimRight(b, "\r")
+	if isBlank(b) {
+		return decodedLine{blank: true}
+	}
+	e := &Entry{}
+	if err := e.UnmarshalJSON(b); err != nil {
+		return decodedLine{err: err}
+	}
+	if e.ID == "" {
+		return decodedLine{err: fmt.Errorf("entry of type %q has no id", e.Type)}
+	}
+	// UnmarshalJSON copied the line; the file's buffer is kept anyway, so share it.
+	e.Raw = b
+	return decodedLine{entry: e}
+}
+
+// link drops entries whose id repeats an earlier one and attaches every entry whose parent
+// is not in the file to the previous valid entry (DESIGN.md §5): a lost line then costs only
+// itself, not the rest of its branch. An entry that names itself as parent is a root, as in
+// pi.
+func link(entries []*Entry, l *Loaded) []*Entry {
+	ids := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		ids[e.ID] = true
+	}
+	seen := make(map[string]bool, len(entries))
+	out := entries[:0]
+	for _, e := range entries {
+		if seen[e.ID] {
+			l.Warnings = append(l.Warnings, fmt.Sprintf("entry %s: duplicate id, later copy skipped", e.ID))
+			continue
+		}
+		seen[e.ID] = true
+		if e.ParentID == e.ID {
+			e.ParentID = ""
+			e.Raw = setRawField(e.Raw, "parentId", "")
+		}
+		if e.ParentID != "" && !ids[e.ParentID] {
+			prev := ""
+			if len(out) > 0 {
+				prev = out[len(out)-1].ID
+			}
+			if prev == "" {
+				l.Warnings = append(l.Warnings, fmt.Sprintf("entry %s: parent %s is missing; it becomes a root", e.ID, e.ParentID))
+			} else {
+				l.Warnings = append(l.Warnings, fmt.Sprintf("entry %s: parent %s is missing; attached to the previous entry %s", e.ID, e.ParentID, prev))
+			}
+			e.ParentID = prev
+			e.Raw = setRawField(e.Raw, "parentId", prev)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// setRawField returns raw with one top-level field replaced ("" writes null), keeping every
+// other field, so that a repaired entry still carries what this version does not know. It
+// returns nil (the entry is then marshalled from its fields) if raw is not an object.
+func setRawField(raw json.RawMessage, key, value string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	if value == "" {
+		m[key] = json.RawMessage("null")
+	} else {
+		b, _ := json.Marshal(value)
+		m[key] = b
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// migrate upgrades v1 and v2 entry lines to v3 (pi's migrateV1ToV2 and migrateV2ToV3): v1
+// entries gain ids chained in file order and a compaction's firstKeptEntryIndex (an index
+// into the file's entries, header included) becomes firstKeptEntryId; v2's message role
+// hookMessage becomes custom. Lines that are not JSON objects are left for the decoder to
+// reject.
+func migrate(lines []line, version int, l *Loaded) []line {
+	objs := make([]map[string]json.RawMessage, len(lines))
+	for i, ln := range lines {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(bytes.TrimRight(ln.text, "\r"), &m) == nil {
+			objs[i] = m
+		}
+	}
+	if version < 2 {
+		taken := map[string]bool{}
+		prev := ""
+		for _, m := range objs {
+			if m == nil {
+				continue
+			}
+			id := newEntryID(taken)
+			m["id"] = jsonString(id)
+			if prev == "" {
+				m["parentId"] = json.RawMessage("null")
+			} else {
+				m["parentId"] = jsonString(prev)
+			}
+			prev = id
+		}
+		for _, m := range objs {
+			if m == nil || string(m["type"]) != `"compaction"` {
+				continue
+			}
+			var idx *int
+			if json.Unmarshal(m["firstKeptEntryIndex"], &idx) == nil && idx != nil {
+				// The index counts the header as entry 0.
+				if j := *idx - 1; j >= 0 && j < len(objs) && objs[j] != nil {
+					m["firstKeptEntryId"] = objs[j]["id"]
+				}
+				delete(m, "firstKeptEntryIndex")
+			}
+		}
+	}
+	for _, m := range objs {
+		if m == nil || string(m["type"]) != `"message"` {
+			continue
+		}
+		var msg map[string]json.RawMessage
+		if json.Unmarshal(m["message"], &msg) == nil && string(msg["role"]) == `"hookMessage"` {
+			msg["role"] = jsonString("custom")
+			m["message"], _ = json.Marshal(msg)
+		}
+	}
+	out := make([]line, len(lines))
+	for i, ln := range lines {
+		out[i] = ln
+		if objs[i] != nil {
+			out[i].text, _ = json.Marshal(objs[i])
+		}
+	}
+	l.Warnings = append(l.Warnings, fmt.Sprintf("session format version %d migrated to %d", version, CurrentVersion))
+	return out
+}
+
+func jsonString(s string) json.RawMessage {
+	b, _ := json.Marshal(s)
+	return b
+}

@@ -1,0 +1,304 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/pi-rpc/pi-rpc/core"
+)
+
+// TreeNode is one entry of getTree, flat: a client builds the tree from parentId.
+type TreeNode struct {
+	ID string `json:"id"`
+	// ParentID is null for a root.
+	ParentID *string   `json:"parentId"`
+	Type     EntryType `json:"type"`
+	// Role is a message entry's message role.
+	Role core.Role `json:"role,omitempty"`
+	// Preview is a one-line description: a message's text (cut at 120 characters), or what
+	// the entry records.
+	Preview string `json:"preview"`
+	// Label is the entry's current label, if any.
+	Label     string `json:"label,omitempty"`
+	Timestamp string `json:"timestamp"`
+}
+
+// TreeView is getTree's result: every entry of the session in file order, and the leaf.
+type TreeView struct {
+	// LeafID is the current leaf, null before the first entry (or after navigating to the
+	// first user message).
+	LeafID *string    `json:"leafId"`
+	Nodes  []TreeNode `json:"nodes"`
+}
+
+// Labels resolves the label of each entry: the latest label entry for a target wins, and an
+// empty one clears it (pi §7.3).
+func Labels(entries []*Entry) map[string]string {
+	labels := map[string]string{}
+	for _, e := range entries {
+		if e.Type != EntryLabel {
+			continue
+		}
+		if e.Label == "" {
+			delete(labels, e.TargetID)
+		} else {
+			labels[e.TargetID] = e.Label
+		}
+	}
+	return labels
+}
+
+// SessionName is the name set by the latest session_info entry, "" if none (pi's
+// getSessionName).
+func SessionName(entries []*Entry) string {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i].Type == EntrySessionInfo {
+			return strings.TrimSpace(entries[i].Name)
+		}
+	}
+	return ""
+}
+
+// BuildTree returns the flat tree of a store.
+func BuildTree(entries []*Entry, leaf string) TreeView {
+	labels := Labels(entries)
+	v := TreeView{Nodes: make([]TreeNode, 0, len(entries))}
+	if leaf != "" {
+		v.LeafID = &leaf
+	}
+	for _, e := range entries {
+		n := TreeNode{ID: e.ID, Type: e.Type, Preview: preview(e), Label: labels[e.ID], Timestamp: e.Timestamp}
+		if e.ParentID != "" {
+			p := e.ParentID
+			n.ParentID = &p
+		}
+		if e.Type == EntryMessage && e.Message != nil {
+			n.Role = e.Message.Role()
+		}
+		v.Nodes = append(v.Nodes, n)
+	}
+	return v
+}
+
+const previewRunes = 120
+
+func preview(e *Entry) string {
+	var s string
+	switch e.Type {
+	case EntryMessage:
+		s = messagePreview(e.Message)
+	case EntryThinkingLevelChange:
+		s = "thinking level: " + string(e.ThinkingLevel)
+	case EntryModelChange:
+		s = "model: " + e.Provider + "/" + e.ModelID
+	case EntryCompaction:
+		s = fmt.Sprintf("compaction (%d tokens before): %s", e.TokensBefore, e.Summary)
+	case EntryBranchSummary:
+		s = "branch summary: " + e.Summary
+	case EntryCustom:
+		s = "custom: " + e.CustomType
+	case EntryCustomMessage:
+		s = messageText(e.Content, " ")
+	case EntryLabel:
+		if e.Label == "" {
+			s = "label cleared on " + e.TargetID
+		} else {
+			s = "label " + e.TargetID + ": " + e.Label
+		}
+	case EntrySessionInfo:
+		s = "session name: " + e.Name
+	}
+	return oneLine(s, previewRunes)
+}
+
+func messagePreview(m core.Message) string {
+	switch m := m.(type) {
+	case *core.UserMessage:
+		return messageText(m.Content, " ")
+	case *core.AssistantMessage:
+		if t := messageText(m.Content, " "); t != "" {
+			return t
+		}
+		var names []string
+		for _, c := range m.ToolCalls() {
+			names = append(names, c.Name)
+		}
+		if len(names) > 0 {
+			return "tool calls: " + strings.Join(names, ", ")
+		}
+		if m.ErrorMessage != "" {
+			return "error: " + m.ErrorMessage
+		}
+		return "(" + string(m.StopReason) + ")"
+	case *core.ToolResultMessage:
+		return m.ToolName + ": " + messageText(m.Content, " ")
+	case *core.BashExecutionMessage:
+		return "$ " + m.Command
+	case *core.CustomMessage:
+		return messageText(m.Content, " ")
+	case *core.BranchSummaryMessage:
+		return m.Summary
+	case *core.CompactionSummaryMessage:
+		return m.Summary
+	}
+	return ""
+}
+
+// oneLine collapses whitespace and cuts s at n runes with an ellipsis.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// EntriesPage is getEntries' result: entries of the current branch in pi's file shape, and
+// the cursor of the next page (the id to pass as since) when limit cut it.
+type EntriesPage struct {
+	Entries    []json.RawMessage `json:"entries"`
+	NextCursor string            `json:"nextCursor,omitempty"`
+}
+
+// PageBranch returns the entries of a branch after since ("" for the start, the root), at
+// most limit of them (0 for all). It reports false if since is not on the branch.
+func PageBranch(path []*Entry, since string, limit int) (EntriesPage, bool, error) {
+	start := 0
+	if since != "" {
+		start = -1
+		for i, e := range path {
+			if e.ID == since {
+				start = i + 1
+				break
+			}
+		}
+		if start < 0 {
+			return EntriesPage{}, false, nil
+		}
+	}
+	rest := path[start:]
+	page := EntriesPage{}
+	if limit > 0 && len(rest) > limit {
+		rest = rest[:limit]
+		page.NextCursor = rest[limit-1].ID
+	}
+	page.Entries = make([]json.RawMessage, 0, len(rest))
+	for _, e := range rest {
+		b, err := json.Marshal(e)
+		if err != nil {
+			return EntriesPage{}, true, err
+		}
+		page.Entries = append(page.Entries, b)
+	}
+	return page, true, nil
+}
+
+// Stats is getSessionStats' result (pi §5.9): counts and token sums over the messages of
+// the current context (after compaction, not the whole file), cost, and context usage.
+type Stats struct {
+	SessionID         string        `json:"sessionId"`
+	SessionFile       string        `json:"sessionFile,omitempty"`
+	UserMessages      int           `json:"userMessages"`
+	AssistantMessages int           `json:"assistantMessages"`
+	ToolCalls         int           `json:"toolCalls"`
+	ToolResults       int           `json:"toolResults"`
+	TotalMessages     int           `json:"totalMessages"`
+	Tokens            TokenStats    `json:"tokens"`
+	Cost              float64       `json:"cost"`
+	ContextUsage      *ContextUsage `json:"contextUsage,omitempty"`
+}
+
+// TokenStats sums the usage of the context's assistant messages.
+type TokenStats struct {
+	Input      int `json:"input"`
+	Output     int `json:"output"`
+	CacheRead  int `json:"cacheRead"`
+	CacheWrite int `json:"cacheWrite"`
+	Total      int `json:"total"`
+}
+
+// ContextUsage is how full the model's context window is. Tokens and Percent are null right
+// after a compaction, until a reply reports fresh usage.
+type ContextUsage struct {
+	Tokens        *int     `json:"tokens"`
+	ContextWindow int      `json:"contextWindow"`
+	Percent       *float64 `json:"percent"`
+}
+
+// ComputeStats computes the stats of a context (messages), its branch and its model.
+func ComputeStats(messages []core.Message, branch []*Entry, model core.Model) Stats {
+	var st Stats
+	for _, m := range messages {
+		switch m := m.(type) {
+		case *core.UserMessage:
+			st.UserMessages++
+		case *core.ToolResultMessage:
+			st.ToolResults++
+		case *core.AssistantMessage:
+			st.AssistantMessages++
+			st.ToolCalls += len(m.ToolCalls())
+			st.Tokens.Input += m.Usage.Input
+			st.Tokens.Output += m.Usage.Output
+			st.Tokens.CacheRead += m.Usage.CacheRead
+			st.Tokens.CacheWrite += m.Usage.CacheWrite
+			st.Cost += m.Usage.Cost.Total
+		}
+	}
+	st.TotalMessages = len(messages)
+	st.Tokens.Total = st.Tokens.Input + st.Tokens.Output + st.Tokens.CacheRead + st.Tokens.CacheWrite
+	st.ContextUsage = contextUsage(messages, branch, model)
+	return st
+}
+
+// contextUsage is pi's getContextUsage: unknown after the latest compaction until an
+// assistant reply after it reports usage, otherwise the context estimate.
+func contextUsage(messages []core.Message, branch []*Entry, model core.Model) *ContextUsage {
+	if model.ContextWindow <= 0 {
+		return nil
+	}
+	cu := &ContextUsage{ContextWindow: model.ContextWindow}
+	if c := lastCompactionIndex(branch); c >= 0 {
+		fresh := false
+		for i := len(branch) - 1; i > c; i-- {
+			a, ok := branch[i].Message.(*core.AssistantMessage)
+			if branch[i].Type != EntryMessage || !ok || a.StopReason == core.StopReasonAborted || a.StopReason == core.StopReasonError {
+				continue
+			}
+			fresh = CalculateContextTokens(a.Usage) > 0
+			break
+		}
+		if !fresh {
+			return cu
+		}
+	}
+	tokens := EstimateContextTokens(messages).Tokens
+	percent := float64(tokens) / float64(model.ContextWindow) * 100
+	cu.Tokens, cu.Percent = &tokens, &percent
+	return cu
+}
+
+// sessionNameOf is a store's session name without copying its entries when the store can
+// answer itself (getState asks on every call).
+func sessionNameOf(st Store) string {
+	if n, ok := st.(interface{ SessionName() string }); ok {
+		return n.SessionName()
+	}
+	return SessionName(st.Entries())
+}
+
+// SessionName is the session's name (see [SessionName]).
+func (s *FileStore) SessionName() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return SessionName(s.tree.entries)
+}
+
+// SessionName is the session's name (see [SessionName]).
+func (s *MemoryStore) SessionName() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return SessionName(s.tree.entries)
+}
