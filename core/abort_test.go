@@ -103,7 +103,7 @@ func TestAbortAbandonsToolIgnoringCancellation(t *testing.T) {
 	<-started
 	<-started
 	h.agent.Abort()
-	if d := <-h.clock.armed; d.Milliseconds() != 50 {
+	if d := <-h.clock.Armed; d.Milliseconds() != 50 {
 		t.Fatalf("abandon timer armed for %v, want 50ms", d)
 	}
 	<-politeEnded

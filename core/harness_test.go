@@ -15,44 +15,14 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 )
 
 var update = flag.Bool("update", false, "rewrite golden transcripts")
 
 // epoch is the fixed time of every test clock, so transcripts are deterministic.
-var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// fakeClock is a clock whose timers fire only when the test says so. After announces each
-// new timer on armed, so a test can wait for the loop to start waiting without sleeping.
-type fakeClock struct {
-	mu     sync.Mutex
-	timers []chan time.Time
-	armed  chan time.Duration
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{armed: make(chan time.Duration, 64)} }
-
-func (c *fakeClock) Now() time.Time { return epoch }
-
-func (c *fakeClock) After(d time.Duration) <-chan time.Time {
-	ch := make(chan time.Time, 1)
-	c.mu.Lock()
-	c.timers = append(c.timers, ch)
-	c.mu.Unlock()
-	c.armed <- d
-	return ch
-}
-
-// Fire fires every armed timer.
-func (c *fakeClock) Fire() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, ch := range c.timers {
-		ch <- epoch
-	}
-	c.timers = nil
-}
+var epoch = testkit.Epoch
 
 // recorder is a listener that keeps every event and its wire form.
 type recorder struct {
@@ -110,7 +80,7 @@ type harness struct {
 	agent *core.Agent
 	model *faux.Provider
 	rec   *recorder
-	clock *fakeClock
+	clock *testkit.Clock
 	// requests are recorded by providers other than faux.
 	requests []*core.Request
 }
@@ -119,7 +89,7 @@ type harness struct {
 // subscribed, and a fake clock. opts.Provider, if set, replaces faux.
 func newHarness(t *testing.T, opts core.Options, steps ...faux.Step) *harness {
 	t.Helper()
-	h := &harness{t: t, rec: &recorder{}, clock: newFakeClock()}
+	h := &harness{t: t, rec: &recorder{}, clock: testkit.NewClock()}
 	h.model = faux.New(faux.WithClock(func() time.Time { return epoch }))
 	h.model.SetResponses(steps...)
 	if opts.Provider == nil {

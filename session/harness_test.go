@@ -11,40 +11,12 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
 )
 
-var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// fakeClock fires timers only when told; After announces each timer on armed.
-type fakeClock struct {
-	mu     sync.Mutex
-	timers []chan time.Time
-	armed  chan time.Duration
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{armed: make(chan time.Duration, 64)} }
-
-func (c *fakeClock) Now() time.Time { return epoch }
-
-func (c *fakeClock) After(d time.Duration) <-chan time.Time {
-	ch := make(chan time.Time, 1)
-	c.mu.Lock()
-	c.timers = append(c.timers, ch)
-	c.mu.Unlock()
-	c.armed <- d
-	return ch
-}
-
-func (c *fakeClock) Fire() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, ch := range c.timers {
-		ch <- epoch
-	}
-	c.timers = nil
-}
+var epoch = testkit.Epoch
 
 // recordingSink keeps every event, decoded, and checks the stream's invariants as it goes.
 type recordingSink struct {
@@ -136,7 +108,7 @@ type harness struct {
 	sup   *session.Supervisor
 	model *faux.Provider
 	sink  *recordingSink
-	clock *fakeClock
+	clock *testkit.Clock
 	store *session.MemoryStore
 }
 
@@ -149,7 +121,7 @@ type harnessOpts struct {
 
 func newHarness(t *testing.T, o harnessOpts, steps ...faux.Step) *harness {
 	t.Helper()
-	h := &harness{t: t, sink: &recordingSink{}, clock: newFakeClock()}
+	h := &harness{t: t, sink: &recordingSink{}, clock: testkit.NewClock()}
 	fauxOpts := []faux.Option{faux.WithClock(func() time.Time { return epoch })}
 	if o.model != nil {
 		fauxOpts = append(fauxOpts, faux.WithModel(*o.model))
@@ -252,3 +224,6 @@ func outcomes(st *session.Settled) []string {
 	}
 	return out
 }
+
+// newFakeClock returns a test clock whose timers fire when the test says so.
+func newFakeClock() *testkit.Clock { return testkit.NewClock() }

@@ -189,7 +189,7 @@ func (h *harness) fireTimers(stop <-chan struct{}) {
 	go func() {
 		for {
 			select {
-			case <-h.clock.armed:
+			case <-h.clock.Armed:
 				h.clock.Fire()
 			case <-stop:
 				return
@@ -206,7 +206,7 @@ func TestRetryAfter429ThenSuccess(t *testing.T) {
 	go func() {
 		for {
 			select {
-			case d := <-h.clock.armed:
+			case d := <-h.clock.Armed:
 				delays = append(delays, d)
 				h.clock.Fire()
 			case <-done:
@@ -280,7 +280,7 @@ func TestRetriesExhaustedCancelsQueuedFollowUp(t *testing.T) {
 func TestAbortDuringBackoff(t *testing.T) {
 	h := newHarness(t, harnessOpts{}, retryable("overloaded", 0), faux.Reply(faux.Text("never")))
 	h.prompt("hi")
-	<-h.clock.armed
+	<-h.clock.Armed
 	if snap := h.sup.State(); snap.Busy.RetryUntil != epoch.Add(2*time.Second).UnixMilli() {
 		t.Fatalf("retryUntil = %d", snap.Busy.RetryUntil)
 	}
