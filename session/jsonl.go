@@ -237,15 +237,15 @@ func (s *FileStore) Append(e *Entry) error {
 // flushLocked writes the header and every entry so far, as one write: the first user
 // message has arrived (or a fork copied one).
 func (s *FileStore) flushLocked() error {
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+		return s.failLocked(err)
+	}
 	if s.lock == nil {
 		lock, err := AcquireLock(s.path)
 		if err != nil {
 			return s.failLocked(err)
 		}
 		s.lock = lock
-	}
-	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
-		return s.failLocked(err)
 	}
 	buf, err := s.contentLocked()
 	if err != nil {

@@ -75,12 +75,14 @@ func (s *Supervisor) catalog() *Catalog {
 func (s *Supervisor) StartSession() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.loadBranchLocked(false)
+	s.loadBranchLocked(false, true)
 }
 
 // loadBranchLocked makes the agent's state that of the store's branch (pi's createAgentSession
-// restoring a session). With emit, model and thinking level changes are announced.
-func (s *Supervisor) loadBranchLocked(emit bool) {
+// restoring a session). With emit, model and thinking level changes are announced; with
+// record, a session without entries records the model and thinking level, and a resumed one
+// without a thinking-level entry records the level in force (navigation records nothing).
+func (s *Supervisor) loadBranchLocked(emit, record bool) {
 	cat := s.catalog()
 	path := Branch(s.store)
 	bc := BuildContext(path)
@@ -118,7 +120,8 @@ func (s *Supervisor) loadBranchLocked(emit bool) {
 		}
 	}
 	switch {
-	case !existing && len(path) == 0:
+	case !record:
+	case !existing && len(s.store.Entries()) == 0:
 		if st.Model.ID != "" {
 			s.appendLocked(&Entry{Type: EntryModelChange, Provider: st.Model.Provider, ModelID: st.Model.ID})
 		}
@@ -145,7 +148,7 @@ func (s *Supervisor) switchLocked(next Store, reason SwitchReason) {
 	s.store = next
 	s.persistErr, s.persistReported = nil, false
 	s.emitLocked(EventSessionChanged, SessionChanged{PreviousSessionID: prev.SessionID(), SessionFile: next.File(), Reason: reason})
-	s.loadBranchLocked(true)
+	s.loadBranchLocked(true, reason != SwitchNavigate)
 }
 
 // idleLocked refuses a session switch while busy (DESIGN.md §3: -32010).
