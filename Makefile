@@ -69,7 +69,25 @@ release:
 	@cd dist && if command -v sha256sum >/dev/null; then sha256sum pi-rpc-*; else shasum -a 256 pi-rpc-*; fi > SHA256SUMS
 	@cat dist/SHA256SUMS
 
-bench:
+## bench: pi-rpc alone in the seven scenarios of docs/benchmarks.md (the real binary over real
+## pipes against bin/mock-openai); BENCH_FLAGS passes flags to the runner (-n 30 -scenarios 2,6 -v).
+## bench-compare: the same scenarios side by side with pi 0.73.1, installed from npm into a temp
+## dir (PI_CLI=<its dist/cli.js> skips the install). bench-go: the packages' Go microbenchmarks.
+.PHONY: bench-go bench-compare
+bench: build
+	$(GO) run ./bench $(BENCH_FLAGS)
+
+bench-compare: build
+	@set -e; cli="$$PI_CLI"; \
+	if [ -z "$$cli" ]; then \
+		tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+		echo "installing @mariozechner/pi-coding-agent@0.73.1 into $$tmp" >&2; \
+		(cd "$$tmp" && npm init -y >/dev/null && npm install --no-audit --no-fund --loglevel=error @mariozechner/pi-coding-agent@0.73.1 >/dev/null); \
+		cli="$$tmp/node_modules/@mariozechner/pi-coding-agent/dist/cli.js"; \
+	fi; \
+	$(GO) run ./bench -pi "$$cli" $(BENCH_FLAGS)
+
+bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 demo: build

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// metric is one row of the report: how to read a value off a sample and how to print it.
+type metric struct {
+	name   string
+	of     func(sample) float64
+	format func(float64) string
+}
+
+func metricsFor(sc scenario) []metric {
+	rows := []metric{{sc.measure + ", ms", wallOf, fmtMs}}
+	switch sc.num {
+	case 2:
+		rows = append(rows,
+			metric{"events/s", func(s sample) float64 { return s.extra["events/s"] }, fmtCount},
+			metric{"stdout bytes", func(s sample) float64 { return float64(s.bytes) }, fmtBytes})
+	case 6:
+		rows = append(rows, metric{"events after abort", func(s sample) float64 { return float64(s.events) }, fmtCount})
+	case 7:
+		rows = append(rows,
+			metric{"response bytes", func(s sample) float64 { return s.extra["response bytes"] }, fmtBytes},
+			metric{"second call, ms", func(s sample) float64 { return s.extra["again ms"] }, fmtMs})
+	}
+	return append(rows, metric{"peak RSS, MB", rssOf, fmtMB})
+}
+
+func fmtCount(v float64) string { return fmt.Sprintf("%.0f", v) }
+func fmtMB(v float64) string    { return fmt.Sprintf("%.1f", v) }
+
+func fmtBytes(v float64) string {
+	switch {
+	case v >= 1<<20:
+		return fmt.Sprintf("%.1f MB", v/(1<<20))
+	case v >= 1<<10:
+		return fmt.Sprintf("%.0f KB", v/(1<<10))
+	default:
+		return fmt.Sprintf("%.0f B", v)
+	}
+}
+
+// cell prints a median with its range.
+func cell(st stat, f func(float64) string) string {
+	if st.n == 0 {
+		return "—"
+	}
+	if st.lo == st.hi {
+		return "**" + f(st.med) + "**"
+	}
+	return fmt.Sprintf("**%s** (%s–%s)", f(st.med), f(st.lo), f(st.hi))
+}
+
+// ratio prints pi-rpc's median over pi's: "1/25" when pi-rpc's is smaller, "3.2×" when larger.
+func ratio(rpc, pi stat) string {
+	if rpc.n == 0 || pi.n == 0 || pi.med == 0 || rpc.med == 0 {
+		return "—"
+	}
+	r := rpc.med / pi.med
+	if r < 1 {
+		inv := 1 / r
+		if inv >= 10 {
+			return fmt.Sprintf("1/%.0f", inv)
+		}
+		return fmt.Sprintf("1/%.1f", inv)
+	}
+	return fmt.Sprintf("%.1f×", r)
+}
+
+func renderReport(cfg *config, selected []scenario, targets []*target, results map[int]map[impl]*series, took time.Duration) string {
+	var b strings.Builder
+	compare := len(targets) == 2
+	for _, l := range machine(cfg) {
+		fmt.Fprintf(&b, "- %s\n", l)
+	}
+	fmt.Fprintf(&b, "- %d measured runs per scenario and server after %d warm-up; whole bench %s\n\n",
+		cfg.n, cfg.warmup, took.Round(time.Second))
+	if compare {
+		b.WriteString("| # | scenario | metric | pi 0.73.1 | pi-rpc | pi-rpc ÷ pi |\n|---|---|---|---|---|---|\n")
+	} else {
+		b.WriteString("| # | scenario | metric | pi-rpc |\n|---|---|---|---|\n")
+	}
+	for _, sc := range selected {
+		rpc := results[sc.num][implPiRPC]
+		for i, m := range metricsFor(sc) {
+			num, name := "", ""
+			if i == 0 {
+				num, name = fmt.Sprint(sc.num), sc.name
+			}
+			rs := rpc.stat(m.of)
+			if compare {
+				ps := results[sc.num][implPi].stat(m.of)
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", num, name, m.name, cell(ps, m.format), cell(rs, m.format), ratio(rs, ps))
+			} else {
+				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", num, name, m.name, cell(rs, m.format))
+			}
+		}
+	}
+	var failures []string
+	for _, sc := range selected {
+		for _, t := range targets {
+			if se := results[sc.num][t.impl]; se.fails > 0 {
+				failures = append(failures, fmt.Sprintf("- scenario %d, %s: %d of %d runs failed; first: %s",
+					sc.num, t.impl, se.fails, se.fails+len(se.samples), firstLine(se.errs[0])))
+			}
+		}
+	}
+	if len(failures) > 0 {
+		b.WriteString("\nFailed runs (not in the figures):\n" + strings.Join(failures, "\n") + "\n")
+	}
+	b.WriteString("\n" + renderTargets(selected, results, compare))
+	return b.String()
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// renderTargets checks issue 10's targets against the medians (RSS: the largest of all runs).
+func renderTargets(selected []scenario, results map[int]map[impl]*series, compare bool) string {
+	var rows []string
+	add := func(target, measured string, met bool) {
+		verdict := "met"
+		if !met {
+			verdict = "**missed**"
+		}
+		rows = append(rows, fmt.Sprintf("| %s | %s | %s |", target, measured, verdict))
+	}
+	has := func(n int) bool { _, ok := results[n]; return ok && results[n][implPiRPC].stat(wallOf).n > 0 }
+	rpcMed := func(n int, f func(sample) float64) float64 { return results[n][implPiRPC].stat(f).med }
+	piMed := func(n int, f func(sample) float64) float64 {
+		if !compare {
+			return 0
+		}
+		return results[n][implPi].stat(f).med
+	}
+	relative := func(n int, limit float64, label string) {
+		r, p := rpcMed(n, wallOf), piMed(n, wallOf)
+		if compare && p > 0 {
+			add(fmt.Sprintf("scenario %d: %s ≤ 1/%.0f of pi's", n, label, 1/limit),
+				fmt.Sprintf("%s ms vs %s ms (%s)", fmtMs(r), fmtMs(p), ratio(stat{med: r, n: 1}, stat{med: p, n: 1})), r <= limit*p)
+		}
+	}
+	if has(1) {
+		r := rpcMed(1, wallOf)
+		add("start to first response < 20 ms", fmtMs(r)+" ms", r < 20)
+		relative(1, 1.0/20, "start to first response")
+	}
+	maxRSS, where := 0.0, 0
+	for _, sc := range selected {
+		if st := results[sc.num][implPiRPC].stat(rssOf); st.n > 0 && st.hi > maxRSS {
+			maxRSS, where = st.hi, sc.num
+		}
+	}
+	if where > 0 {
+		add("peak RSS < 25 MB in every scenario", fmt.Sprintf("largest %.1f MB (scenario %d)", maxRSS, where), maxRSS < 25)
+	}
+	if has(2) {
+		bytes := rpcMed(2, func(s sample) float64 { return float64(s.bytes) })
+		add("2,000-delta reply < 400 KB of stdout", fmtBytes(bytes), bytes < 400*1024)
+		relative(2, 1.0/5, "2,000-delta reply")
+	}
+	for n := 3; n <= 5; n++ {
+		if has(n) {
+			relative(n, 1.0/4, selected[indexOf(selected, n)].name)
+		}
+	}
+	if has(6) {
+		r := rpcMed(6, wallOf)
+		add("abort to settled < 20 ms", fmtMs(r)+" ms", r < 20)
+	}
+	if len(rows) == 0 {
+		return ""
+	}
+	return "| target (issue 10) | measured (pi-rpc median) | |\n|---|---|---|\n" + strings.Join(rows, "\n") + "\n"
+}
+
+func indexOf(s []scenario, num int) int {
+	for i, sc := range s {
+		if sc.num == num {
+			return i
+		}
+	}
+	return 0
+}
