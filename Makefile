@@ -4,7 +4,7 @@ GO ?= go
 LINT := $(GO) tool -modfile=devtools/go.mod golangci-lint
 BIN := bin
 
-.PHONY: all build test test-go test-ts check lint generate check-generated check-ts-generated release bench demo clean
+.PHONY: all build test test-go test-ts check lint generate check-generated check-ts-generated release bench demo clean compat
 
 all: build
 
@@ -68,6 +68,18 @@ release:
 	done
 	@cd dist && if command -v sha256sum >/dev/null; then sha256sum pi-rpc-*; else shasum -a 256 pi-rpc-*; fi > SHA256SUMS
 	@cat dist/SHA256SUMS
+
+## compat: pi 0.73.1 (from npm, into a temp dir) reads a session written by pi-rpc and must
+## project it to the same messages (compat/compat.mjs). PI_COMPAT_PKG=<dir of an unpacked
+## @mariozechner/pi-coding-agent@0.73.1> skips the install.
+compat: build
+	@set -e; pkg="$$PI_COMPAT_PKG"; tmp=""; \
+	if [ -z "$$pkg" ]; then \
+		tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+		(cd "$$tmp" && npm init -y >/dev/null && npm install --no-audit --no-fund --loglevel=error @mariozechner/pi-coding-agent@0.73.1 >/dev/null); \
+		pkg="$$tmp/node_modules/@mariozechner/pi-coding-agent"; \
+	fi; \
+	node compat/compat.mjs "$$pkg" $(BIN)/pi-rpc $(BIN)/mock-openai
 
 ## bench: pi-rpc alone in the seven scenarios of docs/benchmarks.md (the real binary over real
 ## pipes against bin/mock-openai); BENCH_FLAGS passes flags to the runner (-n 30 -scenarios 2,6 -v).
