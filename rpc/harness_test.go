@@ -44,6 +44,8 @@ type peerOpts struct {
 	approval string
 	cwd      string
 	shell    session.ShellRunner
+	models   rpc.Models
+	problem  string
 	max      int
 	tools    []core.Tool
 }
@@ -61,12 +63,12 @@ func newPeer(t *testing.T, o peerOpts, steps ...faux.Step) *peer {
 		Agent: core.Options{Provider: model, Model: model.Model(), Tools: o.tools},
 		Store: store, Sink: writer, Clock: fixedClock{},
 		Retry: session.DefaultRetrySettings(), Compaction: session.DefaultCompactionSettings(),
-		Approval: o.approval, ApprovalFixed: o.approval != "", Shell: o.shell,
+		Approval: o.approval, ApprovalFixed: o.approval != "", Shell: o.shell, ProviderProblem: o.problem,
 	})
 	if o.framing == "" {
 		o.framing = rpc.FramingAuto
 	}
-	server := rpc.NewServer(rpc.Options{Supervisor: sup, Writer: writer, In: inR, Framing: o.framing, MaxMessageBytes: o.max, Logger: zerolog.Nop(), Version: "test"})
+	server := rpc.NewServer(rpc.Options{Supervisor: sup, Writer: writer, In: inR, Framing: o.framing, MaxMessageBytes: o.max, Logger: zerolog.Nop(), Version: "test", Models: o.models})
 	p := &peer{t: t, in: inW, out: bufio.NewReader(outR), model: model, sup: sup, server: server, lines: make(chan []byte, 1024)}
 	server.Serve(context.Background())
 	p.done = server.InputClosed()

@@ -130,9 +130,16 @@ func (s *Server) initialize(_ context.Context, c *call, p *protocol.InitializePa
 		Model:           st.Model,
 		SessionID:       st.SessionID,
 		SessionFile:     st.SessionFile,
-		Problems:        nonNil(s.opts.Problems),
+		Problems:        nonNil(s.currentProblems()),
 		Warnings:        nonNil(s.opts.Warnings),
 	})
+}
+
+// currentProblems are the configuration problems still in force.
+func (s *Server) currentProblems() []protocol.Problem {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.problems
 }
 
 func nonNil[T any](xs []T) []T {
@@ -274,7 +281,7 @@ func (s *Server) getState(_ context.Context, c *call, _ *protocol.Empty) {
 		Busy:          st.Busy,
 		BashRunning:   st.BashRunning,
 		ContextFiles:  nonNil(s.opts.ContextFiles),
-		Problems:      nonNil(s.opts.Problems),
+		Problems:      nonNil(s.currentProblems()),
 		LastSeq:       st.LastSeq,
 	})
 }
@@ -306,11 +313,19 @@ func (s *Server) setModel(_ context.Context, c *call, p *setModelParams) {
 		return
 	}
 	model, provider, err := s.opts.Models.Resolve(p.Provider, p.ModelID)
-	if err != nil {
+	var problem *ProviderProblem
+	switch {
+	case errors.As(err, &problem):
+		c.fail(&session.Error{Kind: session.KindProviderNotConfigured, Message: problem.Message})
+		return
+	case err != nil:
 		c.fail(&session.Error{Kind: session.KindNotFound, Message: err.Error()})
 		return
 	}
-	s.sup.Agent().SetProvider(provider)
+	s.sup.SetProvider(provider)
+	s.mu.Lock()
+	s.problems = nil // the model's provider is usable: the startup problem is solved
+	s.mu.Unlock()
 	s.sup.SetModel(model)
 	st := s.sup.State()
 	c.reply(protocol.ModelResult{Model: st.Model, ThinkingLevel: st.ThinkingLevel})

@@ -16,6 +16,12 @@ import (
 	"github.com/pi-rpc/pi-rpc/session"
 )
 
+// ProviderProblem is the error Models.Resolve returns when a model exists but its provider
+// cannot be used (no API key): it answers -32013 rather than -32012.
+type ProviderProblem struct{ Message string }
+
+func (e *ProviderProblem) Error() string { return e.Message }
+
 // Models is what the server knows about models: the list for listModels and how to switch
 // to one for setModel.
 type Models interface {
@@ -52,6 +58,7 @@ type Server struct {
 
 	mu           sync.Mutex
 	caps         protocol.ClientCapabilities
+	problems     []protocol.Problem
 	shutdownSeen bool
 	cancels      map[int64]context.CancelFunc
 	// inflight counts waiting requests that have not answered yet.
@@ -67,11 +74,12 @@ func NewServer(opts Options) *Server {
 		opts.MaxMessageBytes = 64 << 20
 	}
 	s := &Server{
-		opts:    opts,
-		sup:     opts.Supervisor,
-		log:     opts.Logger,
-		cancels: map[int64]context.CancelFunc{},
-		exit:    make(chan int, 1),
+		opts:     opts,
+		problems: opts.Problems,
+		sup:      opts.Supervisor,
+		log:      opts.Logger,
+		cancels:  map[int64]context.CancelFunc{},
+		exit:     make(chan int, 1),
 	}
 	s.stream = newStream(opts.In, opts.Framing, opts.MaxMessageBytes, opts.Writer, opts.Logger)
 	opts.Supervisor.SetPermissionAsker(asker{s})
@@ -204,7 +212,12 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		c.fail(&session.Error{Kind: session.KindShuttingDown, Message: "The server is shutting down"})
 		return
 	}
+	// Events caused by a handler wait until it has answered: a response is queued ahead of
+	// events, so holding them while it runs keeps rule 1 for every method, including those
+	// that change state and emit at once (setModel, clearQueues, ...).
+	s.opts.Writer.Hold()
 	m.handle(s, ctx, c, req.Params)
+	s.opts.Writer.Release()
 }
 
 // async runs a waiting method on its own goroutine with a context that $/cancelRequest

@@ -177,12 +177,12 @@ func (s *Supervisor) resolvePolicyLocked(c *core.BeforeToolCallContext, decision
 	s.emitLocked(EventPermissionResolved, PermissionResolved{RequestID: id, ToolCallID: c.Call.ID, Decision: decision, By: ByPolicy, Reason: reason})
 }
 
-// SettleApprovalDefault fixes the approval mode when initialize is answered and no
-// --approval was given: ask if the client answers permission requests, else auto.
+// SettleApprovalDefault fixes the approval mode when initialize is answered, unless --approval
+// or setOptions chose one: ask if the client answers permission requests, else auto.
 func (s *Supervisor) SettleApprovalDefault(clientCanAsk bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.cfg.ApprovalFixed {
+	if s.cfg.ApprovalFixed || s.approvalChosen {
 		return
 	}
 	if clientCanAsk {

@@ -120,6 +120,7 @@ type Supervisor struct {
 	persistReported bool
 	shuttingDown    bool
 	asker           PermissionAsker
+	approvalChosen  bool
 	permissions     int
 	allowed         map[string]bool
 	bash            bashState
@@ -598,6 +599,15 @@ func (s *Supervisor) State() Snapshot {
 	}
 }
 
+// SetProvider switches the provider serving the model (setModel across providers) and clears
+// the startup problem that kept inputs from reaching a model.
+func (s *Supervisor) SetProvider(p core.Provider) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.agent.SetProvider(p)
+	s.cfg.ProviderProblem = ""
+}
+
 // Messages returns the model context.
 func (s *Supervisor) Messages() []core.Message { return s.agent.Messages() }
 
@@ -665,6 +675,7 @@ func (s *Supervisor) SetOptions(p OptionsPatch) Options {
 	}
 	if p.Approval != nil {
 		s.options.Approval = *p.Approval
+		s.approvalChosen = true
 	}
 	return s.options
 }

@@ -141,6 +141,9 @@ func (c *config) validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("--fsync: expected settled or entry, got %q", c.fsync))
 	}
+	if c.noSession && (c.sessionRef != "" || c.continueRecent) {
+		errs = append(errs, errors.New("--no-session cannot be used with --session or --continue"))
+	}
 	if c.sessionRef != "" && c.continueRecent {
 		errs = append(errs, errors.New("--session and --continue cannot be used together"))
 	}

@@ -126,13 +126,28 @@ func serve(cfg *config, setup *agentSetup, sessions *startSessions, stdin io.Rea
 		log.Info().Str("signal", sig.String()).Msg("terminating")
 	case code = <-server.Exit():
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	if finish {
-		if _, err := sup.WaitSettled(ctx, ""); err != nil {
+		// --on-eof finish: the busy period runs to its agent_settled, however long that takes
+		// (the idle timer bounds a silent provider); a signal still ends the wait.
+		waitCtx, stop := context.WithCancel(context.Background())
+		watched := make(chan struct{})
+		go func() {
+			defer close(watched)
+			select {
+			case sig := <-signals:
+				code = 128 + int(sig.(syscall.Signal))
+				stop()
+			case <-waitCtx.Done():
+			}
+		}()
+		if _, err := sup.WaitSettled(waitCtx, ""); err != nil {
 			log.Warn().Err(err).Msg("busy period did not finish")
 		}
+		stop()
+		<-watched
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
 	if err := sup.Shutdown(ctx); err != nil {
 		log.Warn().Err(err).Msg("shutdown")
 	}

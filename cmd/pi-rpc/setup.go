@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/llm/openai"
 	"github.com/pi-rpc/pi-rpc/protocol"
+	"github.com/pi-rpc/pi-rpc/rpc"
 	"github.com/pi-rpc/pi-rpc/tools"
 )
 
@@ -228,7 +228,7 @@ func (m *modelSet) Resolve(provider, id string) (core.Model, core.Provider, erro
 		return core.Model{}, nil, err
 	}
 	if problem != "" {
-		return core.Model{}, nil, errors.New(problem)
+		return core.Model{}, nil, &rpc.ProviderProblem{Message: problem}
 	}
 	return res.Model, p, nil
 }
