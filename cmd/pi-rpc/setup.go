@@ -114,14 +114,17 @@ func setupAgent(c *config, getenv func(string) string, now time.Time) (*agentSet
 // setupOpenAI resolves the model against the catalogue and models.json files and builds the
 // provider that serves it.
 func (s *agentSetup) setupOpenAI(c *config, getenv func(string) string) error {
-	var files []*openai.ModelsFile
-	path := c.modelsFile
-	if path == "" {
-		if p := filepath.Join(s.home, "models.json"); fileExists(p) {
-			path = p
-		}
+	// $PI_RPC_HOME/models.json applies to every project; --models adds to it, and where
+	// both define a model the later file wins (the registry merges in order).
+	var paths []string
+	if p := filepath.Join(s.home, "models.json"); fileExists(p) {
+		paths = append(paths, p)
 	}
-	if path != "" {
+	if c.modelsFile != "" {
+		paths = append(paths, c.modelsFile)
+	}
+	var files []*openai.ModelsFile
+	for _, path := range paths {
 		f, err := openai.LoadModelsFile(path)
 		if err != nil {
 			return err
