@@ -112,7 +112,7 @@ export function start(t, { args = [], cwd, onMessage, ...options } = {}) {
   const client = spawn({
     binaryPath: piRpcBin,
     cwd,
-    args: ['--no-session', ...args],
+    args: args.includes('--session-dir') ? args : ['--no-session', ...args],
     onMessage: (m, d) => {
       wire.check(m, d);
       onMessage?.(m, d);
