@@ -21,29 +21,32 @@ const (
 // is a plain slice that streams append to without allocating per block; Type says which fields
 // apply, and the JSON form has exactly pi's fields for that type.
 type Content struct {
-	Type ContentType
+	Type ContentType `json:"type"`
 
 	// Text and TextSignature belong to text blocks.
-	Text          string
-	TextSignature string
+	Text          string `json:"text"`
+	TextSignature string `json:"textSignature"`
 
 	// Thinking, ThinkingSignature and Redacted belong to thinking blocks. For OpenAI-compatible
 	// providers ThinkingSignature holds the name of the delta field the reasoning came from.
-	Thinking          string
-	ThinkingSignature string
-	Redacted          bool
+	Thinking          string `json:"thinking"`
+	ThinkingSignature string `json:"thinkingSignature"`
+	Redacted          bool   `json:"redacted"`
 
 	// Data (base64) and MimeType belong to image blocks.
-	Data     string
-	MimeType string
+	Data     string `json:"data"`
+	MimeType string `json:"mimeType"`
 
 	// ID, Name, Arguments and ThoughtSignature belong to tool calls. Arguments is never nil in
 	// a finished message.
-	ID               string
-	Name             string
-	Arguments        map[string]any
-	ThoughtSignature string
+	ID               string         `json:"id"`
+	Name             string         `json:"name"`
+	Arguments        map[string]any `json:"arguments"`
+	ThoughtSignature string         `json:"thoughtSignature"`
 }
+
+// The JSON tags above are for decoding only, which then needs no custom code and reads a
+// message in one pass; encoding writes exactly pi's fields for the block's type (MarshalJSON).
 
 // TextBlock returns a text block.
 func TextBlock(text string) Content { return Content{Type: ContentText, Text: text} }
@@ -113,33 +116,19 @@ func (c Content) MarshalJSON() ([]byte, error) {
 	}
 }
 
-// UnmarshalJSON reads a block of any of pi's four types.
-func (c *Content) UnmarshalJSON(data []byte) error {
-	var raw struct {
-		Type              ContentType    `json:"type"`
-		Text              string         `json:"text"`
-		TextSignature     string         `json:"textSignature"`
-		Thinking          string         `json:"thinking"`
-		ThinkingSignature string         `json:"thinkingSignature"`
-		Redacted          bool           `json:"redacted"`
-		Data              string         `json:"data"`
-		MimeType          string         `json:"mimeType"`
-		ID                string         `json:"id"`
-		Name              string         `json:"name"`
-		Arguments         map[string]any `json:"arguments"`
-		ThoughtSignature  string         `json:"thoughtSignature"`
-	}
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return err
-	}
-	switch raw.Type {
-	case ContentText, ContentThinking, ContentImage, ContentToolCall:
-	default:
-		return fmt.Errorf("core: unknown content type %q", raw.Type)
-	}
-	*c = Content(raw)
-	if c.Type == ContentToolCall && c.Arguments == nil {
-		c.Arguments = map[string]any{}
+// checkBlocks validates decoded blocks: every type must be one of pi's four, and a tool call's
+// arguments are an object, never null.
+func checkBlocks(blocks []Content) error {
+	for i := range blocks {
+		switch blocks[i].Type {
+		case ContentText, ContentThinking, ContentImage:
+		case ContentToolCall:
+			if blocks[i].Arguments == nil {
+				blocks[i].Arguments = map[string]any{}
+			}
+		default:
+			return fmt.Errorf("core: unknown content type %q", blocks[i].Type)
+		}
 	}
 	return nil
 }
@@ -161,7 +150,7 @@ func decodeBlocks(raw json.RawMessage) ([]Content, error) {
 	if err := json.Unmarshal(raw, &blocks); err != nil {
 		return nil, err
 	}
-	return blocks, nil
+	return blocks, checkBlocks(blocks)
 }
 
 // nonNil returns blocks, or an empty slice for nil, so content is never written as null.

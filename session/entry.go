@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -160,64 +161,100 @@ func (e *Entry) MarshalJSON() ([]byte, error) {
 	return nil, fmt.Errorf("session: cannot marshal entry of type %q", e.Type)
 }
 
-// UnmarshalJSON reads an entry of any type and keeps the line in Raw.
+// entryJSON holds the fields of every entry type, so that a line decodes in one pass (its
+// message included) whatever its type.
+type entryJSON struct {
+	entryHead
+	Message          *core.MessageJSON  `json:"message"`
+	ThinkingLevel    core.ThinkingLevel `json:"thinkingLevel"`
+	Provider         string             `json:"provider"`
+	ModelID          string             `json:"modelId"`
+	Summary          string             `json:"summary"`
+	FirstKeptEntryID string             `json:"firstKeptEntryId"`
+	TokensBefore     int                `json:"tokensBefore"`
+	Details          json.RawMessage    `json:"details"`
+	FromHook         bool               `json:"fromHook"`
+	FromID           string             `json:"fromId"`
+	CustomType       string             `json:"customType"`
+	Data             json.RawMessage    `json:"data"`
+	Content          []core.Content     `json:"content"`
+	Display          bool               `json:"display"`
+	TargetID         string             `json:"targetId"`
+	Label            string             `json:"label"`
+	Name             string             `json:"name"`
+}
+
+// UnmarshalJSON reads an entry of any type and keeps a copy of the line in Raw.
 func (e *Entry) UnmarshalJSON(data []byte) error {
-	var raw struct {
-		entryHead
-		Message          json.RawMessage    `json:"message"`
-		ThinkingLevel    core.ThinkingLevel `json:"thinkingLevel"`
-		Provider         string             `json:"provider"`
-		ModelID          string             `json:"modelId"`
-		Summary          string             `json:"summary"`
-		FirstKeptEntryID string             `json:"firstKeptEntryId"`
-		TokensBefore     int                `json:"tokensBefore"`
-		Details          json.RawMessage    `json:"details"`
-		FromHook         bool               `json:"fromHook"`
-		FromID           string             `json:"fromId"`
-		CustomType       string             `json:"customType"`
-		Data             json.RawMessage    `json:"data"`
-		Content          json.RawMessage    `json:"content"`
-		Display          bool               `json:"display"`
-		TargetID         string             `json:"targetId"`
-		Label            string             `json:"label"`
-		Name             string             `json:"name"`
+	if err := e.decode(data); err != nil {
+		return err
 	}
-	if err := json.Unmarshal(data, &raw); err != nil {
+	e.Raw = append(json.RawMessage(nil), data...)
+	return nil
+}
+
+// decode reads an entry of any type without keeping the line (the caller decides whether to
+// share or copy it).
+func (e *Entry) decode(data []byte) error {
+	var w entryJSON
+	err := json.Unmarshal(data, &w)
+	for _, path := range []string{"message.content", "content"} {
+		if core.IsStringContent(err, path) {
+			err = recoverStringContent(data, path, &w)
+		}
+	}
+	if err != nil {
 		return err
 	}
 	*e = Entry{
-		Type: raw.Type, ID: raw.ID, Timestamp: raw.Timestamp,
-		ThinkingLevel: raw.ThinkingLevel, Provider: raw.Provider, ModelID: raw.ModelID,
-		Summary: raw.Summary, FirstKeptEntryID: raw.FirstKeptEntryID, TokensBefore: raw.TokensBefore,
-		Details: raw.Details, FromHook: raw.FromHook, FromID: raw.FromID,
-		CustomType: raw.CustomType, Data: raw.Data, Display: raw.Display,
-		TargetID: raw.TargetID, Label: raw.Label, Name: raw.Name,
-		Raw: append(json.RawMessage(nil), data...),
+		Type: w.Type, ID: w.ID, Timestamp: w.Timestamp,
+		ThinkingLevel: w.ThinkingLevel, Provider: w.Provider, ModelID: w.ModelID,
+		Summary: w.Summary, FirstKeptEntryID: w.FirstKeptEntryID, TokensBefore: w.TokensBefore,
+		Details: w.Details, FromHook: w.FromHook, FromID: w.FromID,
+		CustomType: w.CustomType, Data: w.Data, Display: w.Display,
+		TargetID: w.TargetID, Label: w.Label, Name: w.Name, Content: w.Content,
 	}
-	if raw.ParentID != nil {
-		e.ParentID = *raw.ParentID
+	if w.ParentID != nil {
+		e.ParentID = *w.ParentID
 	}
 	switch e.Type {
 	case EntryMessage:
-		m, err := core.DecodeMessage(raw.Message)
-		if err != nil {
+		if w.Message == nil {
+			return errors.New("session: message entry without a message")
+		}
+		if e.Message, err = w.Message.Message(); err != nil {
 			return err
 		}
-		e.Message = m
-	case EntryCustomMessage:
-		if len(raw.Content) > 0 {
-			var probe core.CustomMessage
-			if err := json.Unmarshal([]byte(`{"content":`+string(raw.Content)+`}`), &probe); err != nil {
-				return err
-			}
-			e.Content = probe.Content
-		}
 	case EntryThinkingLevelChange, EntryModelChange, EntryCompaction, EntryBranchSummary,
-		EntryCustom, EntryLabel, EntrySessionInfo:
+		EntryCustom, EntryCustomMessage, EntryLabel, EntrySessionInfo:
 	default:
 		return fmt.Errorf("session: unknown entry type %q", e.Type)
 	}
 	return nil
+}
+
+// recoverStringContent decodes content written as a plain string, which the one-pass decode
+// reported as a type error (the decoder fills every other field before reporting it).
+func recoverStringContent(data []byte, path string, w *entryJSON) error {
+	var raw struct {
+		Content json.RawMessage `json:"content"`
+		Message struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	if path == "content" {
+		blocks, err := core.DecodeContentString(raw.Content)
+		w.Content = blocks
+		return err
+	}
+	blocks, err := core.DecodeContentString(raw.Message.Content)
+	if w.Message != nil {
+		w.Message.Content = blocks
+	}
+	return err
 }
 
 // CompactionFileDetails decodes a compaction entry's details, if it has the standard shape.

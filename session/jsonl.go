@@ -364,6 +364,13 @@ func atomicWriteFile(path string, data []byte) (err error) {
 	return nil
 }
 
+// Branch implements [Store].
+func (s *FileStore) Branch() []*Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tree.pathTo(s.tree.leaf)
+}
+
 // Entries implements [Store].
 func (s *FileStore) Entries() []*Entry {
 	s.mu.Lock()

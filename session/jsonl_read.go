@@ -189,13 +189,13 @@ func decodeLine(b []byte) decodedLine {
 		return decodedLine{blank: true}
 	}
 	e := &Entry{}
-	if err := e.UnmarshalJSON(b); err != nil {
+	if err := e.decode(b); err != nil {
 		return decodedLine{err: err}
 	}
 	if e.ID == "" {
 		return decodedLine{err: fmt.Errorf("entry of type %q has no id", e.Type)}
 	}
-	// UnmarshalJSON copied the line; the file's buffer is kept anyway, so share it.
+	// The file's buffer is kept anyway: share it rather than copy the line.
 	e.Raw = b
 	return decodedLine{entry: e}
 }

@@ -27,6 +27,8 @@ type Store interface {
 	SetLeaf(id string) error
 	// Entry returns the entry with id, or nil.
 	Entry(id string) *Entry
+	// Branch returns the entries from the root to the leaf.
+	Branch() []*Entry
 	// Sync forces appended entries to stable storage.
 	Sync() error
 	// Close releases the store (for a file: its lock).
@@ -187,8 +189,13 @@ func (s *MemoryStore) Sync() error { return nil }
 func (s *MemoryStore) Close() error { return nil }
 
 // Branch returns the path from the root to the store's leaf.
-func Branch(s Store) []*Entry {
-	return NewTree(s.Entries()).pathTo(s.Leaf())
+func Branch(s Store) []*Entry { return s.Branch() }
+
+// Branch implements [Store].
+func (s *MemoryStore) Branch() []*Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tree.pathTo(s.tree.leaf)
 }
 
 func (t *Tree) pathTo(leaf string) []*Entry {

@@ -49,9 +49,18 @@ func TestSteerWhileIdleStartsRun(t *testing.T) {
 
 // blockingStep is a reply that waits at its first chunk until release is closed.
 func blockingStep(release <-chan struct{}, text string) faux.Step {
+	return blockingStepEntered(release, nil, text)
+}
+
+// blockingStepEntered is blockingStep that also closes entered when the reply starts waiting:
+// by then the run has polled its initial steering, so a steer queued after it stays queued.
+func blockingStepEntered(release <-chan struct{}, entered chan struct{}, text string) faux.Step {
 	step := faux.Reply(faux.Text(text))
 	step.BeforeChunk = func(ctx context.Context, chunk int) {
 		if chunk == 0 {
+			if entered != nil {
+				close(entered)
+			}
 			select {
 			case <-release:
 			case <-ctx.Done():
@@ -300,8 +309,10 @@ func TestAbortDuringBackoff(t *testing.T) {
 
 func TestClearQueuesAndCancelInput(t *testing.T) {
 	release := make(chan struct{})
-	h := newHarness(t, harnessOpts{}, blockingStep(release, "first"), faux.Reply(faux.Text("second")))
+	entered := make(chan struct{})
+	h := newHarness(t, harnessOpts{}, blockingStepEntered(release, entered, "first"), faux.Reply(faux.Text("second")))
 	h.prompt("hi")
+	<-entered
 	var a, b, c session.Accepted
 	_ = h.sup.Steer(session.QueueRequest{Message: "s"}, ack(&a))
 	_ = h.sup.FollowUp(session.QueueRequest{Message: "f1"}, ack(&b))
