@@ -101,8 +101,7 @@ func testShutdownExit(t *testing.T, args ...string) {
 			t.Errorf("shutdown's sessionFile: %v", err)
 		}
 	}
-	// The order of the two (agent_settled before the response) is not asserted here: the
-	// server sometimes writes the response first (reported with its reproduction).
+	p.before(ev, resp, "the aborted period's agent_settled precedes shutdown's response")
 	if s := settledOf(t, ev); !s.Aborted || s.outcome(pr.InputID) != "aborted" {
 		t.Errorf("agent_settled = %s, want aborted", ev)
 	}

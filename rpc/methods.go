@@ -157,7 +157,9 @@ func (s *Server) shutdown(_ context.Context, c *call, _ *protocol.Empty) {
 		if err := s.sup.Shutdown(ctx); err != nil {
 			s.log.Warn().Err(err).Msg("shutdown")
 		}
-		c.reply(protocol.ShutdownResult{SessionFile: s.sup.State().SessionFile})
+		// The aborted period's agent_settled is written before the response (DESIGN.md §3).
+		st := s.sup.State()
+		c.replyAfter(protocol.ShutdownResult{SessionFile: st.SessionFile}, st.LastSeq)
 	})
 }
 
@@ -227,13 +229,18 @@ func (s *Server) waitSettled(_ context.Context, c *call, p *protocol.WaitSettled
 		c.fail(invalidParams("params.timeoutMs: must not be negative"))
 		return
 	}
+	wait, err := s.sup.PrepareWait(p.InputID)
+	if err != nil {
+		c.fail(err)
+		return
+	}
 	s.async(c, func(ctx context.Context) {
 		if p.TimeoutMs > 0 {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeout(ctx, time.Duration(p.TimeoutMs)*time.Millisecond)
 			defer cancel()
 		}
-		st, err := s.sup.WaitSettled(ctx, p.InputID)
+		st, err := wait(ctx)
 		if errors.Is(err, context.DeadlineExceeded) {
 			busy, lastSeq := s.sup.Busy()
 			err = &session.Error{Kind: session.KindTimeout, Message: fmt.Sprintf("Not settled within %d ms", p.TimeoutMs),
@@ -376,8 +383,13 @@ func (s *Server) setOptions(_ context.Context, c *call, p *optionsParams) {
 }
 
 func (s *Server) compact(_ context.Context, c *call, p *protocol.CompactParams) {
+	run, err := s.sup.StartCompact(p.CustomInstructions)
+	if err != nil {
+		c.fail(err)
+		return
+	}
 	s.async(c, func(context.Context) {
-		res, err := s.sup.Compact(p.CustomInstructions)
+		res, err := run()
 		_, seq := s.sup.Busy()
 		if err != nil {
 			c.s.stream.answerAfter(int64(c.id.Num), seq)

@@ -34,8 +34,13 @@ func (p *bashParams) validate(raw *json.RawMessage) error {
 
 // bash runs the user's command and answers when it ends, after its last bash_update.
 func (s *Server) bash(_ context.Context, c *call, p *bashParams) {
+	run, err := s.sup.StartBash(p.Command, time.Duration(p.Timeout*float64(time.Second)))
+	if err != nil {
+		c.fail(err)
+		return
+	}
 	s.async(c, func(ctx context.Context) {
-		res, seq, err := s.sup.Bash(ctx, p.Command, time.Duration(p.Timeout*float64(time.Second)))
+		res, seq, err := run(ctx)
 		if err != nil {
 			c.fail(err)
 			return

@@ -37,27 +37,41 @@ type bashState struct {
 // the session is idle, otherwise when the next busy period starts. It returns the result and
 // the seq of the last event it caused. Only one command runs at a time.
 func (s *Supervisor) Bash(ctx context.Context, command string, timeout time.Duration) (BashResult, int64, error) {
-	s.mu.Lock()
-	if err := s.readyLocked(); err != nil {
-		s.mu.Unlock()
+	run, err := s.StartBash(command, timeout)
+	if err != nil {
 		return BashResult{}, 0, err
 	}
+	return run(ctx)
+}
+
+// StartBash claims the shell now (so a second bash request that arrives next is refused
+// while this one runs) and returns the function that runs the command.
+func (s *Supervisor) StartBash(command string, timeout time.Duration) (func(context.Context) (BashResult, int64, error), error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.readyLocked(); err != nil {
+		return nil, err
+	}
 	if s.cfg.Shell == nil {
-		s.mu.Unlock()
-		return BashResult{}, 0, &Error{Kind: KindInvalidState, Message: "Running shell commands is not available in this server"}
+		return nil, &Error{Kind: KindInvalidState, Message: "Running shell commands is not available in this server"}
 	}
 	if s.bash.running {
-		s.mu.Unlock()
-		return BashResult{}, 0, errBusy("A bash command is already running; abort it with abortBash or wait for its result")
+		return nil, errBusy("A bash command is already running; abort it with abortBash or wait for its result")
 	}
 	s.bash.count++
 	id := fmt.Sprintf("bash%d", s.bash.count)
-	ctx, cancel := context.WithCancel(ctx)
+	runCtx, cancel := context.WithCancel(context.Background())
 	s.bash.running, s.bash.cancel = true, cancel
 	shell := s.cfg.Shell
-	s.mu.Unlock()
-	defer cancel()
+	return func(ctx context.Context) (BashResult, int64, error) {
+		defer cancel()
+		stop := context.AfterFunc(ctx, cancel)
+		defer stop()
+		return s.runBash(runCtx, shell, id, command, timeout)
+	}, nil
+}
 
+func (s *Supervisor) runBash(ctx context.Context, shell ShellRunner, id, command string, timeout time.Duration) (BashResult, int64, error) {
 	res, err := shell(ctx, command, timeout, func(output string) {
 		s.mu.Lock()
 		defer s.mu.Unlock()

@@ -277,27 +277,43 @@ func (s *Supervisor) settleLocked(p *period) {
 // Compact runs a manual compaction as its own busy period (inputs: []) and returns when
 // compaction_end has been emitted.
 func (s *Supervisor) Compact(instructions string) (*CompactionResult, error) {
+	run, err := s.StartCompact(instructions)
+	if err != nil {
+		return nil, err
+	}
+	return run()
+}
+
+// StartCompact starts a manual compaction's busy period now (so an input that arrives next
+// finds the session busy) and returns the function that runs it to its agent_settled.
+func (s *Supervisor) StartCompact(instructions string) (func() (*CompactionResult, error), error) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if err := s.readyLocked(); err != nil {
-		s.mu.Unlock()
 		return nil, err
 	}
 	if s.period != nil {
-		s.mu.Unlock()
 		return nil, errBusy("Agent is busy; wait for agent_settled before compacting")
 	}
 	if err := s.providerLocked(); err != nil {
-		s.mu.Unlock()
 		return nil, err
 	}
-	p := s.newPeriodLocked()
-	s.mu.Unlock()
-	result, err := s.runCompaction(p, CompactionManual, false, instructions, false)
-	s.mu.Lock()
-	s.settleLocked(p)
-	s.mu.Unlock()
-	if err != nil {
-		return nil, &Error{Kind: KindInvalidState, Message: err.Error()}
+	if _, ok := PrepareCompaction(Branch(s.store), s.cfg.Compaction); !ok {
+		// Nothing to do: answer at once, without a busy period.
+		if lastIsCompaction(Branch(s.store)) {
+			return nil, &Error{Kind: KindInvalidState, Message: "Already compacted"}
+		}
+		return nil, &Error{Kind: KindInvalidState, Message: errNothingToCompact.Error()}
 	}
-	return result, nil
+	p := s.newPeriodLocked()
+	return func() (*CompactionResult, error) {
+		result, err := s.runCompaction(p, CompactionManual, false, instructions, false)
+		s.mu.Lock()
+		s.settleLocked(p)
+		s.mu.Unlock()
+		if err != nil {
+			return nil, &Error{Kind: KindInvalidState, Message: err.Error()}
+		}
+		return result, nil
+	}, nil
 }
