@@ -79,15 +79,12 @@ func TestBackpressure(t *testing.T) {
 	got, n := textDeltas(p.history())
 	t.Logf("backpressure: mock writes blocked = %v (longest chunk write %v); mock had written %d of %d bytes when the 5 s pause ended; %d text deltas, %d events",
 		blocked, maxWrite.Round(time.Millisecond), duringPause, written.Load(), n, ev.seq())
-	// The stall itself is the robust evidence: the mock could not finish a reply it writes in
-	// well under a second while the client did not read for 5 s. Whether one single write
-	// also took longer than the threshold depends on how the kernel sizes the receiving
-	// socket's buffer, so it is reported, and required only when the stall is not seen.
+	// The stall is the robust evidence: the mock could not finish a reply it writes in well
+	// under a second while the client did not read for 5 s. Whether one single write also
+	// outlasted the threshold depends on how the kernel sizes pi-rpc's receive buffer, so
+	// it is reported above rather than required.
 	if duringPause >= written.Load() {
 		t.Errorf("the mock wrote its whole reply (%d bytes) while the client was not reading: backpressure did not reach the HTTP stream", duringPause)
-	}
-	if !blocked && duringPause >= written.Load() {
-		t.Errorf("the mock's writes never blocked while the client did not read for 5 s")
 	}
 	if got != want {
 		t.Errorf("reassembled text: %d bytes, want %d (first difference at %d)", len(got), len(want), firstDiff(got, want))
