@@ -19,7 +19,7 @@ type Context struct {
 // then what came after it; message, custom_message and branch_summary entries become
 // messages; other entries only set the thinking level and model.
 func BuildContext(path []*Entry) Context {
-	ctx := Context{ThinkingLevel: core.ThinkingOff, Messages: []core.Message{}}
+	ctx := Context{ThinkingLevel: core.ThinkingOff, Messages: make([]core.Message, 0, len(path))}
 	compaction := -1
 	for i, e := range path {
 		switch e.Type {

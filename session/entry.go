@@ -196,11 +196,25 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 // decode reads an entry of any type without keeping the line (the caller decides whether to
 // share or copy it).
 func (e *Entry) decode(data []byte) error {
-	var w entryJSON
-	err := json.Unmarshal(data, &w)
+	return e.decodeWith(data, &entryScratch{})
+}
+
+// entryScratch is the decoding space of one line, reused line after line by a loader so that
+// decoding a large file makes little garbage: only what the entry keeps is allocated.
+type entryScratch struct {
+	w   entryJSON
+	msg core.MessageJSON
+}
+
+// decodeWith decodes with reusable scratch space.
+func (e *Entry) decodeWith(data []byte, sc *entryScratch) error {
+	sc.w, sc.msg = entryJSON{}, core.MessageJSON{}
+	sc.w.Message = &sc.msg
+	w := &sc.w
+	err := json.Unmarshal(data, w)
 	for _, path := range []string{"message.content", "content"} {
 		if core.IsStringContent(err, path) {
-			err = recoverStringContent(data, path, &w)
+			err = recoverStringContent(data, path, w)
 		}
 	}
 	if err != nil {
@@ -219,7 +233,7 @@ func (e *Entry) decode(data []byte) error {
 	}
 	switch e.Type {
 	case EntryMessage:
-		if w.Message == nil {
+		if w.Message == nil || w.Message.Role == "" {
 			return errors.New("session: message entry without a message")
 		}
 		if e.Message, err = w.Message.Message(); err != nil {
@@ -236,6 +250,7 @@ func (e *Entry) decode(data []byte) error {
 // recoverStringContent decodes content written as a plain string, which the one-pass decode
 // reported as a type error (the decoder fills every other field before reporting it).
 func recoverStringContent(data []byte, path string, w *entryJSON) error {
+	w.Content = nil
 	var raw struct {
 		Content json.RawMessage `json:"content"`
 		Message struct {

@@ -162,8 +162,9 @@ func decodeLines(lines []line, parallel bool) []decodedLine {
 	out := make([]decodedLine, len(lines))
 	workers := runtime.GOMAXPROCS(0)
 	if !parallel || workers < 2 || len(lines) < 2*workers {
+		sc := &entryScratch{}
 		for i := range lines {
-			out[i] = decodeLine(lines[i].text)
+			out[i] = decodeLine(lines[i].text, sc)
 		}
 		return out
 	}
@@ -174,8 +175,9 @@ func decodeLines(lines []line, parallel bool) []decodedLine {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			sc := &entryScratch{}
 			for i := start; i < end; i++ {
-				out[i] = decodeLine(lines[i].text)
+				out[i] = decodeLine(lines[i].text, sc)
 			}
 		}()
 	}
@@ -183,13 +185,13 @@ func decodeLines(lines []line, parallel bool) []decodedLine {
 	return out
 }
 
-func decodeLine(b []byte) decodedLine {
+func decodeLine(b []byte, sc *entryScratch) decodedLine {
 	b = bytes.TrimRight(b, "\r")
 	if isBlank(b) {
 		return decodedLine{blank: true}
 	}
 	e := &Entry{}
-	if err := e.decode(b); err != nil {
+	if err := e.decodeWith(b, sc); err != nil {
 		return decodedLine{err: err}
 	}
 	if e.ID == "" {

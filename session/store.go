@@ -72,9 +72,10 @@ func (t *Tree) Path(id string) []*Entry {
 		e = t.entries[len(t.entries)-1]
 	}
 	var path []*Entry
-	seen := map[string]bool{}
-	for e != nil && !seen[e.ID] {
-		seen[e.ID] = true
+	// A path is at most every entry long; a longer walk is a parent cycle (a damaged file),
+	// cut where it closes. Counting steps costs nothing, a set of seen ids a map as large as
+	// the file.
+	for steps := 0; e != nil && steps <= len(t.entries); steps++ {
 		path = append(path, e)
 		if e.ParentID == "" {
 			break
@@ -82,6 +83,21 @@ func (t *Tree) Path(id string) []*Entry {
 		e = t.byID[e.ParentID]
 	}
 	slices.Reverse(path)
+	if len(path) > len(t.entries) {
+		path = dedupeCycle(path)
+	}
+	return path
+}
+
+// dedupeCycle keeps a cyclic walk's entries up to the first repeat (rare: a damaged file).
+func dedupeCycle(path []*Entry) []*Entry {
+	seen := make(map[*Entry]bool, len(path))
+	for i := len(path) - 1; i >= 0; i-- {
+		if seen[path[i]] {
+			return path[i+1:]
+		}
+		seen[path[i]] = true
+	}
 	return path
 }
 
