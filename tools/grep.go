@@ -123,7 +123,7 @@ type matcher struct {
 	// with bytes.Index each; Go's regexp engine is ~10x slower than that on such patterns.
 	alts      [][]byte
 	literal   []byte // set for a case-sensitive literal: bytes.Index is far faster than regexp
-	foldASCII []byte // set for a case-insensitive ASCII literal: searched in a lowered copy
+	foldASCII *foldFinder // set for a case-insensitive ASCII literal
 }
 
 func newMatcher(o GrepOptions) (*matcher, error) {
@@ -131,7 +131,7 @@ func newMatcher(o GrepOptions) (*matcher, error) {
 		return &matcher{literal: []byte(o.Pattern)}, nil
 	}
 	if o.Literal && o.IgnoreCase && isASCII(o.Pattern) && o.Pattern != "" {
-		return &matcher{foldASCII: bytes.ToLower([]byte(o.Pattern))}, nil
+		return &matcher{foldASCII: newFoldFinder(o.Pattern)}, nil
 	}
 	src := o.Pattern
 	if o.Literal {
@@ -191,7 +191,7 @@ func isASCII(s string) bool {
 func isPlainLiteral(s string) bool { return regexp.QuoteMeta(s) == s && !strings.Contains(s, "\n") }
 
 // find returns the start and end of the first match in b, or -1.
-func (m *matcher) find(b, lowered []byte) (int, int) {
+func (m *matcher) find(b []byte) (int, int) {
 	switch {
 	case m.literal != nil:
 		i := bytes.Index(b, m.literal)
@@ -212,11 +212,11 @@ func (m *matcher) find(b, lowered []byte) (int, int) {
 		}
 		return best, end
 	case m.foldASCII != nil:
-		i := bytes.Index(lowered, m.foldASCII)
+		i := m.foldASCII.index(b)
 		if i < 0 {
 			return -1, -1
 		}
-		return i, i + len(m.foldASCII)
+		return i, i + len(m.foldASCII.pattern)
 	}
 	loc := m.re.FindIndex(b)
 	if loc == nil {
@@ -232,16 +232,84 @@ func (m *matcher) matchLine(line []byte) bool {
 	return false
 }
 
-// lowerASCII returns b with ASCII letters lowered (same length, so offsets carry over).
-func lowerASCII(b []byte) []byte {
-	out := make([]byte, len(b))
+// foldFinder finds an ASCII pattern ignoring case without lowering the text: it looks for the
+// pattern's rarest byte (in either case) with bytes.IndexByte, which is vectorised, and
+// compares the pattern around each candidate.
+type foldFinder struct {
+	pattern []byte // lowered
+	// rare is the index in pattern of the byte searched for; lo and up are its two cases.
+	rare   int
+	lo, up byte
+}
+
+// commonBytes orders bytes from most to least frequent in source code and prose; a byte not
+// listed counts as rarer than all of them.
+const commonBytes = " e\ntaoinsrlcdhu.pm_(),f\tg=y\"bw:v;/k-'x"
+
+func newFoldFinder(pattern string) *foldFinder {
+	f := &foldFinder{pattern: bytes.ToLower([]byte(pattern))}
+	best := -1
+	for i, c := range f.pattern {
+		rank := strings.IndexByte(commonBytes, c)
+		if rank < 0 {
+			rank = len(commonBytes)
+		}
+		if rank > best {
+			best, f.rare = rank, i
+		}
+	}
+	f.lo = f.pattern[f.rare]
+	f.up = f.lo
+	if 'a' <= f.lo && f.lo <= 'z' {
+		f.up = f.lo - ('a' - 'A')
+	}
+	return f
+}
+
+// index returns the first offset of the pattern in b, ignoring ASCII case, or -1.
+func (f *foldFinder) index(b []byte) int {
+	n := len(f.pattern)
+	for from := f.rare; from < len(b); {
+		j := indexEither(b[from:], f.lo, f.up)
+		if j < 0 {
+			return -1
+		}
+		at := from + j - f.rare
+		if at+n <= len(b) && equalFoldASCII(b[at:at+n], f.pattern) {
+			return at
+		}
+		from += j + 1
+	}
+	return -1
+}
+
+// indexEither returns the first index of a or b in s, or -1.
+func indexEither(s []byte, a, b byte) int {
+	i := bytes.IndexByte(s, a)
+	if a == b {
+		return i
+	}
+	hay := s
+	if i >= 0 {
+		hay = s[:i] // only an earlier b can win
+	}
+	if j := bytes.IndexByte(hay, b); j >= 0 {
+		return j
+	}
+	return i
+}
+
+// equalFoldASCII compares b with a lowered ASCII pattern, ignoring the case of b's letters.
+func equalFoldASCII(b, lowered []byte) bool {
 	for i, c := range b {
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		out[i] = c
+		if c != lowered[i] {
+			return false
+		}
 	}
-	return out
+	return true
 }
 
 // fileHits is what one file contributed: formatted lines per match (a block with context).
@@ -260,19 +328,10 @@ func searchFile(m *matcher, abs, display string, ctxLines, limit int) fileHits {
 	if err != nil || len(data) == 0 || bytes.IndexByte(data, 0) >= 0 {
 		return h
 	}
-	var lowered []byte
-	if m.foldASCII != nil {
-		lowered = lowerASCII(data)
-	}
 	var allLines []string
 	pos, lineNo, counted := 0, 1, 0
 	for pos <= len(data) && len(h.blocks) < limit {
-		var s, e int
-		if lowered != nil {
-			s, e = m.find(data[pos:], lowered[pos:])
-		} else {
-			s, e = m.find(data[pos:], nil)
-		}
+		s, e := m.find(data[pos:])
 		if s < 0 {
 			break
 		}
