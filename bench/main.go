@@ -37,13 +37,16 @@ type config struct {
 	piCLI     string
 	node      string
 	root      string // temp directory of this bench run
-	verbose   bool
+	// loadBefore is /proc/loadavg when the runs began: other work on the machine shows in
+	// the spread of the figures.
+	loadBefore string
+	verbose    bool
 }
 
 func main() {
 	var cfg config
 	var only, out string
-	flag.IntVar(&cfg.n, "n", 0, "runs per scenario and server (default 20 for pi-rpc alone, 8 with -pi)")
+	flag.IntVar(&cfg.n, "n", 0, "runs per scenario and server (default 20 for pi-rpc alone, 10 with -pi)")
 	flag.IntVar(&cfg.warmup, "warmup", 1, "unrecorded runs per scenario and server before the measured ones")
 	flag.StringVar(&cfg.piRPC, "pi-rpc", "bin/pi-rpc", "pi-rpc binary")
 	flag.StringVar(&cfg.mock, "mock", "bin/mock-openai", "mock-openai binary")
@@ -63,7 +66,7 @@ func run(cfg config, only, out string) error {
 	if cfg.n == 0 {
 		cfg.n = 20
 		if cfg.piCLI != "" {
-			cfg.n = 8
+			cfg.n = 10
 		}
 	}
 	for _, p := range []*string{&cfg.piRPC, &cfg.mock, &cfg.piCLI} {
@@ -100,6 +103,7 @@ func run(cfg config, only, out string) error {
 	}
 
 	results := map[int]map[impl]*series{}
+	cfg.loadBefore = loadavg()
 	began := time.Now()
 	for _, sc := range selected {
 		script := filepath.Join(cfg.root, fmt.Sprintf("script-%d.json", sc.num))
@@ -378,12 +382,24 @@ func machine(cfg *config) []string {
 	}
 	lines := []string{
 		fmt.Sprintf("CPU: %s, %d cores (runtime.NumCPU), Linux %s", cpu, runtime.NumCPU(), kernel),
-		"Go: " + runtime.Version() + " (the bench; pi-rpc " + version(cfg.piRPC, "--version") + ")",
+		"pi-rpc: " + strings.TrimPrefix(version(cfg.piRPC, "--version"), "pi-rpc ") + ", commit " + version("git", "describe", "--always", "--dirty") + ", Go " + runtime.Version(),
 	}
 	if cfg.piCLI != "" {
-		lines = append(lines, "Node: "+version(cfg.node, "--version")+" (pi "+version(cfg.node, cfg.piCLI, "--version")+")")
+		lines = append(lines, "pi: "+version(cfg.node, cfg.piCLI, "--version")+", Node "+version(cfg.node, "--version"))
 	}
 	return lines
+}
+
+func loadavg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }
 
 func version(bin string, args ...string) string {

@@ -30,8 +30,13 @@ func metricsFor(sc scenario) []metric {
 	return append(rows, metric{"peak RSS, MB", rssOf, fmtMB})
 }
 
-func fmtCount(v float64) string { return fmt.Sprintf("%.0f", v) }
-func fmtMB(v float64) string    { return fmt.Sprintf("%.1f", v) }
+func fmtCount(v float64) string {
+	if v != float64(int64(v)) && v < 100 {
+		return fmt.Sprintf("%.1f", v) // an even count's median between two runs
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+func fmtMB(v float64) string { return fmt.Sprintf("%.1f", v) }
 
 func fmtBytes(v float64) string {
 	switch {
@@ -77,8 +82,8 @@ func renderReport(cfg *config, selected []scenario, targets []*target, results m
 	for _, l := range machine(cfg) {
 		fmt.Fprintf(&b, "- %s\n", l)
 	}
-	fmt.Fprintf(&b, "- %d measured runs per scenario and server after %d warm-up; whole bench %s\n\n",
-		cfg.n, cfg.warmup, took.Round(time.Second))
+	fmt.Fprintf(&b, "- %d measured runs per scenario and server after %d warm-up; whole bench %s; load average %s before, %s after\n\n",
+		cfg.n, cfg.warmup, took.Round(time.Second), cfg.loadBefore, loadavg())
 	if compare {
 		b.WriteString("| # | scenario | metric | pi 0.73.1 | pi-rpc | pi-rpc ÷ pi |\n|---|---|---|---|---|---|\n")
 	} else {
