@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -132,9 +133,13 @@ func (c *call) reply(result any) {
 	if !c.replied.CompareAndSwap(false, true) {
 		return
 	}
-	if err := c.s.conn.Reply(context.Background(), c.id, result); err != nil {
-		c.s.log.Debug().Err(err).Str("method", c.method).Msg("reply not sent")
+	data, err := json.Marshal(result)
+	if err != nil {
+		c.s.log.Error().Err(err).Str("method", c.method).Msg("cannot encode result")
+		c.send(nil, errorObject(toWireError(fmt.Errorf("cannot encode the result: %w", err))))
+		return
 	}
+	c.send(data, nil)
 }
 
 // replyAfter answers after the event with seq has been written (DESIGN.md §4 rule 1's
@@ -148,9 +153,21 @@ func (c *call) fail(err error) {
 	if !c.replied.CompareAndSwap(false, true) {
 		return
 	}
-	if werr := c.s.conn.ReplyWithError(context.Background(), c.id, toWireError(err)); werr != nil {
-		c.s.log.Debug().Err(werr).Str("method", c.method).Msg("error reply not sent")
+	c.send(nil, errorObject(toWireError(err)))
+}
+
+// send writes the response itself: the result is encoded once and framed with the client's
+// id, without going through jsonrpc2 (which would encode it twice more).
+func (c *call) send(result, errObj json.RawMessage) {
+	if err := c.s.stream.respond(int64(c.id.Num), result, errObj); err != nil {
+		c.s.log.Debug().Err(err).Str("method", c.method).Msg("reply not sent")
 	}
+}
+
+// errorObject encodes a JSON-RPC error object.
+func errorObject(e *jsonrpc2.Error) json.RawMessage {
+	data, _ := json.Marshal(e)
+	return data
 }
 
 // method is one entry of the method table.

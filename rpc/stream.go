@@ -336,8 +336,9 @@ func (s *stream) replyError(id []byte, code int, message string, data any) {
 	s.w.Response(errorResponse(id, code, message, data))
 }
 
-// WriteObject implements jsonrpc2.ObjectStream: responses get the client's id back (and go
-// into their batch); requests to the client go out as they are.
+// WriteObject implements jsonrpc2.ObjectStream. jsonrpc2 writes only our requests and
+// notifications to the client (responses are written by respond, without it): a
+// permission/request goes after its permission_requested event.
 func (s *stream) WriteObject(obj any) error {
 	data, err := json.Marshal(obj)
 	if err != nil {
@@ -346,33 +347,33 @@ func (s *stream) WriteObject(obj any) error {
 	var head struct {
 		ID     *json.RawMessage `json:"id"`
 		Method *string          `json:"method"`
-		Result json.RawMessage  `json:"result"`
-		Error  json.RawMessage  `json:"error"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
 		return err
 	}
-	if head.Method != nil || head.ID == nil {
-		if head.Method != nil && head.ID != nil {
-			var id string
-			if json.Unmarshal(*head.ID, &id) == nil {
-				s.mu.Lock()
-				seq, ok := s.after[id]
-				delete(s.after, id)
-				s.mu.Unlock()
-				if ok {
-					s.w.ResponseAfter(data, seq)
-					return nil
-				}
+	if head.Method == nil {
+		return fmt.Errorf("rpc: jsonrpc2 wrote a response; responses are written by the server")
+	}
+	if head.ID != nil {
+		var id string
+		if json.Unmarshal(*head.ID, &id) == nil {
+			s.mu.Lock()
+			seq, ok := s.after[id]
+			delete(s.after, id)
+			s.mu.Unlock()
+			if ok {
+				s.w.ResponseAfter(data, seq)
+				return nil
 			}
 		}
-		s.w.Response(data)
-		return nil
 	}
-	internal, err := strconv.ParseInt(string(*head.ID), 10, 64)
-	if err != nil {
-		return fmt.Errorf("rpc: response with a foreign id %s", *head.ID)
-	}
+	s.w.Response(data)
+	return nil
+}
+
+// respond writes the response to a pending request: result, or the error object errObj,
+// with the client's own id, after the event it must follow if any, or into its batch.
+func (s *stream) respond(internal int64, result, errObj json.RawMessage) error {
 	s.mu.Lock()
 	p := s.byID[internal]
 	if p != nil {
@@ -383,18 +384,15 @@ func (s *stream) WriteObject(obj any) error {
 	if p == nil {
 		return fmt.Errorf("rpc: response to unknown request %d", internal)
 	}
-	out := []byte(`{"jsonrpc":"2.0","id":`)
+	out := make([]byte, 0, len(result)+len(errObj)+len(p.original)+40)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
 	out = append(out, p.original...)
-	if head.Error != nil {
+	if errObj != nil {
 		out = append(out, `,"error":`...)
-		out = append(out, head.Error...)
+		out = append(out, errObj...)
 	} else {
 		out = append(out, `,"result":`...)
-		if head.Result == nil {
-			out = append(out, "null"...)
-		} else {
-			out = append(out, head.Result...)
-		}
+		out = append(out, result...)
 	}
 	out = append(out, '}')
 	if p.batch == nil {

@@ -187,9 +187,12 @@ func PageBranch(path []*Entry, since string, limit int) (EntriesPage, bool, erro
 	}
 	page.Entries = make([]json.RawMessage, 0, len(rest))
 	for _, e := range rest {
-		b, err := json.Marshal(e)
-		if err != nil {
-			return EntriesPage{}, true, err
+		b := json.RawMessage(e.Raw) // read from the file: already the entry's JSON
+		if b == nil {
+			var err error
+			if b, err = json.Marshal(e); err != nil {
+				return EntriesPage{}, true, err
+			}
 		}
 		page.Entries = append(page.Entries, b)
 	}
