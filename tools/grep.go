@@ -122,7 +122,7 @@ type matcher struct {
 	// alts, for a regex that is only an alternation of plain literals ("a|b|c"), are searched
 	// with bytes.Index each; Go's regexp engine is ~10x slower than that on such patterns.
 	alts      [][]byte
-	literal   []byte // set for a case-sensitive literal: bytes.Index is far faster than regexp
+	literal   []byte      // set for a case-sensitive literal: bytes.Index is far faster than regexp
 	foldASCII *foldFinder // set for a case-insensitive ASCII literal
 }
 
