@@ -19,6 +19,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
 
 // hangTimeout is how long a wait may see no progress before the test fails as hung.
@@ -34,6 +36,10 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "pi-rpc")
+	if err := testkit.ReadModuleSources(".."); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		os.Exit(1)
+	}
 	build := exec.Command("go", "build", "-o", binary, "../cmd/pi-rpc")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/demo.golden")
@@ -32,6 +34,9 @@ func buildPiRPC(t *testing.T) string {
 			return
 		}
 		binary.path = filepath.Join(dir, "pi-rpc")
+		if binary.err = testkit.ReadModuleSources("../.."); binary.err != nil {
+			return
+		}
 		out, err := exec.Command("go", "build", "-o", binary.path, "../pi-rpc").CombinedOutput()
 		if err != nil {
 			binary.err = fmt.Errorf("go build ../pi-rpc: %w\n%s", err, out)
