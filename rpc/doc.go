@@ -1,0 +1,31 @@
+// Package rpc serves pi-rpc's JSON-RPC 2.0 protocol on one connection (stdin and stdout of
+// the process), on top of github.com/sourcegraph/jsonrpc2.
+//
+// A session on the wire (ndjson framing; --framing lsp uses Content-Length headers instead):
+//
+//	> {"jsonrpc":"2.0","id":1,"method":"prompt","params":{"message":"hi"}}
+//	< {"jsonrpc":"2.0","id":1,"result":{"inputId":"in1","disposition":"started"}}
+//	< {"jsonrpc":"2.0","method":"event","params":{"type":"agent_start","seq":1,"runId":"r1","sessionId":"…"}}
+//	< {"jsonrpc":"2.0","method":"event","params":{"type":"message_update","assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"Hel"},"seq":7,"runId":"r1"}}
+//	< …
+//	< {"jsonrpc":"2.0","method":"event","params":{"type":"agent_settled","inputs":[{"inputId":"in1","outcome":"completed"}],"aborted":false,"lastSeq":12,"seq":12,"sessionId":"…"}}
+//
+// The pieces:
+//
+//   - stream (stream.go, framing.go) reads frames, answers every kind of bad input itself so
+//     that nothing malformed reaches jsonrpc2 (which would close the connection), replaces
+//     each request's id with an internal one and restores the client's bytes on the
+//     response, and turns a batch into one array.
+//   - Writer (writer.go) owns stdout: responses and requests to the client go ahead of queued
+//     events, so a response never waits behind events; events go in seq order; a response
+//     that must follow an event (waitSettled, compact, bash, shutdown, permission/request)
+//     is placed after it. It is the supervisor's Sink: the run blocks while more than 1 MiB
+//     of events waits, so a client that stops reading slows the agent instead of growing
+//     the server's memory.
+//   - Server (server.go, methods.go and one file per group) handles requests in order on the
+//     read goroutine and never blocks there: methods that wait decide what they wait for in
+//     the handler, then answer from their own goroutine. Events a handler causes are held
+//     until its response is queued, which gives DESIGN.md §4 rule 1 for every method.
+//     Responses are written by the server itself (one encoding of the result); jsonrpc2
+//     reads requests and carries the server's own requests to the client.
+package rpc
