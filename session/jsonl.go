@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 
 	"github.com/pi-rpc/pi-rpc/core"
 )
@@ -89,10 +88,9 @@ func newEntryID(taken map[string]bool) string {
 // writes (or, for an existing file, from opening). When a write fails, the entry stays in
 // memory, Append returns the error once, and the session goes on memory-only.
 type FileStore struct {
-	mu      sync.Mutex
+	lockedTree
 	path    string
 	header  Header
-	tree    *Tree
 	opts    FileOptions
 	lock    *Lock
 	file    AppendFile
@@ -112,7 +110,7 @@ var ErrPersistence = errors.New("cannot write the session file")
 // entries (a fork's copied branch), written at once if they include a user message.
 func NewFileStore(path string, header Header, entries []*Entry, opts FileOptions) (*FileStore, error) {
 	header.Type, header.Version = "session", CurrentVersion
-	s := &FileStore{path: path, header: header, tree: NewTree(entries), opts: opts.withDefaults()}
+	s := &FileStore{lockedTree: lockedTree{tree: NewTree(entries)}, path: path, header: header, opts: opts.withDefaults()}
 	if hasUserMessage(entries) {
 		if err := s.flushLocked(); err != nil {
 			return nil, err
@@ -140,7 +138,7 @@ func OpenFileStore(path, cwd string, opts FileOptions) (*FileStore, error) {
 }
 
 func openLocked(path, cwd string, opts FileOptions, lock *Lock) (*FileStore, error) {
-	s := &FileStore{path: path, opts: opts, lock: lock, tree: NewTree(nil)}
+	s := &FileStore{lockedTree: lockedTree{tree: NewTree(nil)}, path: path, opts: opts, lock: lock}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		s.header = Header{Type: "session", Version: CurrentVersion, ID: NewSessionID(), Timestamp: opts.Now(), Cwd: cwd}
@@ -362,45 +360,6 @@ func atomicWriteFile(path string, data []byte) (err error) {
 		_ = d.Close()
 	}
 	return nil
-}
-
-// Branch implements [Store].
-func (s *FileStore) Branch() []*Entry {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.tree.pathTo(s.tree.leaf)
-}
-
-// Entries implements [Store].
-func (s *FileStore) Entries() []*Entry {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.tree.entries)
-}
-
-// Leaf implements [Store].
-func (s *FileStore) Leaf() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.tree.leaf
-}
-
-// SetLeaf implements [Store].
-func (s *FileStore) SetLeaf(id string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if id != "" && s.tree.byID[id] == nil {
-		return fmt.Errorf("%w: %s", ErrEntryNotFound, id)
-	}
-	s.tree.leaf = id
-	return nil
-}
-
-// Entry implements [Store].
-func (s *FileStore) Entry(id string) *Entry {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.tree.byID[id]
 }
 
 // Sync implements [Store]: it forces what was written to stable storage.

@@ -101,11 +101,56 @@ func dedupeCycle(path []*Entry) []*Entry {
 	return path
 }
 
+// lockedTree is the part both stores share: the session tree behind a mutex, and the
+// queries of [Store] over it.
+type lockedTree struct {
+	mu   sync.Mutex
+	tree *Tree
+}
+
+// Entries implements [Store].
+func (s *lockedTree) Entries() []*Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.tree.entries)
+}
+
+// Leaf implements [Store].
+func (s *lockedTree) Leaf() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tree.leaf
+}
+
+// SetLeaf implements [Store].
+func (s *lockedTree) SetLeaf(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id != "" && s.tree.byID[id] == nil {
+		return fmt.Errorf("%w: %s", ErrEntryNotFound, id)
+	}
+	s.tree.leaf = id
+	return nil
+}
+
+// Entry implements [Store].
+func (s *lockedTree) Entry(id string) *Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tree.byID[id]
+}
+
+// Branch implements [Store].
+func (s *lockedTree) Branch() []*Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tree.pathTo(s.tree.leaf)
+}
+
 // MemoryStore keeps a session in memory only (--no-session, and tests).
 type MemoryStore struct {
-	mu     sync.Mutex
+	lockedTree
 	id     string
-	tree   *Tree
 	newID  func() string
 	now    func() string
 	failed error
@@ -114,7 +159,7 @@ type MemoryStore struct {
 // NewMemoryStore returns an empty in-memory session. newID makes entry ids (8 hex digits)
 // and now makes ISO timestamps; both are injected so tests are deterministic.
 func NewMemoryStore(sessionID string, newID func() string, now func() string) *MemoryStore {
-	return &MemoryStore{id: sessionID, tree: NewTree(nil), newID: newID, now: now}
+	return &MemoryStore{lockedTree: lockedTree{tree: NewTree(nil)}, id: sessionID, newID: newID, now: now}
 }
 
 // SessionID implements [Store].
@@ -166,38 +211,6 @@ func FillEntry(e *Entry, t *Tree, newID func() string, now func() string) {
 	}
 }
 
-// Entries implements [Store].
-func (s *MemoryStore) Entries() []*Entry {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.tree.entries)
-}
-
-// Leaf implements [Store].
-func (s *MemoryStore) Leaf() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.tree.leaf
-}
-
-// SetLeaf implements [Store].
-func (s *MemoryStore) SetLeaf(id string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if id != "" && s.tree.byID[id] == nil {
-		return fmt.Errorf("%w: %s", ErrEntryNotFound, id)
-	}
-	s.tree.leaf = id
-	return nil
-}
-
-// Entry implements [Store].
-func (s *MemoryStore) Entry(id string) *Entry {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.tree.byID[id]
-}
-
 // Sync implements [Store].
 func (s *MemoryStore) Sync() error { return nil }
 
@@ -206,13 +219,6 @@ func (s *MemoryStore) Close() error { return nil }
 
 // Branch returns the path from the root to the store's leaf.
 func Branch(s Store) []*Entry { return s.Branch() }
-
-// Branch implements [Store].
-func (s *MemoryStore) Branch() []*Entry {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.tree.pathTo(s.tree.leaf)
-}
 
 func (t *Tree) pathTo(leaf string) []*Entry {
 	if leaf == "" {
