@@ -114,16 +114,7 @@ func scenarios() []scenario {
 				{Text: "The file says the same thing three times."},
 			}},
 			setup: func(work string) (string, error) { return "", writeFiles(work, "notes.txt") },
-			run: func(p *proc, s *sample) error {
-				end, err := promptToSettled(p, s, "Read notes.txt three times.")
-				if err != nil {
-					return err
-				}
-				if err := expect(p, end.at, "tool results", "tool_execution_end", "", 3); err != nil {
-					return err
-				}
-				return expect(p, end.at, "assistant messages", "message_end", "assistant", 4)
-			},
+			run: toolLoop("Read notes.txt three times.", 3, 4),
 		},
 		{
 			num: 4, name: "five parallel reads", measure: "prompt → settled",
@@ -137,16 +128,7 @@ func scenarios() []scenario {
 			setup: func(work string) (string, error) {
 				return "", writeFiles(work, "a.txt", "b.txt", "c.txt", "d.txt", "e.txt")
 			},
-			run: func(p *proc, s *sample) error {
-				end, err := promptToSettled(p, s, "Read the five files.")
-				if err != nil {
-					return err
-				}
-				if err := expect(p, end.at, "tool results", "tool_execution_end", "", 5); err != nil {
-					return err
-				}
-				return expect(p, end.at, "assistant messages", "message_end", "assistant", 2)
-			},
+			run: toolLoop("Read the five files.", 5, 2),
 		},
 		{
 			num: 5, name: "steer in a tool turn + follow-up", measure: "prompt → settled",
@@ -350,3 +332,18 @@ func countEntries(kind impl, line []byte) (int, error) {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// toolLoop runs a prompt to agent_settled and checks the run took the expected path: so many
+// tool results and assistant messages.
+func toolLoop(prompt string, toolResults, assistants int) func(p *proc, s *sample) error {
+	return func(p *proc, s *sample) error {
+		end, err := promptToSettled(p, s, prompt)
+		if err != nil {
+			return err
+		}
+		if err := expect(p, end.at, "tool results", "tool_execution_end", "", toolResults); err != nil {
+			return err
+		}
+		return expect(p, end.at, "assistant messages", "message_end", "assistant", assistants)
+	}
+}
