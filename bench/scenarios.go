@@ -114,7 +114,7 @@ func scenarios() []scenario {
 				{Text: "The file says the same thing three times."},
 			}},
 			setup: func(work string) (string, error) { return "", writeFiles(work, "notes.txt") },
-			run: toolLoop("Read notes.txt three times.", 3, 4),
+			run:   toolLoop("Read notes.txt three times.", 3, 4),
 		},
 		{
 			num: 4, name: "five parallel reads", measure: "prompt → settled",
