@@ -149,6 +149,15 @@ func (c *call) replyAfter(result any, seq int64) {
 	c.reply(result)
 }
 
+// answer replies with result, or fails with err when it is not nil.
+func (c *call) answer(result any, err error) {
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	c.reply(result)
+}
+
 func (c *call) fail(err error) {
 	if !c.replied.CompareAndSwap(false, true) {
 		return

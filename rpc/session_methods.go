@@ -22,27 +22,8 @@ func init() {
 	methods[protocol.MethodGetSessionStats] = method{handle: typed((*Server).getSessionStats), allowedAfterShutdown: true}
 }
 
-// heldBack runs a handler that emits events (session_changed, model_changed) with the event
-// lane held, so that its response is written first (DESIGN.md §4 rule 1).
-func (s *Server) heldBack(f func()) {
-	if w := s.opts.Writer; w != nil {
-		w.Hold()
-		defer w.Release()
-	}
-	f()
-}
-
 func (s *Server) newSession(_ context.Context, c *call, _ *protocol.Empty) {
-	s.heldBack(func() { s.newSessionHeld(c) })
-}
-
-func (s *Server) newSessionHeld(c *call) {
-	ref, err := s.sup.NewSession()
-	if err != nil {
-		c.fail(err)
-		return
-	}
-	c.reply(ref)
+	c.answer(s.sup.NewSession())
 }
 
 type listSessionsParams protocol.ListSessionsParams
@@ -73,16 +54,7 @@ func (p *openSessionParams) validate(*json.RawMessage) error {
 }
 
 func (s *Server) openSession(_ context.Context, c *call, p *openSessionParams) {
-	s.heldBack(func() { s.openSessionHeld(c, p) })
-}
-
-func (s *Server) openSessionHeld(c *call, p *openSessionParams) {
-	ref, err := s.sup.OpenSession(p.Session)
-	if err != nil {
-		c.fail(err)
-		return
-	}
-	c.reply(ref)
+	c.answer(s.sup.OpenSession(p.Session))
 }
 
 type forkSessionParams protocol.ForkSessionParams
@@ -95,16 +67,7 @@ func (p *forkSessionParams) validate(*json.RawMessage) error {
 }
 
 func (s *Server) forkSession(_ context.Context, c *call, p *forkSessionParams) {
-	s.heldBack(func() { s.forkSessionHeld(c, p) })
-}
-
-func (s *Server) forkSessionHeld(c *call, p *forkSessionParams) {
-	res, err := s.sup.ForkSession(p.EntryID)
-	if err != nil {
-		c.fail(err)
-		return
-	}
-	c.reply(res)
+	c.answer(s.sup.ForkSession(p.EntryID))
 }
 
 func (s *Server) getTree(_ context.Context, c *call, _ *protocol.Empty) {
@@ -142,29 +105,19 @@ func (p *navigateTreeParams) validate(*json.RawMessage) error {
 	return nil
 }
 
-// navigateTree may ask the model for a branch summary, so it answers from its own goroutine,
-// after the busy period's agent_settled when there was one.
+// navigateTree may ask the model for a branch summary: that busy period starts in the handler
+// and the answer comes from its own goroutine, after the period's agent_settled.
 func (s *Server) navigateTree(_ context.Context, c *call, p *navigateTreeParams) {
-	if !p.Summarize {
-		s.heldBack(func() {
-			res, err := s.sup.NavigateTree(p.EntryID, false)
-			if err != nil {
-				c.fail(err)
-				return
-			}
-			c.reply(res)
-		})
+	res, run, err := s.sup.StartNavigate(p.EntryID, p.Summarize)
+	if err != nil || run == nil {
+		c.answer(res, err)
 		return
 	}
 	s.async(c, func(context.Context) {
-		res, err := s.sup.NavigateTree(p.EntryID, true)
+		res, err := run()
 		_, seq := s.sup.Busy()
 		c.s.stream.answerAfter(int64(c.id.Num), seq)
-		if err != nil {
-			c.fail(err)
-			return
-		}
-		c.reply(res)
+		c.answer(res, err)
 	})
 }
 

@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -210,4 +211,25 @@ func TestAbortDuringCompaction(t *testing.T) {
 		t.Fatalf("compaction_end = %v", end)
 	}
 	h.check()
+}
+
+// After SetProvider (setModel across providers), compaction asks the new provider.
+func TestCompactionUsesTheCurrentProvider(t *testing.T) {
+	h := newHarness(t, harnessOpts{model: smallModel(), compaction: tightCompaction()},
+		withUsage(faux.Reply(faux.Text("first answer")), 100),
+		withUsage(faux.Reply(faux.Text("second answer")), 100),
+	)
+	h.history()
+	h.prompt(question2)
+	h.settle()
+	other := faux.New()
+	other.SetResponses(faux.Reply(faux.Text("summary from the new provider")))
+	h.sup.SetProvider(other)
+	res, err := h.sup.Compact("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(other.Requests()) != 1 || !strings.Contains(res.Summary, "summary from the new provider") {
+		t.Fatalf("new provider saw %d requests; summary %q", len(other.Requests()), res.Summary)
+	}
 }

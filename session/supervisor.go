@@ -613,6 +613,7 @@ func (s *Supervisor) SetProvider(p core.Provider) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.agent.SetProvider(p)
+	s.cfg.Agent.Provider = p // compaction and branch summaries use it too
 	s.cfg.ProviderProblem = ""
 }
 

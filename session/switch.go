@@ -339,20 +339,32 @@ func branchedCopy(all []*Entry, leaf string, newID func() string) []*Entry {
 // entry at the new position; that request runs as a busy period (inputs: []) that abort
 // cancels.
 func (s *Supervisor) NavigateTree(entryID string, summarize bool) (*NavigateResult, error) {
+	res, run, err := s.StartNavigate(entryID, summarize)
+	if err != nil || run == nil {
+		return res, err
+	}
+	return run()
+}
+
+// StartNavigate does what navigateTree can do at once: it answers a navigation without a
+// summary, or starts the busy period of one with a summary and returns the function that
+// completes it. The RPC layer calls it in the handler, so a request that arrives next finds
+// the session busy rather than racing the navigation.
+func (s *Supervisor) StartNavigate(entryID string, summarize bool) (*NavigateResult, func() (*NavigateResult, error), error) {
 	s.mu.Lock()
 	if err := s.idleLocked("navigating the tree"); err != nil {
 		s.mu.Unlock()
-		return nil, err
+		return nil, nil, err
 	}
 	oldLeaf := s.store.Leaf()
 	target := s.store.Entry(entryID)
 	if target == nil {
 		s.mu.Unlock()
-		return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("Entry %s not found", entryID)}
+		return nil, nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("Entry %s not found", entryID)}
 	}
 	if entryID == oldLeaf {
 		s.mu.Unlock()
-		return &NavigateResult{LeafID: &oldLeaf}, nil
+		return &NavigateResult{LeafID: &oldLeaf}, nil, nil
 	}
 	newLeaf, text := entryID, ""
 	switch {
@@ -365,21 +377,28 @@ func (s *Supervisor) NavigateTree(entryID string, summarize bool) (*NavigateResu
 	if summarize {
 		if err := s.providerLocked(); err != nil {
 			s.mu.Unlock()
-			return nil, err
+			return nil, nil, err
 		}
 		toSummarize = entriesForBranchSummary(s.store.Entries(), oldLeaf, entryID)
 	}
 	if len(toSummarize) == 0 {
 		defer s.mu.Unlock()
 		if err := s.store.SetLeaf(newLeaf); err != nil {
-			return nil, &Error{Kind: KindNotFound, Message: err.Error()}
+			return nil, nil, &Error{Kind: KindNotFound, Message: err.Error()}
 		}
 		s.switchLocked(s.store, SwitchNavigate)
-		return &NavigateResult{LeafID: leafRef(s.store.Leaf()), Text: text}, nil
+		return &NavigateResult{LeafID: leafRef(s.store.Leaf()), Text: text}, nil, nil
 	}
 	p := s.newPeriodLocked()
 	model, provider := s.agent.State().Model, s.cfg.Agent.Provider
 	s.mu.Unlock()
+	return nil, func() (*NavigateResult, error) {
+		return s.finishNavigate(p, provider, model, toSummarize, newLeaf, text)
+	}, nil
+}
+
+// finishNavigate summarises the branch left, then moves the leaf and settles the period.
+func (s *Supervisor) finishNavigate(p *period, provider core.Provider, model core.Model, toSummarize []*Entry, newLeaf, text string) (*NavigateResult, error) {
 
 	summary, details, err := s.branchSummary(p, provider, model, toSummarize)
 
