@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/protocol"
 	"github.com/pi-rpc/pi-rpc/rpc"
@@ -159,4 +160,24 @@ func TestMethodTableMatchesSchema(t *testing.T) {
 	for name := range served {
 		t.Errorf("method %s is served but not in the schema", name)
 	}
+}
+
+// A handler that panics answers -32603 and the server keeps serving.
+func TestHandlerPanicAnswersInternalError(t *testing.T) {
+	p := newPeer(t, peerOpts{models: panickingModels{}})
+	resp := p.call("listModels", nil)
+	if e, ok := resp["error"].(map[string]any); !ok || e["code"] != float64(protocol.CodeInternalError) || !strings.Contains(e["message"].(string), "internal error in listModels") {
+		t.Fatalf("listModels with a panicking catalogue = %s", resp["raw"])
+	}
+	if resp := p.call("getState", nil); resp["result"] == nil {
+		t.Fatalf("server stopped serving after a panic: %s", resp["raw"])
+	}
+}
+
+type panickingModels struct{}
+
+func (panickingModels) List() []core.Model { panic("catalogue exploded") }
+
+func (panickingModels) Resolve(string, string) (core.Model, core.Provider, error) {
+	panic("catalogue exploded")
 }

@@ -242,8 +242,16 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	// events, so holding them while it runs keeps rule 1 for every method, including those
 	// that change state and emit at once (setModel, clearQueues, ...).
 	s.opts.Writer.Hold()
+	defer s.opts.Writer.Release()
+	defer func() {
+		// A bug in one method answers that request with an internal error instead of taking
+		// the whole agent down with it.
+		if r := recover(); r != nil {
+			s.log.Error().Str("method", req.Method).Interface("panic", r).Msg("handler panicked")
+			c.fail(fmt.Errorf("internal error in %s: %v", req.Method, r))
+		}
+	}()
 	m.handle(s, ctx, c, req.Params)
-	s.opts.Writer.Release()
 }
 
 // async runs a waiting method on its own goroutine with a context that $/cancelRequest
