@@ -85,6 +85,12 @@ func TestSilentInputs(t *testing.T) {
 		`{"jsonrpc":"2.0","id":99,"result":{}}`,
 		`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":12345}}`,
 		`[{"jsonrpc":"2.0","method":"fly"},{"jsonrpc":"2.0","method":"getState"}]`,
+		// Responses jsonrpc2 could not parse (it would close the connection): dropped.
+		`{"jsonrpc":"2.0","id":-1,"result":1}`,
+		`{"jsonrpc":"2.0","id":1.5,"result":{}}`,
+		`{"jsonrpc":"2.0","id":1,"error":null}`,
+		`{"jsonrpc":"2.0","id":1,"error":"boom"}`,
+		`[{"jsonrpc":"2.0","id":-1,"result":1}]`,
 	} {
 		p.send(in + "\n")
 	}
@@ -180,4 +186,40 @@ func (panickingModels) List() []core.Model { panic("catalogue exploded") }
 
 func (panickingModels) Resolve(string, string) (core.Model, core.Provider, error) {
 	panic("catalogue exploded")
+}
+
+// Methods that answer after the events they cause cannot be answered inside a batch's array.
+func TestBatchRefusesLateAnsweringMethods(t *testing.T) {
+	p := newPeer(t, peerOpts{})
+	p.send(`[{"jsonrpc":"2.0","id":1,"method":"compact"},{"jsonrpc":"2.0","id":2,"method":"shutdown"},{"jsonrpc":"2.0","id":3,"method":"bash","params":{"command":"true"}},{"jsonrpc":"2.0","id":4,"method":"getState"}]` + "\n")
+	resp := p.nextResponse()
+	arr := resp["batch"].([]any)
+	for i, method := range []string{"compact", "shutdown", "bash"} {
+		e, ok := arr[i].(map[string]any)["error"].(map[string]any)
+		if !ok || e["code"] != float64(protocol.CodeInvalidRequest) || !strings.Contains(e["message"].(string), method+" is not allowed in a batch") {
+			t.Fatalf("%s in a batch answered %v", method, arr[i])
+		}
+	}
+	if arr[3].(map[string]any)["result"] == nil {
+		t.Fatalf("getState in the same batch answered %v", arr[3])
+	}
+}
+
+// A timeout too large for a duration means no timeout, not an immediate one.
+func TestWaitSettledHugeTimeout(t *testing.T) {
+	step := faux.Reply(faux.Text("x"))
+	step.Hang = true
+	p := newPeer(t, peerOpts{}, step)
+	p.call("prompt", map[string]any{"message": "hi"})
+	p.send(`{"jsonrpc":"2.0","id":"w","method":"waitSettled","params":{"timeoutMs":9223372036854775807}}` + "\n")
+	p.send(`{"jsonrpc":"2.0","id":"a","method":"abort"}` + "\n")
+	for {
+		m := p.nextResponse()
+		if m["id"] == "w" {
+			if m["result"] == nil {
+				t.Fatalf("waitSettled with a huge timeout answered %s", m["raw"])
+			}
+			return
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -228,6 +229,10 @@ func (s *Server) waitSettled(_ context.Context, c *call, p *protocol.WaitSettled
 	if p.TimeoutMs < 0 {
 		c.fail(invalidParams("params.timeoutMs: must not be negative"))
 		return
+	}
+	// Beyond about 292 years a duration in nanoseconds overflows; such a wait has no limit.
+	if p.TimeoutMs > math.MaxInt64/int64(time.Millisecond) {
+		p.TimeoutMs = 0
 	}
 	wait, err := s.sup.PrepareWait(p.InputID)
 	if err != nil {

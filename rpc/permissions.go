@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -53,11 +54,18 @@ func (a asker) Ask(ctx context.Context, req session.PermissionRequest) session.P
 	case got := <-answers:
 		return decide(got.res, got.err)
 	case <-ctx.Done():
-		_ = s.conn.Notify(context.Background(), protocol.MethodCancelRequest, map[string]any{"id": req.RequestID})
+		// Written after the request it cancels, which may still be queued behind its event.
+		s.opts.Writer.ResponseAfter(cancelRequest(req.RequestID), req.AfterSeq)
 		return session.PermissionAnswer{Decision: session.DecisionDeny, By: session.ByAbort}
 	case <-s.stream.eof:
 		return session.PermissionAnswer{Decision: session.DecisionDeny, By: session.ByDisconnect}
 	}
+}
+
+// cancelRequest is the $/cancelRequest notification for a request of ours.
+func cancelRequest(id string) []byte {
+	data, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": protocol.MethodCancelRequest, "params": map[string]any{"id": id}})
+	return data
 }
 
 // decide turns the client's answer into a decision: an error response or an unknown decision

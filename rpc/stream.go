@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rs/zerolog"
+	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/pi-rpc/pi-rpc/protocol"
 )
@@ -223,7 +224,12 @@ func (s *stream) acceptOne(data []byte, b *batch, slot int) (msg, errResp []byte
 	_, hasError := fields["error"]
 	rawMethod, hasMethod := fields["method"]
 	if !hasMethod && (hasResult || hasError) {
-		// A response to one of our requests: jsonrpc2 matches it by id.
+		// A response to one of our requests: jsonrpc2 matches it by id. One it could not
+		// parse would make it close the connection, so it is dropped here instead.
+		if !acceptableResponse(data, fields) {
+			s.log.Warn().Str("message", truncate(string(data), 200)).Msg("ignoring a malformed response")
+			return nil, nil
+		}
 		return data, nil
 	}
 	var method string
@@ -245,8 +251,8 @@ func (s *stream) acceptOne(data []byte, b *batch, slot int) (msg, errResp []byte
 	if !hasID {
 		return sanitised(nil, method, params), nil
 	}
-	if b != nil && method == protocol.MethodWaitSettled {
-		return nil, errorResponse(rawID, protocol.CodeInvalidRequest, "Invalid request: waitSettled is not allowed in a batch", nil)
+	if b != nil && answersAfterItsEvents[method] {
+		return nil, errorResponse(rawID, protocol.CodeInvalidRequest, "Invalid request: "+method+" is not allowed in a batch", nil)
 	}
 	key := string(bytes.TrimSpace(rawID))
 	s.mu.Lock()
@@ -263,6 +269,26 @@ func (s *stream) acceptOne(data []byte, b *batch, slot int) (msg, errResp []byte
 		b.missing++
 	}
 	return sanitised(&p.internal, method, params), nil
+}
+
+// answersAfterItsEvents are the methods whose answer follows events they cause (DESIGN.md §4
+// rule 1's exceptions); a batch's array is written before its elements' events, so they
+// cannot be answered in one.
+var answersAfterItsEvents = map[string]bool{
+	protocol.MethodWaitSettled: true,
+	protocol.MethodCompact:     true,
+	protocol.MethodShutdown:    true,
+	protocol.MethodBash:        true,
+}
+
+// acceptableResponse reports whether jsonrpc2 can parse a response: an id it can read (a
+// string or an unsigned integer), and a result or an error object.
+func acceptableResponse(data []byte, fields map[string]json.RawMessage) bool {
+	if e, ok := fields["error"]; ok && !isObject(e) && (string(bytes.TrimSpace(e)) != "null" || fields["result"] == nil) {
+		return false
+	}
+	var r jsonrpc2.Response
+	return json.Unmarshal(data, &r) == nil
 }
 
 // sanitised rebuilds a request for jsonrpc2 with an internal id.

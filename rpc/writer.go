@@ -111,8 +111,11 @@ func (w *Writer) ResponseAfter(msg []byte, seq int64) {
 	w.mu.Lock()
 	at := -1
 	for i := w.head; i < len(w.events); i++ {
-		if w.events[i].resp == nil && w.events[i].ev.Seq <= seq {
+		switch {
+		case w.events[i].resp == nil && w.events[i].ev.Seq <= seq:
 			at = i
+		case w.events[i].resp != nil && at == i-1:
+			at = i // after responses already placed behind the same event, in order
 		}
 	}
 	if at < 0 {

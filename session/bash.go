@@ -74,8 +74,11 @@ func (s *Supervisor) StartBash(command string, timeout time.Duration) (func(cont
 func (s *Supervisor) runBash(ctx context.Context, shell ShellRunner, id, command string, timeout time.Duration) (BashResult, int64, error) {
 	res, err := shell(ctx, command, timeout, func(output string) {
 		s.mu.Lock()
-		defer s.mu.Unlock()
 		s.emitLocked(EventBashUpdate, BashUpdate{BashID: id, Output: output})
+		s.mu.Unlock()
+		// Backpressure like the agent's runs: a client that stops reading pauses the
+		// command's output instead of growing the server's memory.
+		s.sink.Wait(ctx)
 	})
 
 	s.mu.Lock()

@@ -156,6 +156,7 @@ func (s *Supervisor) runCompaction(p *period, reason CompactionReason, willRetry
 		return nil, errNothingToCompact
 	}
 	st := s.agent.State()
+	provider := s.cfg.Agent.Provider
 	s.ledger.compacting = true
 	s.emitLocked(EventCompactionStart, CompactionStart{Reason: reason})
 	prep, ok := PrepareCompaction(Branch(s.store), s.cfg.Compaction)
@@ -188,7 +189,7 @@ func (s *Supervisor) runCompaction(p *period, reason CompactionReason, willRetry
 	if st.Model.Reasoning {
 		thinking = st.ThinkingLevel
 	}
-	result, err := Compact(ctx, s.cfg.Agent.Provider, st.Model, thinking, prep, instructions)
+	result, err := Compact(ctx, provider, st.Model, thinking, prep, instructions)
 	close(stop)
 	cancel()
 
@@ -237,18 +238,19 @@ func (s *Supervisor) settleLocked(p *period) {
 		s.emitLocked(EventAutoRetryEnd, AutoRetryEnd{Success: false, Attempt: p.retryAttempt - 1, FinalError: p.retryExhausted})
 		p.retryExhausted = ""
 	}
-	if p.aborted || p.failure != nil {
-		removed := false
-		for _, in := range p.inputs {
-			if in.state == stateQueued {
-				in.state = stateCancelled
-				removed = true
-			}
+	// Nothing stays queued while idle: inputs still queued when a period ends (an abort, a
+	// failure, or a period without a run, such as a compaction that found nothing to continue)
+	// are removed and settle cancelled.
+	removed := false
+	for _, in := range p.inputs {
+		if in.state == stateQueued {
+			in.state = stateCancelled
+			removed = true
 		}
-		s.agent.ClearQueues()
-		if removed {
-			s.emitQueueLocked()
-		}
+	}
+	s.agent.ClearQueues()
+	if removed {
+		s.emitQueueLocked()
 	}
 	settled := &Settled{Inputs: p.outcomes(), Aborted: p.aborted, Error: p.failure}
 	if settled.Error == nil && s.persistErr != nil && !s.persistReported {
@@ -308,9 +310,13 @@ func (s *Supervisor) StartCompact(instructions string) (func() (*CompactionResul
 	p := s.newPeriodLocked()
 	return func() (*CompactionResult, error) {
 		result, err := s.runCompaction(p, CompactionManual, false, instructions, false)
-		s.mu.Lock()
-		s.settleLocked(p)
-		s.mu.Unlock()
+		// Inputs queued while it ran are delivered by a continuation run of the same period.
+		if run := s.continueOrSettle(p, false); run != nil {
+			s.mu.Lock()
+			p.run = run
+			s.mu.Unlock()
+			go s.drive(p, nil)
+		}
 		if err != nil {
 			return nil, &Error{Kind: KindInvalidState, Message: err.Error()}
 		}

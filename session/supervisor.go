@@ -443,9 +443,14 @@ func (s *Supervisor) ClearQueues() QueueUpdate {
 	if s.period == nil {
 		return removed
 	}
-	s.agent.ClearQueues()
+	steering, followUp := s.agent.ClearQueues()
+	taken := map[string]bool{}
+	for _, q := range append(steering, followUp...) {
+		taken[q.ID] = true
+	}
 	for _, in := range s.period.inputs {
-		if in.state != stateQueued {
+		// An input the loop has already taken for delivery is no longer queued.
+		if in.state != stateQueued || !taken[in.id] {
 			continue
 		}
 		in.state = stateCancelled
@@ -472,10 +477,10 @@ func (s *Supervisor) CancelInput(id string) error {
 	if s.period != nil {
 		in = s.period.find(id)
 	}
-	if in == nil || in.state != stateQueued {
+	if in == nil || in.state != stateQueued || !s.agent.RemoveQueued(id) {
+		// Not queued, or already taken by the loop for delivery: too late to cancel.
 		return &Error{Kind: KindInvalidState, Message: fmt.Sprintf("Input %s is not queued", id)}
 	}
-	s.agent.RemoveQueued(id)
 	in.state = stateCancelled
 	s.emitQueueLocked()
 	return nil

@@ -137,6 +137,8 @@ func (s *Supervisor) loadBranchLocked(emit, record bool) {
 // and resets allowAlways grants after unlocking.
 func (s *Supervisor) switchLocked(next Store, reason SwitchReason) {
 	prev := s.store
+	// Commands the user ran during the last busy period belong to the session being left.
+	s.flushBashLocked()
 	if prev != next {
 		if err := prev.Sync(); err != nil {
 			s.log.Warn().Err(err).Msg("session sync failed")

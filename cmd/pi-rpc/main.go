@@ -112,13 +112,17 @@ func serve(cfg *config, setup *agentSetup, sessions *startSessions, stdin io.Rea
 	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer signal.Stop(signals)
 
-	server.Serve(context.Background())
+	disconnected := server.Serve(context.Background())
 	code := 0
 	finish := false
 	select {
 	case <-server.InputClosed():
 		log.Debug().Msg("stdin closed")
 		finish = cfg.onEOF == "finish"
+	case <-disconnected:
+		// The connection failed (it should not: bad input is answered, not fatal); with
+		// nothing to serve, shut down as if stdin had ended.
+		log.Warn().Msg("connection closed")
 	case <-writer.Broken():
 		log.Debug().Msg("stdout closed")
 	case sig := <-signals:

@@ -1,0 +1,51 @@
+package session_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/tools"
+)
+
+// stalledSink models a client that has stopped reading: nothing drains, and Wait would block
+// once more than limit bytes are queued.
+type stalledSink struct {
+	mu    sync.Mutex
+	bytes int
+	waits int
+}
+
+func (s *stalledSink) Emit(ev session.Event) { s.mu.Lock(); s.bytes += len(ev.Data); s.mu.Unlock() }
+func (s *stalledSink) Wait(context.Context)  { s.mu.Lock(); s.waits++; s.mu.Unlock() }
+
+// bash_update snapshots (up to 50 KB every 100 ms) go through the sink's backpressure, like
+// the agent's events: a client that stops reading pauses the command's output instead of
+// growing the server's memory. (Found by review: they never waited.)
+func TestBashUpdatesWaitForTheClient(t *testing.T) {
+	dir := t.TempDir()
+	sink := &stalledSink{}
+	n := 0
+	store := session.NewMemoryStore("s", func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return "2026-01-01T00:00:00.000Z" })
+	sup := session.New(session.Config{
+		Agent: core.Options{}, Store: store, Sink: sink,
+		Shell: func(ctx context.Context, command string, timeout time.Duration, onUpdate func(string)) (session.BashResult, error) {
+			res, err := tools.RunShell(ctx, tools.ShellOptions{Command: command, Dir: dir, Timeout: timeout, OnUpdate: func(s tools.ShellSnapshot) { onUpdate(s.Output) }})
+			return session.BashResult{Output: res.Output}, err
+		},
+	})
+	_, _, err := sup.Bash(context.Background(), "for i in $(seq 30); do head -c 40000 /dev/zero | tr '\\0' x; echo; sleep 0.1; done", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	t.Logf("bash_update bytes queued for a client that reads nothing: %d, Wait calls: %d", sink.bytes, sink.waits)
+	if sink.waits == 0 {
+		t.Fatalf("%d bytes of bash_update emitted without waiting for the client once", sink.bytes)
+	}
+}

@@ -1,0 +1,61 @@
+package session_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/faux"
+	"github.com/pi-rpc/pi-rpc/session"
+)
+
+// A bash command that ends during a busy period waits for the next input; a session switch in
+// between must leave it in the session it ran in, not carry it into the new one.
+func TestPendingBashStaysWithItsSession(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{})
+	slow := faux.Reply(faux.Text("answer"))
+	slow.BeforeChunk = func(ctx context.Context, k int) {
+		if k == 1 {
+			close(started)
+			<-release
+		}
+	}
+	model := faux.New(faux.WithClock(func() time.Time { return epoch }))
+	model.SetResponses(slow, faux.Reply(faux.Text("in new session")))
+	n := 0
+	store := session.NewMemoryStore("s1", func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return session.ISOTime(epoch) })
+	sink := &recordingSink{}
+	sup := session.New(session.Config{
+		Agent: core.Options{Provider: model, Model: model.Model()}, Store: store, Sink: sink,
+		Shell: func(ctx context.Context, command string, timeout time.Duration, onUpdate func(string)) (session.BashResult, error) {
+			return session.BashResult{Output: "secret from session 1"}, nil
+		},
+	})
+	var a session.Accepted
+	if err := sup.Prompt(session.PromptRequest{Message: "work"}, ack(&a)); err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	if _, _, err := sup.Bash(context.Background(), "cat secret", 0); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if _, err := sup.WaitSettled(context.Background(), ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sup.NewSession(); err != nil {
+		t.Fatal(err)
+	}
+	if err := sup.Prompt(session.PromptRequest{Message: "hello"}, ack(&a)); err != nil {
+		t.Fatal(err)
+	}
+	sup.WaitSettled(context.Background(), "")
+	for _, m := range sup.Messages() {
+		if b, ok := m.(*core.BashExecutionMessage); ok {
+			t.Fatalf("new session's context holds the old session's bash execution %q", b.Output)
+		}
+	}
+}

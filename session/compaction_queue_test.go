@@ -1,0 +1,58 @@
+package session_test
+
+import (
+	"testing"
+
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/faux"
+	"github.com/pi-rpc/pi-rpc/session"
+)
+
+// A steer accepted during a manual compaction joins its busy period (disposition "queued")
+// and is delivered by a continuation run of that period, which then settles it completed;
+// nothing stays queued. (Found by review: it used to settle "cancelled" while staying in the
+// agent's queue, and the next prompt delivered it.)
+func TestSteerDuringManualCompactionIsDelivered(t *testing.T) {
+	h := newHarness(t, harnessOpts{model: smallModel(), compaction: tightCompaction()},
+		withUsage(faux.Reply(faux.Text("first answer")), 100),
+		withUsage(faux.Reply(faux.Text("second answer")), 100),
+		faux.Reply(faux.Text("## Goal\nsummary")),
+		faux.Reply(faux.Text("third answer")),
+	)
+	h.history()
+	h.prompt(question2)
+	h.settle()
+	run, err := h.sup.StartCompact("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a session.Accepted
+	if err := h.sup.Steer(session.QueueRequest{Message: "steer during compaction"}, ack(&a)); err != nil {
+		t.Fatal(err)
+	}
+	if a.Disposition != session.DispositionQueued {
+		t.Fatalf("disposition %v, want queued", a.Disposition)
+	}
+	if _, err := run(); err != nil {
+		t.Fatal(err)
+	}
+	st := h.settle()
+	eq(t, "outcomes", outcomes(st), []string{a.InputID + "=completed"})
+	if h.sup.Agent().HasQueued() {
+		t.Fatal("still queued after the period settled")
+	}
+	msgs := h.sup.Messages()
+	last := msgs[len(msgs)-2].(*core.UserMessage)
+	if core.TextOf(last.Content) != "steer during compaction" {
+		t.Fatalf("the steer was not delivered after the compaction: %v", roles(msgs))
+	}
+	h.check()
+}
+
+func roles(ms []core.Message) []string {
+	var out []string
+	for _, m := range ms {
+		out = append(out, string(m.Role()))
+	}
+	return out
+}

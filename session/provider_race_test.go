@@ -1,0 +1,52 @@
+package session_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/pi-rpc/pi-rpc/llm/faux"
+)
+
+// setModel (SetProvider) is allowed while a compaction runs; the compaction takes its provider
+// under the lock (it used to read it after releasing it: a data race under -race).
+func TestSetProviderDuringCompaction(t *testing.T) {
+	started := make(chan struct{})
+	release := make(chan struct{})
+	summary := faux.Reply(faux.Text("## Goal\nsummary"))
+	summary.BeforeChunk = func(ctx context.Context, k int) {
+		if k == 1 {
+			close(started)
+			<-release
+		}
+	}
+	h := newHarness(t, harnessOpts{model: smallModel(), compaction: tightCompaction()},
+		withUsage(faux.Reply(faux.Text("first answer")), 100),
+		withUsage(faux.Reply(faux.Text("second answer")), 100),
+		summary,
+	)
+	h.history()
+	h.prompt(question2)
+	h.settle()
+	run, err := h.sup.StartCompact("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); _, _ = run() }()
+	// the setModel handler runs on the read goroutine, concurrently with the compaction
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				h.sup.SetProvider(h.model)
+			}
+		}
+	}()
+	<-started
+	close(stop)
+	close(release)
+	<-done
+}
