@@ -379,6 +379,17 @@ func (p *proc) response(id string, timeout time.Duration) (msg, error) {
 	return m, nil
 }
 
+// call sends one request and waits for its successful response. It returns the response,
+// the time just before the write and the stdout byte count at that moment, as send does.
+func (p *proc) call(method string, params map[string]any) (msg, time.Time, int64, error) {
+	id, at, before, err := p.send(method, params)
+	if err != nil {
+		return msg{}, at, before, err
+	}
+	r, err := p.response(id, waitLimit)
+	return r, at, before, err
+}
+
 // event waits for the next event of type typ (and sub, if not empty).
 func (p *proc) event(typ, sub string, timeout time.Duration) (msg, error) {
 	return p.wait(typ+" "+sub, timeout, func(m *msg) bool {

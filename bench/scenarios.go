@@ -68,11 +68,7 @@ func scenarios() []scenario {
 		{
 			num: 1, name: "cold start to first response", measure: "spawn → getState response",
 			run: func(p *proc, s *sample) error {
-				id, _, _, err := p.send("getState", nil)
-				if err != nil {
-					return err
-				}
-				r, err := p.response(id, waitLimit)
+				r, _, _, err := p.call("getState", nil)
 				if err != nil {
 					return err
 				}
@@ -84,23 +80,10 @@ func scenarios() []scenario {
 			num: 2, name: "2,000-delta reply", measure: "prompt → settled",
 			script: mockopenai.Script{Responses: []mockopenai.Response{{Text: deltaText(), ChunkSize: 4}}},
 			run: func(p *proc, s *sample) error {
-				if err := ready(p, s); err != nil {
-					return err
-				}
-				id, at, before, err := p.send("prompt", map[string]any{"message": "Write 2,000 words."})
+				end, err := promptToSettled(p, s, "Write 2,000 words.")
 				if err != nil {
 					return err
 				}
-				if _, err := p.response(id, waitLimit); err != nil {
-					return err
-				}
-				end, err := p.settled(waitLimit)
-				if err != nil {
-					return err
-				}
-				s.wall = end.at.Sub(at)
-				s.events = p.eventsBetween(at, end.at)
-				s.bytes = end.bytes - before
 				s.extra = map[string]float64{"events/s": float64(s.events) / s.wall.Seconds()}
 				return expect(p, end.at, "text_delta", "message_update", "text_delta", 2000)
 			},
@@ -142,11 +125,8 @@ func scenarios() []scenario {
 				if err := ready(p, s); err != nil {
 					return err
 				}
-				id, at, before, err := p.send("prompt", map[string]any{"message": "Read notes.txt."})
+				_, at, before, err := p.call("prompt", map[string]any{"message": "Read notes.txt."})
 				if err != nil {
-					return err
-				}
-				if _, err := p.response(id, waitLimit); err != nil {
 					return err
 				}
 				// The run has started and its first model request is on its way: the steer is
@@ -188,11 +168,7 @@ func scenarios() []scenario {
 				if err := ready(p, s); err != nil {
 					return err
 				}
-				id, _, _, err := p.send("prompt", map[string]any{"message": "Write at length."})
-				if err != nil {
-					return err
-				}
-				if _, err := p.response(id, waitLimit); err != nil {
+				if _, _, _, err := p.call("prompt", map[string]any{"message": "Write at length."}); err != nil {
 					return err
 				}
 				for range 30 {
@@ -200,11 +176,7 @@ func scenarios() []scenario {
 						return err
 					}
 				}
-				abort, at, before, err := p.send("abort", nil)
-				if err != nil {
-					return err
-				}
-				resp, err := p.response(abort, waitLimit)
+				resp, at, before, err := p.call("abort", nil)
 				if err != nil {
 					return err
 				}
@@ -227,11 +199,7 @@ func scenarios() []scenario {
 				return path, writeSession(path, work, sessionEntries)
 			},
 			run: func(p *proc, s *sample) error {
-				id, _, _, err := p.send("getEntries", nil)
-				if err != nil {
-					return err
-				}
-				r, err := p.response(id, waitLimit)
+				r, _, _, err := p.call("getEntries", nil)
 				if err != nil {
 					return err
 				}
@@ -248,11 +216,7 @@ func scenarios() []scenario {
 					return fmt.Errorf("getEntries returned %d items, want %d", n, want)
 				}
 				// A second call on the warm process: the answer alone.
-				id, at, _, err := p.send("getEntries", nil)
-				if err != nil {
-					return err
-				}
-				r2, err := p.response(id, waitLimit)
+				r2, at, _, err := p.call("getEntries", nil)
 				if err != nil {
 					return err
 				}
@@ -266,11 +230,7 @@ func scenarios() []scenario {
 // ready makes sure the server is up (a getState round trip) before a scenario's timed part,
 // so that interval measures the work and not the start.
 func ready(p *proc, s *sample) error {
-	id, _, _, err := p.send("getState", nil)
-	if err != nil {
-		return err
-	}
-	r, err := p.response(id, waitLimit)
+	r, _, _, err := p.call("getState", nil)
 	if err != nil {
 		return err
 	}
@@ -282,11 +242,8 @@ func promptToSettled(p *proc, s *sample, text string) (msg, error) {
 	if err := ready(p, s); err != nil {
 		return msg{}, err
 	}
-	id, at, before, err := p.send("prompt", map[string]any{"message": text})
+	_, at, before, err := p.call("prompt", map[string]any{"message": text})
 	if err != nil {
-		return msg{}, err
-	}
-	if _, err := p.response(id, waitLimit); err != nil {
 		return msg{}, err
 	}
 	end, err := p.settled(waitLimit)
