@@ -1,0 +1,312 @@
+package e2e_test
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
+)
+
+// update rewrites the golden wire transcripts instead of comparing them.
+var update = flag.Bool("update", false, "rewrite e2e/testdata/golden/*.golden")
+
+// golden records one scenario's wire transcript: every line the test sent and every message
+// the server wrote, in order. A line sent by the test is placed right after the output
+// message the test waited for before sending it, so the transcript is deterministic as long
+// as the scenario sends only at points the server cannot move past on its own (after a
+// response, after agent_settled, or while a tool is blocked on a fifo).
+//
+// Normalised: the temp directory (raw and as a session-directory name), uuids, 8-hex entry
+// ids, epoch-millisecond numbers, ISO timestamps, pids and the server version.
+type golden struct {
+	t    *testing.T
+	name string
+	p    *proc
+	root string
+	// pos is how many output messages the scenario has waited for: a line sent now is
+	// written into the transcript after message pos-1.
+	pos  int
+	sent []sentLine
+	args []string
+}
+
+type sentLine struct {
+	at   int
+	text string
+}
+
+// goldenOptions are options for the process, plus what the transcript's header says.
+func newGolden(t *testing.T, name string, o options) *golden {
+	t.Helper()
+	root, err := goldenRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(root) })
+	cwd := filepath.Join(root, "cwd")
+	if err := os.Mkdir(cwd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if o.cwd == "" {
+		o.cwd = cwd
+	}
+	g := &golden{t: t, name: name, root: root, args: o.args}
+	// a fixed system prompt keeps the date and the temp path out of the faux model's usage
+	o.args = append(o.args, "--system-prompt", "You are a test agent.", "--no-context-files")
+	o.env = append(o.env, "PI_RPC_HOME="+filepath.Join(root, "home"))
+	g.p = start(t, o)
+	return g
+}
+
+// goldenRoot makes a temp directory whose path has the same length on every run: the
+// working directory is part of the system prompt, and the faux model's usage counts its
+// characters. It is under /tmp, not $TMPDIR, for the same reason.
+func goldenRoot() (string, error) {
+	base := "/tmp"
+	if fi, err := os.Stat(base); err != nil || !fi.IsDir() {
+		base = os.TempDir()
+	}
+	for {
+		dir := filepath.Join(base, fmt.Sprintf("pi-rpc-golden-%08x", rand.Uint32()))
+		err := os.Mkdir(dir, 0o755)
+		if !errors.Is(err, fs.ErrExist) {
+			return dir, err
+		}
+	}
+}
+
+// cwd is the process's working directory.
+func (g *golden) cwd() string { return g.p.dir }
+
+// send sends one message body (framed for the process) and records it.
+func (g *golden) send(body string) {
+	g.t.Helper()
+	g.sent = append(g.sent, sentLine{at: g.pos, text: "> " + body})
+	g.p.send(g.p.frame(body))
+}
+
+// sendRaw sends bytes as they are (bad input) and records them quoted.
+func (g *golden) sendRaw(raw string) {
+	g.t.Helper()
+	g.sent = append(g.sent, sentLine{at: g.pos, text: "> raw " + strconv.Quote(truncate(raw, 200))})
+	g.p.send(raw)
+}
+
+// note records a step that is not a line on the wire (a fifo released, stdin closed).
+func (g *golden) note(what string) {
+	g.sent = append(g.sent, sentLine{at: g.pos, text: "# " + what})
+}
+
+// await waits for the first message after the last awaited one that satisfies pred.
+func (g *golden) await(what string, pred func(*message) bool) *message {
+	g.t.Helper()
+	for {
+		h := g.p.history()
+		for i := g.pos; i < len(h); i++ {
+			if pred(h[i]) {
+				g.pos = i + 1
+				return h[i]
+			}
+		}
+		if g.p.nextOrEOF() == nil {
+			g.t.Fatalf("%s: stdout ended while waiting for %s; last messages:\n%s", g.name, what, g.p.lastMessages(8))
+		}
+	}
+}
+
+// response waits for the response whose id is exactly these bytes.
+func (g *golden) response(id string) *message {
+	g.t.Helper()
+	return g.await("response "+id, func(m *message) bool { return m.isResponse() && string(m.ID) == id })
+}
+
+// call sends a request and waits for its response.
+func (g *golden) call(id int, method, params string) *message {
+	g.t.Helper()
+	g.send(req(id, method, params))
+	return g.response(strconv.Itoa(id))
+}
+
+// event waits for the next event of a type.
+func (g *golden) event(typ string) *message {
+	g.t.Helper()
+	return g.await("event "+typ, func(m *message) bool { return m.isEvent() && m.typ() == typ })
+}
+
+// request waits for the next server-to-client request of a method.
+func (g *golden) request(method string) *message {
+	g.t.Helper()
+	return g.await("request "+method, func(m *message) bool { return m.Method == method && m.ID != nil })
+}
+
+// settled waits for the next agent_settled.
+func (g *golden) settled() *message { g.t.Helper(); return g.event("agent_settled") }
+
+// finish closes stdin, reads to the end, and compares (or writes) the transcript.
+func (g *golden) finish() {
+	g.t.Helper()
+	g.note("stdin closed")
+	g.p.closeStdin()
+	code := g.p.wait()
+	g.compare(code)
+}
+
+// finished compares the transcript of a process that has already exited.
+func (g *golden) finished() {
+	g.t.Helper()
+	g.compare(g.p.wait())
+}
+
+func (g *golden) compare(code int) {
+	g.t.Helper()
+	got := g.transcript(code)
+	path := filepath.Join("testdata", "golden", g.name+".golden")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			g.t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			g.t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		g.t.Fatalf("%v (run go test ./e2e -run TestGolden -update to create it)", err)
+	}
+	if got != string(want) {
+		g.t.Errorf("%s: the wire transcript changed (go test ./e2e -run TestGolden -update rewrites it):\n%s", path, lineDiff(string(want), got))
+	}
+}
+
+// transcript interleaves the sent lines with the output messages and normalises the result.
+func (g *golden) transcript(code int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n", g.name)
+	if len(g.args) > 0 {
+		fmt.Fprintf(&b, "# flags: %s\n", strings.Join(g.args, " "))
+	}
+	if g.p.lsp {
+		b.WriteString("# framing: lsp (bodies shown without their Content-Length headers)\n")
+	}
+	out := g.p.history()
+	sent := g.sent
+	for i := 0; i <= len(out); i++ {
+		for len(sent) > 0 && sent[0].at <= i {
+			b.WriteString(sent[0].text + "\n")
+			sent = sent[1:]
+		}
+		if i < len(out) {
+			b.WriteString("< " + string(out[i].raw) + "\n")
+		}
+	}
+	fmt.Fprintf(&b, "# exit %d\n", code)
+	return newNormalizer(g.root).apply(b.String())
+}
+
+// normalizer replaces what differs from run to run by stable placeholders; the same value
+// always gets the same placeholder within one transcript.
+type normalizer struct {
+	root  string
+	names map[string]string
+	count map[string]int
+}
+
+func newNormalizer(root string) *normalizer {
+	return &normalizer{root: root, names: map[string]string{}, count: map[string]int{}}
+}
+
+var (
+	uuidRE     = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	entryIDRE  = regexp.MustCompile(`"[0-9a-f]{8}"`)
+	epochMsRE  = regexp.MustCompile(`\b1[0-9]{12}\b`)
+	isoTimeRE  = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}([.-]\d+)?Z`)
+	pidRE      = regexp.MustCompile(`\bpid \d+`)
+	versionRE  = regexp.MustCompile(`("serverInfo":\{"name":"pi-rpc","version":)"[^"]*"`)
+	durationRE = regexp.MustCompile(`"(durationMs|elapsedMs)":\d+`)
+	loopbackRE = regexp.MustCompile(`127\.0\.0\.1:\d+`)
+	loremRE    = regexp.MustCompile(`(lorem ipsum ){4,}`)
+)
+
+func (n *normalizer) placeholder(kind, v string) string {
+	key := kind + "\x00" + v
+	if p, ok := n.names[key]; ok {
+		return p
+	}
+	n.count[kind]++
+	p := fmt.Sprintf("<%s%d>", kind, n.count[kind])
+	n.names[key] = p
+	return p
+}
+
+func (n *normalizer) apply(s string) string {
+	s = strings.ReplaceAll(s, n.root, "$TMP")
+	encoded := strings.ReplaceAll(strings.TrimPrefix(n.root, "/"), "/", "-")
+	s = strings.ReplaceAll(s, encoded, "$TMP")
+	s = isoTimeRE.ReplaceAllString(s, "<time>")
+	s = uuidRE.ReplaceAllStringFunc(s, func(v string) string { return n.placeholder("uuid", v) })
+	s = entryIDRE.ReplaceAllStringFunc(s, func(v string) string { return `"` + n.placeholder("id", v) + `"` })
+	s = epochMsRE.ReplaceAllString(s, "0")
+	s = pidRE.ReplaceAllString(s, "pid <pid>")
+	s = versionRE.ReplaceAllString(s, `$1"<version>"`)
+	s = durationRE.ReplaceAllString(s, `"$1":0`)
+	s = loopbackRE.ReplaceAllString(s, "127.0.0.1:<port>")
+	s = loremRE.ReplaceAllStringFunc(s, func(v string) string {
+		return fmt.Sprintf("<lorem ipsum x%d>", len(v)/len("lorem ipsum "))
+	})
+	return s
+}
+
+// lineDiff shows the first lines where two transcripts differ.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	shown := 0
+	for i := 0; i < max(len(w), len(g)) && shown < 6; i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d:\n  want %s\n  got  %s\n", i+1, truncate(wl, 400), truncate(gl, 400))
+			shown++
+		}
+	}
+	return b.String()
+}
+
+// req builds a request body with a numeric id; params "" means none.
+func req(id int, method, params string) string {
+	if params == "" {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q}`, id, method)
+	}
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params)
+}
+
+// notif builds a notification body.
+func notif(method, params string) string {
+	if params == "" {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","method":%q}`, method)
+	}
+	return fmt.Sprintf(`{"jsonrpc":"2.0","method":%q,"params":%s}`, method, params)
+}
+
+// mockServer starts a scripted OpenAI-compatible server for one test.
+func mockServer(t *testing.T, rs ...mockopenai.Response) *mockopenai.Server {
+	t.Helper()
+	m := mockopenai.New(&mockopenai.Script{Responses: rs})
+	t.Cleanup(m.Close)
+	return m
+}
