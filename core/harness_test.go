@@ -17,6 +17,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
+	"github.com/pi-rpc/pi-rpc/protocol"
 )
 
 var update = flag.Bool("update", false, "rewrite golden transcripts")
@@ -32,7 +33,7 @@ type recorder struct {
 }
 
 func (r *recorder) listen(_ context.Context, ev core.Event) {
-	line, err := ev.AppendFields([]byte{'{'}, false)
+	line, err := protocol.AppendCoreFields([]byte{'{'}, &ev, false)
 	if err != nil {
 		panic(err)
 	}

@@ -20,7 +20,7 @@ import (
 
 var epoch = time.Date(2026, 5, 7, 12, 0, 0, 0, time.UTC)
 
-// envelope appends seq, runId and sessionId and the closing brace, as the session's encoder
+// envelope appends seq, runId and sessionId and the closing brace, as the event encoder
 // does.
 func envelope(dst []byte, seq int64, runID, sessionID string) []byte {
 	dst = append(dst, `,"seq":`...)
@@ -40,7 +40,7 @@ func envelope(dst []byte, seq int64, runID, sessionID string) []byte {
 // envelope.
 func coreEvent(t *testing.T, ev core.Event, partial bool) []byte {
 	t.Helper()
-	dst, err := ev.AppendFields([]byte{'{'}, partial)
+	dst, err := protocol.AppendCoreFields([]byte{'{'}, &ev, partial)
 	if err != nil {
 		t.Fatalf("%s: %v", ev.Type, err)
 	}
@@ -213,22 +213,41 @@ func (immediateClock) After(time.Duration) <-chan time.Time {
 
 // recorder is a session.Sink that keeps every event.
 type recorder struct {
-	mu     sync.Mutex
-	events []session.Event
+	mu      sync.Mutex
+	encoder protocol.EventEncoder
+	events  []encodedEvent
 }
 
-func (r *recorder) Emit(ev session.Event) {
+// encodedEvent is an event as the JSON-RPC front end encodes it.
+type encodedEvent struct {
+	Seq  int64
+	Data []byte
+}
+
+func (r *recorder) Emit(ev *session.Event) int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.events = append(r.events, ev)
+	ev.Seq = int64(len(r.events) + 1)
+	data, err := r.encoder.Append(nil, ev)
+	if err != nil {
+		panic(err)
+	}
+	r.events = append(r.events, encodedEvent{Seq: ev.Seq, Data: data})
+	return ev.Seq
+}
+
+func (r *recorder) LastSeq() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return int64(len(r.events))
 }
 
 func (r *recorder) Wait(context.Context) {}
 
-func (r *recorder) all() []session.Event {
+func (r *recorder) all() []encodedEvent {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]session.Event(nil), r.events...)
+	return append([]encodedEvent(nil), r.events...)
 }
 
 // supervised runs a real session supervisor on the scripted model through a busy period with
@@ -247,7 +266,7 @@ func runSupervisor(t *testing.T) *supervised {
 	p := faux.New(faux.WithClock(func() time.Time { return epoch }), faux.WithModel(model))
 	n := 0
 	store := session.NewMemoryStore("0193a6f2-session", func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return session.ISOTime(epoch) })
-	sink := &recorder{}
+	sink := &recorder{encoder: protocol.EventEncoder{PartialMessages: true}}
 	var sup *session.Supervisor
 	probe := &core.FuncTool{
 		ToolInfo: core.ToolInfo{Name: "probe", Description: "probes", Parameters: json.RawMessage(`{"type":"object","properties":{"x":{"type":"number"}}}`)},
@@ -275,7 +294,6 @@ func runSupervisor(t *testing.T) *supervised {
 		Retry:      session.DefaultRetrySettings(),
 		Compaction: session.DefaultCompactionSettings(),
 	})
-	sup.SetPartialMessages(true)
 	sup.SetModel(model)
 	sup.SetThinkingLevel(core.ThinkingHigh)
 	if err := sup.Prompt(session.PromptRequest{Message: "probe it"}, func(session.Accepted) {}); err != nil {

@@ -94,9 +94,10 @@ type notifyingSink struct {
 	once sync.Once
 }
 
-func (n *notifyingSink) Emit(ev session.Event) {
-	n.Writer.Emit(ev)
+func (n *notifyingSink) Emit(ev *session.Event) int64 {
+	seq := n.Writer.Emit(ev)
 	if ev.Type == n.typ {
 		n.once.Do(func() { close(n.seen) })
 	}
+	return seq
 }

@@ -121,7 +121,7 @@ func (s *Server) initialize(_ context.Context, c *call, p *protocol.InitializePa
 	s.mu.Lock()
 	s.caps = p.Capabilities
 	s.mu.Unlock()
-	s.sup.SetPartialMessages(p.Capabilities.PartialMessages)
+	s.opts.Writer.SetPartialMessages(p.Capabilities.PartialMessages)
 	s.sup.SettleApprovalDefault(p.Capabilities.Permissions)
 	st := s.sup.State()
 	c.reply(protocol.InitializeResult{

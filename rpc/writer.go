@@ -7,16 +7,23 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rs/zerolog"
+
+	"github.com/pi-rpc/pi-rpc/protocol"
 	"github.com/pi-rpc/pi-rpc/session"
 )
 
 // Writer owns stdout. It writes responses (and server-to-client requests) before any queued
 // event, so a response never waits behind events, and events in seq order. It implements
-// [session.Sink]: Emit never blocks; Wait blocks the run goroutine while more than the limit
-// of event bytes is queued, which is how a client that stops reading slows the agent down to
-// the provider's stream without the server's memory growing.
+// [session.Sink]: Emit gives the event its seq (one gap-free counter for the connection),
+// encodes it and never blocks; Wait blocks the run goroutine while more than the limit of
+// event bytes is queued, which is how a client that stops reading slows the agent down to the
+// provider's stream without the server's memory growing.
 type Writer struct {
 	mu        sync.Mutex
+	seq       int64
+	encoder   protocol.EventEncoder
+	log       zerolog.Logger
 	out       io.Writer
 	framing   Framing
 	started   bool
@@ -63,7 +70,8 @@ func (w *Writer) Start(f Framing) {
 
 // item is one entry of the ordered lane: an event, or a response placed after one.
 type item struct {
-	ev   session.Event
+	seq  int64
+	data []byte
 	resp []byte
 }
 
@@ -75,15 +83,47 @@ func (w *Writer) Response(msg []byte) {
 	w.signal()
 }
 
-// Emit implements [session.Sink].
-func (w *Writer) Emit(ev session.Event) {
+// SetPartialMessages makes message_update events carry the whole partial message.
+func (w *Writer) SetPartialMessages(on bool) {
 	w.mu.Lock()
-	if w.err == nil {
-		w.events = append(w.events, item{ev: ev})
-		w.bytes += len(ev.Data)
+	w.encoder.PartialMessages = on
+	w.mu.Unlock()
+}
+
+// SetLogger sets the logger for events that cannot be encoded.
+func (w *Writer) SetLogger(log zerolog.Logger) {
+	w.mu.Lock()
+	w.log = log
+	w.mu.Unlock()
+}
+
+// Emit implements [session.Sink]: the event gets the next seq and is encoded now, while what
+// it points at is valid.
+func (w *Writer) Emit(ev *session.Event) int64 {
+	w.mu.Lock()
+	w.seq++
+	ev.Seq = w.seq
+	data, err := w.encoder.Append(make([]byte, 0, 128), ev)
+	if err != nil {
+		w.log.Error().Err(err).Str("type", ev.Type).Msg("cannot encode event")
+		data, _ = w.encoder.Append(nil, &session.Event{Seq: ev.Seq, Type: session.EventSessionError, RunID: ev.RunID,
+			Payload: session.SessionError{Message: "internal error encoding " + ev.Type + ": " + err.Error()}})
 	}
+	if w.err == nil {
+		w.events = append(w.events, item{seq: ev.Seq, data: data})
+		w.bytes += len(data)
+	}
+	seq := w.seq
 	w.mu.Unlock()
 	w.signal()
+	return seq
+}
+
+// LastSeq implements [session.Sink].
+func (w *Writer) LastSeq() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.seq
 }
 
 // Wait implements [session.Sink].
@@ -112,7 +152,7 @@ func (w *Writer) ResponseAfter(msg []byte, seq int64) {
 	at := -1
 	for i := w.head; i < len(w.events); i++ {
 		switch {
-		case w.events[i].resp == nil && w.events[i].ev.Seq <= seq:
+		case w.events[i].resp == nil && w.events[i].seq <= seq:
 			at = i
 		case w.events[i].resp != nil && at == i-1:
 			at = i // after responses already placed behind the same event, in order
@@ -196,13 +236,13 @@ func (w *Writer) next() (msg []byte, isEvent, ok bool) {
 				return it.resp, false, true
 			}
 			w.mu.Lock()
-			w.bytes -= len(it.ev.Data)
+			w.bytes -= len(it.data)
 			if w.bytes <= w.limit {
 				close(w.room)
 				w.room = make(chan struct{})
 			}
 			w.mu.Unlock()
-			return it.ev.Data, true, true
+			return it.data, true, true
 		}
 		closing := w.closing
 		w.mu.Unlock()

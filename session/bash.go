@@ -85,7 +85,7 @@ func (s *Supervisor) runBash(ctx context.Context, shell ShellRunner, id, command
 	defer s.mu.Unlock()
 	s.bash.running, s.bash.cancel = false, nil
 	if err != nil {
-		return BashResult{}, s.seq, &Error{Kind: KindInvalidState, Message: err.Error()}
+		return BashResult{}, s.sink.LastSeq(), &Error{Kind: KindInvalidState, Message: err.Error()}
 	}
 	msg := &core.BashExecutionMessage{
 		Command: command, Output: res.Output, ExitCode: res.ExitCode, Cancelled: res.Cancelled,
@@ -96,7 +96,7 @@ func (s *Supervisor) runBash(ctx context.Context, shell ShellRunner, id, command
 	} else {
 		s.bash.pending = append(s.bash.pending, msg)
 	}
-	return res, s.seq, nil
+	return res, s.sink.LastSeq(), nil
 }
 
 // AbortBash kills the running command and reports whether one was running.

@@ -16,12 +16,22 @@ import (
 // once more than limit bytes are queued.
 type stalledSink struct {
 	mu    sync.Mutex
+	seq   int64
 	bytes int
 	waits int
 }
 
-func (s *stalledSink) Emit(ev session.Event) { s.mu.Lock(); s.bytes += len(ev.Data); s.mu.Unlock() }
-func (s *stalledSink) Wait(context.Context)  { s.mu.Lock(); s.waits++; s.mu.Unlock() }
+func (s *stalledSink) Emit(ev *session.Event) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq++
+	if u, ok := ev.Payload.(session.BashUpdate); ok {
+		s.bytes += len(u.Output)
+	}
+	return s.seq
+}
+func (s *stalledSink) LastSeq() int64       { s.mu.Lock(); defer s.mu.Unlock(); return s.seq }
+func (s *stalledSink) Wait(context.Context) { s.mu.Lock(); s.waits++; s.mu.Unlock() }
 
 // bash_update snapshots (up to 50 KB every 100 ms) go through the sink's backpressure, like
 // the agent's events: a client that stops reading pauses the command's output instead of

@@ -257,10 +257,9 @@ func (s *Supervisor) settleLocked(p *period) {
 		settled.Error = &SettleError{Kind: SettleErrorPersistence, Message: s.persistErr.Error()}
 	}
 	s.persistReported = s.persistErr != nil
-	settled.LastSeq = s.seq + 1
 	s.ledger = ledger{permissionsPending: s.ledger.permissionsPending}
 	s.period = nil
-	s.emitLocked(EventAgentSettled, settled)
+	settled.LastSeq = s.emitLocked(EventAgentSettled, settled)
 	p.settled = settled
 	s.lastSettled = settled
 	for _, in := range settled.Inputs {

@@ -1,8 +1,8 @@
 package session
 
 import (
+	"context"
 	"encoding/json"
-	"strconv"
 
 	"github.com/pi-rpc/pi-rpc/core"
 )
@@ -24,14 +24,31 @@ const (
 	EventBashUpdate           = "bash_update"
 )
 
-// Event is one event as it goes to the client: its type, its place in the stream and its
-// wire form. Data is the whole JSON object of the event notification's params, envelope
-// fields (seq, runId, sessionId) included, serialised when the event happened so that
-// nothing it points at can change before it is written.
+// Event is one event of the engine, as a typed value: a core event (Core) or a session event
+// (Type and Payload, one of this package's payload types), with where it belongs (RunID,
+// SessionID). The session emits it to its [Sink] under its lock, in order; the sink gives it
+// its Seq, one gap-free counter per connection, and encodes it for its wire then and there:
+// Core's message_update points at the live partial message, valid only during the call.
 type Event struct {
-	Seq  int64
-	Type string
-	Data []byte
+	Seq       int64
+	Type      string
+	RunID     string
+	SessionID string
+	// Core is the agent event, for core event types.
+	Core *core.Event
+	// Payload is a session event's payload (*Settled, QueueUpdate, ...).
+	Payload any
+}
+
+// Sink receives the event stream of one or more sessions. Emit is called in order, under the
+// emitting session's lock, and must not block: it assigns the event's seq and returns it.
+// LastSeq is the seq of the last event emitted. Wait is called by a run goroutine outside the
+// lock after each event and blocks while the client is behind, which is how backpressure
+// reaches the provider.
+type Sink interface {
+	Emit(ev *Event) int64
+	LastSeq() int64
+	Wait(ctx context.Context)
 }
 
 // Outcome is how an input ended.
@@ -149,57 +166,6 @@ type BashUpdate struct {
 // ThinkingLevelChanged is the payload of thinking_level_changed.
 type ThinkingLevelChanged struct {
 	Level core.ThinkingLevel `json:"level"`
-}
-
-// envelope is what the supervisor adds to an event: its seq, the run it belongs to, and the
-// session id on the events that carry it.
-type envelope struct {
-	seq       int64
-	runID     string
-	sessionID string
-}
-
-func (env envelope) append(dst []byte) []byte {
-	dst = append(dst, `,"seq":`...)
-	dst = strconv.AppendInt(dst, env.seq, 10)
-	if env.runID != "" {
-		dst = append(dst, `,"runId":`...)
-		dst = core.AppendJSONString(dst, env.runID)
-	}
-	if env.sessionID != "" {
-		dst = append(dst, `,"sessionId":`...)
-		dst = core.AppendJSONString(dst, env.sessionID)
-	}
-	return append(dst, '}')
-}
-
-// encodeCore serialises a core event with its envelope.
-func encodeCore(ev *core.Event, env envelope, partial bool) ([]byte, error) {
-	dst := make([]byte, 0, 96)
-	dst = append(dst, '{')
-	dst, err := ev.AppendFields(dst, partial)
-	if err != nil {
-		return nil, err
-	}
-	return env.append(dst), nil
-}
-
-// encodeSession serialises a session event: its type, the payload's fields, the envelope.
-func encodeSession(typ string, payload any, env envelope) ([]byte, error) {
-	dst := make([]byte, 0, 128)
-	dst = append(dst, `{"type":`...)
-	dst = core.AppendJSONString(dst, typ)
-	if payload != nil {
-		body, err := json.Marshal(payload)
-		if err != nil {
-			return nil, err
-		}
-		if len(body) > 2 {
-			dst = append(dst, ',')
-			dst = append(dst, body[1:len(body)-1]...)
-		}
-	}
-	return env.append(dst), nil
 }
 
 func jsonMarshal(v any) (json.RawMessage, error) { return json.Marshal(v) }

@@ -13,6 +13,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
+	"github.com/pi-rpc/pi-rpc/protocol"
 	"github.com/pi-rpc/pi-rpc/session"
 )
 
@@ -20,20 +21,37 @@ var epoch = testkit.Epoch
 
 // recordingSink keeps every event, decoded, and checks the stream's invariants as it goes.
 type recordingSink struct {
-	mu     sync.Mutex
-	events []map[string]any
-	raw    []session.Event
+	mu      sync.Mutex
+	seq     int64
+	encoder protocol.EventEncoder
+	events  []map[string]any
+	raw     [][]byte
 }
 
-func (r *recordingSink) Emit(ev session.Event) {
-	var m map[string]any
-	if err := json.Unmarshal(ev.Data, &m); err != nil {
-		panic(fmt.Sprintf("event %s is not JSON: %v", ev.Data, err))
-	}
+// Emit encodes the event as the JSON-RPC front end does, so the tests read the events'
+// fields by their wire names.
+func (r *recordingSink) Emit(ev *session.Event) int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.seq++
+	ev.Seq = r.seq
+	data, err := r.encoder.Append(nil, ev)
+	if err != nil {
+		panic(fmt.Sprintf("event %s cannot be encoded: %v", ev.Type, err))
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		panic(fmt.Sprintf("event %s is not JSON: %v", data, err))
+	}
 	r.events = append(r.events, m)
-	r.raw = append(r.raw, ev)
+	r.raw = append(r.raw, data)
+	return r.seq
+}
+
+func (r *recordingSink) LastSeq() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.seq
 }
 
 func (r *recordingSink) Wait(context.Context) {}

@@ -71,19 +71,9 @@ func (s *Supervisor) onCoreEvent(ctx context.Context, ev core.Event) {
 	s.sink.Wait(ctx)
 }
 
-// emitCoreLocked gives a core event its envelope and seq and hands it to the sink.
+// emitCoreLocked hands a core event to the sink, which gives it its seq.
 func (s *Supervisor) emitCoreLocked(ev *core.Event) {
-	s.seq++
-	env := envelope{seq: s.seq, runID: s.runID}
-	if ev.Type == core.AgentStart {
-		env.sessionID = s.store.SessionID()
-	}
-	data, err := encodeCore(ev, env, s.partialMessages)
-	if err != nil {
-		s.log.Error().Err(err).Str("type", string(ev.Type)).Msg("cannot encode event")
-		data, _ = encodeSession(EventSessionError, SessionError{Message: "internal error encoding " + string(ev.Type) + ": " + err.Error()}, env)
-	}
-	s.sink.Emit(Event{Seq: s.seq, Type: string(ev.Type), Data: data})
+	s.sink.Emit(&Event{Type: string(ev.Type), RunID: s.runID, SessionID: s.store.SessionID(), Core: ev})
 }
 
 // decideLocked decides, at a run's agent_end, what the period does next (pi §5.5, §5.6) and

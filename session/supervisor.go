@@ -104,7 +104,6 @@ type Supervisor struct {
 	cfg             Config
 	store           Store
 	sink            Sink
-	seq             int64
 	runs            int
 	runID           string
 	inputs          int
@@ -115,7 +114,6 @@ type Supervisor struct {
 	settleCh        chan struct{}
 	ledger          ledger
 	options         Options
-	partialMessages bool
 	persistErr      error
 	persistReported bool
 	shuttingDown    bool
@@ -190,27 +188,10 @@ func New(cfg Config) *Supervisor {
 // Agent returns the supervised agent, for reading its state.
 func (s *Supervisor) Agent() *core.Agent { return s.agent }
 
-// SetPartialMessages makes message_update events carry the whole partial message.
-func (s *Supervisor) SetPartialMessages(on bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.partialMessages = on
-}
-
-// emitLocked gives a session event its seq and hands it to the sink. The caller holds s.mu.
+// emitLocked hands a session event to the sink, which gives it its seq. The caller holds
+// s.mu.
 func (s *Supervisor) emitLocked(typ string, payload any) int64 {
-	s.seq++
-	env := envelope{seq: s.seq, runID: s.runID}
-	if typ == EventAgentSettled || typ == EventSessionChanged {
-		env.sessionID = s.store.SessionID()
-	}
-	data, err := encodeSession(typ, payload, env)
-	if err != nil {
-		s.log.Error().Err(err).Str("type", typ).Msg("cannot encode event")
-		data, _ = encodeSession(EventSessionError, SessionError{Message: "internal error encoding " + typ + ": " + err.Error()}, env)
-	}
-	s.sink.Emit(Event{Seq: s.seq, Type: typ, Data: data})
-	return s.seq
+	return s.sink.Emit(&Event{Type: typ, RunID: s.runID, SessionID: s.store.SessionID(), Payload: payload})
 }
 
 func (s *Supervisor) newInputLocked(kind inputKind, text string, images []core.Content) *input {
@@ -507,7 +488,7 @@ func (s *Supervisor) PrepareWait(inputID string) (func(context.Context) (*Settle
 		if p == nil {
 			st := s.lastSettled
 			if st == nil {
-				st = &Settled{Inputs: []InputOutcome{}, LastSeq: s.seq}
+				st = &Settled{Inputs: []InputOutcome{}, LastSeq: s.sink.LastSeq()}
 			}
 			return func(context.Context) (*Settled, error) { return st, nil }, nil
 		}
@@ -546,7 +527,7 @@ func (s *Supervisor) waitFor(ctx context.Context, settled func() *Settled) (*Set
 func (s *Supervisor) Busy() (busy bool, lastSeq int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.period != nil, s.seq
+	return s.period != nil, s.sink.LastSeq()
 }
 
 // BusyState is getState.busy.
@@ -608,7 +589,7 @@ func (s *Supervisor) State() Snapshot {
 			FollowUp:           q.FollowUp,
 		},
 		BashRunning: s.bash.running,
-		LastSeq:     s.seq,
+		LastSeq:     s.sink.LastSeq(),
 	}
 }
 
