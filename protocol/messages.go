@@ -1,6 +1,8 @@
 package protocol
 
 import (
+	"encoding/json"
+
 	"github.com/invopop/jsonschema"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -10,8 +12,10 @@ import (
 // streamed assistant events and tool results. Core keeps those values in compact Go types
 // with custom MarshalJSON methods, so reflecting core's Go fields would describe the wrong
 // shapes; schema.json is generated from these types instead, and a test validates core's
-// real output against it. The unions (Content, Message, ...) are schema markers only: to decode
-// messages in Go, use core's types (core.DecodeMessage).
+// real output against it. The unions (Content, Message, AssistantMessageEvent) describe a
+// one-of in the schema and hold the decoded value in Go, so that the event types of events.go
+// decode a whole event: a Content holds a core.Content, a Message a core.Message, and each
+// re-encodes to the JSON it was decoded from.
 
 // TextContent is a block of text.
 type TextContent struct {
@@ -51,7 +55,7 @@ type ToolCall struct {
 }
 
 // Content is any content block: text, thinking, image or tool call, told apart by type.
-type Content struct{}
+type Content struct{ core.Content }
 
 // JSONSchema implements the schema reflector's custom schema hook: a one-of union.
 func (Content) JSONSchema() *jsonschema.Schema {
@@ -59,7 +63,7 @@ func (Content) JSONSchema() *jsonschema.Schema {
 }
 
 // UserContent is a block of user, tool-result or custom content: text or an image.
-type UserContent struct{}
+type UserContent struct{ core.Content }
 
 // JSONSchema implements the schema reflector's custom schema hook: a one-of union.
 func (UserContent) JSONSchema() *jsonschema.Schema {
@@ -67,7 +71,7 @@ func (UserContent) JSONSchema() *jsonschema.Schema {
 }
 
 // AssistantContent is a block of an assistant message: text, thinking or a tool call.
-type AssistantContent struct{}
+type AssistantContent struct{ core.Content }
 
 // JSONSchema implements the schema reflector's custom schema hook: a one-of union.
 func (AssistantContent) JSONSchema() *jsonschema.Schema {
@@ -178,8 +182,26 @@ type CompactionSummaryMessage struct {
 	Timestamp    int64 `json:"timestamp"`
 }
 
-// Message is any transcript message, told apart by role.
-type Message struct{}
+// Message is any transcript message, told apart by role. In Go it holds the message decoded
+// by core.DecodeMessage: a *core.UserMessage, *core.AssistantMessage, ... (nil for JSON null).
+type Message struct{ core.Message }
+
+// UnmarshalJSON decodes a message of any role.
+func (m *Message) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		m.Message = nil
+		return nil
+	}
+	msg, err := core.DecodeMessage(data)
+	if err != nil {
+		return err
+	}
+	m.Message = msg
+	return nil
+}
+
+// MarshalJSON writes the message in its wire form.
+func (m Message) MarshalJSON() ([]byte, error) { return json.Marshal(m.Message) }
 
 // JSONSchema implements the schema reflector's custom schema hook: a one-of union.
 func (Message) JSONSchema() *jsonschema.Schema {
@@ -268,7 +290,33 @@ type ToolCallEnd struct {
 
 // AssistantMessageEvent is one step of a streamed model response, keyed by contentIndex
 // (steps of different blocks may interleave). It is pi's event without the partial message.
-type AssistantMessageEvent struct{}
+// In Go it is one flat struct holding the fields of every step; Type says which apply.
+type AssistantMessageEvent struct {
+	// Type is text_start, text_delta, text_end, thinking_start, ..., toolcall_end.
+	Type         string `json:"type"`
+	ContentIndex int    `json:"contentIndex"`
+	// Delta is the text, thinking or raw tool-argument fragment of a *_delta step.
+	Delta string `json:"delta,omitempty"`
+	// Content is the whole text or reasoning of a text_end or thinking_end.
+	Content string `json:"content,omitempty"`
+	// ID and Name are a tool call's, on toolcall_start or toolcall_delta when known.
+	ID   string `json:"id,omitempty"`
+	Name string `json:"name,omitempty"`
+	// ToolCall is the finished call of a toolcall_end.
+	ToolCall *ToolCall `json:"toolCall,omitempty"`
+}
+
+// MarshalJSON writes the step in its wire form, with exactly the fields of its type.
+func (e AssistantMessageEvent) MarshalJSON() ([]byte, error) {
+	ev := core.AssistantEvent{Type: core.AssistantEventType(e.Type), ContentIndex: e.ContentIndex,
+		Delta: e.Delta, Content: e.Content, ID: e.ID, Name: e.Name}
+	if e.ToolCall != nil {
+		c := core.ToolCallBlock(e.ToolCall.ID, e.ToolCall.Name, e.ToolCall.Arguments)
+		c.ThoughtSignature = e.ToolCall.ThoughtSignature
+		ev.ToolCall = &c
+	}
+	return ev.AppendJSON(nil)
+}
 
 // JSONSchema implements the schema reflector's custom schema hook: a one-of union.
 func (AssistantMessageEvent) JSONSchema() *jsonschema.Schema {

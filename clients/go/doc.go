@@ -7,8 +7,9 @@
 //
 // [Spawn] starts pi-rpc as a child process and talks to it over its stdin and stdout with
 // newline-delimited JSON; [New] wraps any stream (tests use [net.Pipe]). Every method of the
-// protocol has a typed call ([Client.Prompt], [Client.Steer], [Client.WaitSettled], ...) taking
-// and returning protocol's params and results; [Client.Call] reaches any method by name.
+// protocol has a typed call ([Client.Prompt], [Client.Steer], [Client.WaitSettled], the session
+// calls such as [Client.NewSession] and [Client.GetEntries], [Client.Bash], ...) taking and
+// returning protocol's params and results; [Client.Call] reaches any method by name.
 //
 //	c, err := piclient.Spawn(ctx, piclient.SpawnOptions{
 //		Binary: "bin/pi-rpc",
@@ -34,6 +35,10 @@
 // which it never does). Take events with [Client.NextEvent] or iterate with [Client.Events].
 // Because the server writes a response before any event its request causes, an event that
 // follows a call's result in the queue was caused no earlier than the call.
+//
+// [Event.Decode] decodes an event into its protocol type (protocol.EventDocTypes maps each
+// event type to one), which holds the whole event: a message_end's message as a core.Message,
+// a message_update's step, an agent_end's messages.
 //
 // # Server requests
 //

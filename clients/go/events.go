@@ -24,7 +24,9 @@ type Event struct {
 	Params json.RawMessage
 }
 
-// Decode decodes the event's params into v, such as a *protocol.AgentSettledEvent.
+// Decode decodes the event's params into v: the protocol type of its type, such as a
+// *protocol.MessageEndEvent for message_end (protocol.EventDocTypes maps every type to one),
+// which holds the whole event, or any other type the JSON fits.
 func (e Event) Decode(v any) error { return json.Unmarshal(e.Params, v) }
 
 func decodeEvent(params json.RawMessage) (Event, error) {

@@ -138,3 +138,68 @@ func callFor[R any](ctx context.Context, c *Client, method string, params any) (
 	}
 	return r, nil
 }
+
+// NewSession switches to a new, empty session (refused with -32010 while busy); a
+// session_changed event follows.
+func (c *Client) NewSession(ctx context.Context) (*protocol.SessionResult, error) {
+	return callFor[protocol.SessionResult](ctx, c, protocol.MethodNewSession, nil)
+}
+
+// ListSessions lists a working directory's sessions, newest first, a page at a time: pass
+// the result's NextCursor as p.Cursor for the next page.
+func (c *Client) ListSessions(ctx context.Context, p protocol.ListSessionsParams) (*protocol.ListSessionsResult, error) {
+	return callFor[protocol.ListSessionsResult](ctx, c, protocol.MethodListSessions, p)
+}
+
+// OpenSession switches to an existing session by file path, id or unique id prefix.
+func (c *Client) OpenSession(ctx context.Context, p protocol.OpenSessionParams) (*protocol.SessionResult, error) {
+	return callFor[protocol.SessionResult](ctx, c, protocol.MethodOpenSession, p)
+}
+
+// ForkSession starts a new session holding the branch before a user message entry and
+// returns that message's text.
+func (c *Client) ForkSession(ctx context.Context, p protocol.ForkSessionParams) (*protocol.ForkSessionResult, error) {
+	return callFor[protocol.ForkSessionResult](ctx, c, protocol.MethodForkSession, p)
+}
+
+// GetTree returns every entry of the session, flat, with labels and the leaf.
+func (c *Client) GetTree(ctx context.Context) (*protocol.TreeResult, error) {
+	return callFor[protocol.TreeResult](ctx, c, protocol.MethodGetTree, nil)
+}
+
+// GetEntries returns the current branch's entries, each as the session file holds it, a page
+// at a time: pass the result's NextCursor as p.Since for the next page.
+func (c *Client) GetEntries(ctx context.Context, p protocol.GetEntriesParams) (*protocol.EntriesResult, error) {
+	return callFor[protocol.EntriesResult](ctx, c, protocol.MethodGetEntries, p)
+}
+
+// NavigateTree moves the leaf to another entry, optionally summarising the branch left.
+func (c *Client) NavigateTree(ctx context.Context, p protocol.NavigateTreeParams) (*protocol.NavigateTreeResult, error) {
+	return callFor[protocol.NavigateTreeResult](ctx, c, protocol.MethodNavigateTree, p)
+}
+
+// SetLabel sets or (with an empty label) clears an entry's label.
+func (c *Client) SetLabel(ctx context.Context, p protocol.SetLabelParams) error {
+	return c.Call(ctx, protocol.MethodSetLabel, p, nil)
+}
+
+// SetSessionName names the session (empty clears the name) and returns the name in force.
+func (c *Client) SetSessionName(ctx context.Context, p protocol.SetSessionNameParams) (*protocol.SessionNameResult, error) {
+	return callFor[protocol.SessionNameResult](ctx, c, protocol.MethodSetSessionName, p)
+}
+
+// GetSessionStats returns message counts, token and cost totals and the context usage.
+func (c *Client) GetSessionStats(ctx context.Context) (*protocol.SessionStatsResult, error) {
+	return callFor[protocol.SessionStatsResult](ctx, c, protocol.MethodGetSessionStats, nil)
+}
+
+// Bash runs a shell command for the user and answers when it ends; its output streams as
+// bash_update events before the answer, and its bashExecution message enters the context.
+func (c *Client) Bash(ctx context.Context, p protocol.BashParams) (*protocol.BashResult, error) {
+	return callFor[protocol.BashResult](ctx, c, protocol.MethodBash, p)
+}
+
+// AbortBash kills the running bash command; Aborted is false when none was running.
+func (c *Client) AbortBash(ctx context.Context) (*protocol.AbortBashResult, error) {
+	return callFor[protocol.AbortBashResult](ctx, c, protocol.MethodAbortBash, nil)
+}

@@ -7,7 +7,8 @@
 //
 // While the agent works, a line you type steers it (delivered after the current tool batch);
 // start it with /follow to queue a follow-up instead. Ctrl-C aborts a busy agent, and quits
-// when idle. /quit quits.
+// when idle. /quit quits, and so does the end of input (Ctrl-D, or the end of a piped file:
+// `printf 'hi\n' | node examples/dist/chat.js ...` answers, then exits 0).
 import { createInterface } from 'node:readline';
 import {
   ProcessExitedError,
@@ -23,12 +24,15 @@ const red = (s: string) => `\x1b[31m${s}\x1b[39m`;
 
 const rl = createInterface({ input: process.stdin, output: process.stdout, prompt: '> ' });
 let busy = false;
+// inputEnded: stdin is over, so quit once the agent is idle and deny what would need asking.
+let inputEnded = false;
 let answerApproval: ((line: string) => void) | undefined;
 
 // Approvals: ask on the terminal; the server may withdraw the question (abort).
 const onPermission: PermissionHandler = async (request, { signal }) => {
   const args = request.args as Record<string, unknown>;
   const what = request.toolName === 'bash' ? String(args.command) : String(args.path);
+  if (inputEnded) return { decision: 'deny', reason: 'Nobody is at the terminal to approve it.' };
   process.stdout.write(`\n${cyan('?')} allow ${request.toolName} ${what}? [y]es, [n]o, [a]lways: `);
   const line = await new Promise<string>((resolve) => {
     answerApproval = resolve;
@@ -69,6 +73,7 @@ client.on('agent_settled', (e) => {
   busy = false;
   if (e.aborted) console.log(red('(aborted)'));
   if (e.error) console.log(red(`error: ${e.error.message}`));
+  if (inputEnded) return void quit();
   rl.prompt();
 });
 
@@ -78,6 +83,12 @@ rl.on('line', (raw) => {
   if (!line) return rl.prompt();
   if (line === '/quit') return void quit();
   void send(line);
+});
+rl.on('close', () => {
+  if (quitting) return;
+  inputEnded = true;
+  answerApproval?.('');
+  if (!busy) void quit();
 });
 rl.on('SIGINT', () => {
   if (busy) void client.abort();
@@ -106,19 +117,27 @@ async function send(line: string): Promise<void> {
     if (err instanceof RpcError) console.log(red(`${err.kind ?? err.code}: ${err.message}`));
     else if (!(err instanceof ProcessExitedError)) throw err;
     busy = false;
+    if (inputEnded) return void quit();
     rl.prompt();
   }
 }
 
 let quitting = false;
 async function quit(): Promise<void> {
+  if (quitting) return;
   quitting = true;
   rl.close();
   await client.dispose();
   process.exit(0);
 }
 
-const init = await client.initialize();
-for (const p of init.problems) console.log(red(`${p.kind}: ${p.message}`));
-console.log(dim(`pi-rpc ${init.serverInfo.version}, model ${init.model.id}. Ctrl-C aborts, /quit quits.`));
-rl.prompt();
+// Input may end (and quit dispose the client) before initialize answers.
+const init = await client.initialize().catch((err: unknown) => {
+  if (quitting) return undefined;
+  throw err;
+});
+if (init && !quitting) {
+  for (const p of init.problems) console.log(red(`${p.kind}: ${p.message}`));
+  console.log(dim(`pi-rpc ${init.serverInfo.version}, model ${init.model.id}. Ctrl-C aborts, /quit quits.`));
+  rl.prompt();
+}
