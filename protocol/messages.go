@@ -315,7 +315,7 @@ func (e AssistantMessageEvent) MarshalJSON() ([]byte, error) {
 		c.ThoughtSignature = e.ToolCall.ThoughtSignature
 		ev.ToolCall = &c
 	}
-	return ev.AppendJSON(nil)
+	return AppendAssistantEvent(nil, &ev)
 }
 
 // JSONSchema implements the schema reflector's custom schema hook: a one-of union.
