@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -82,7 +83,7 @@ func TestPrepareAutoCompactionOverflowWithOnlyThePrompt(t *testing.T) {
 		t.Fatalf("err = %v, want %q", err, want)
 	}
 	// Not an overflow: the ordinary answer.
-	if _, err := prepareAutoCompaction(path, DefaultCompactionSettings(), 8000, false); err != errNothingToCompact {
+	if _, err := prepareAutoCompaction(path, DefaultCompactionSettings(), 8000, false); !errors.Is(err, errNothingToCompact) {
 		t.Fatalf("threshold err = %v", err)
 	}
 }
