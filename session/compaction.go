@@ -65,12 +65,21 @@ type CompactionResult struct {
 // when there is nothing to compact: the branch is empty or already ends in a compaction, or
 // nothing lies before the cut.
 func PrepareCompaction(path []*Entry, s CompactionSettings) (*CompactionPreparation, bool) {
+	return prepareCompaction(path, len(path), s)
+}
+
+// prepareCompaction is PrepareCompaction with the cut chosen among path[:end] (the kept part
+// still runs to the end of path).
+func prepareCompaction(path []*Entry, end int, s CompactionSettings) (*CompactionPreparation, bool) {
 	if len(path) == 0 || path[len(path)-1].Type == EntryCompaction {
 		return nil, false
 	}
 	prev := lastCompactionIndex(path)
 	start := boundaryStart(path, prev)
-	cut := FindCutPoint(path, start, len(path), s.KeepRecentTokens)
+	if start >= end {
+		return nil, false
+	}
+	cut := FindCutPoint(path, start, end, s.KeepRecentTokens)
 	if cut.FirstKeptIndex >= len(path) || path[cut.FirstKeptIndex].ID == "" {
 		return nil, false
 	}
@@ -198,23 +207,63 @@ type summarizer struct {
 
 // history summarises the messages before the cut. With a split turn and nothing before it,
 // there is no request and the history is "No prior history.".
+//
+// A conversation too long for one request in the model's window is summarised in pieces of
+// whole messages (a message longer than a piece is cut short): the first piece as a first
+// summary (or an update of the previous one), each further piece as an update of the summary
+// so far. A conversation that fits is one request, as in pi.
 func (s *summarizer) history(ctx context.Context, prep *CompactionPreparation, customInstructions string) (string, error) {
 	if prep.IsSplitTurn && len(prep.TurnPrefixMessages) > 0 && len(prep.MessagesToSummarize) == 0 {
 		return noPriorHistory, nil
 	}
-	req := s.request(historyPrompt(prep.MessagesToSummarize, prep.PreviousSummary, customInstructions), s.reserve*8/10)
-	return s.complete(ctx, req, "Summarization failed")
+	maxTokens := summaryBudget(s.reserve)
+	parts := serializedParts(prep.MessagesToSummarize)
+	summary := prep.PreviousSummary
+	for first := true; first || len(parts) > 0; first = false {
+		budget := conversationBudget(s.model.ContextWindow, maxTokens, summarizationSystemPrompt, historyPrompt("", summary, customInstructions))
+		if budget >= 0 && budget < minChunkChars {
+			return "", s.tooSmall("Summarization failed")
+		}
+		var chunk string
+		chunk, parts = takeChunk(parts, budget)
+		var err error
+		summary, err = s.complete(ctx, s.request(historyPrompt(chunk, summary, customInstructions), maxTokens), "Summarization failed")
+		if err != nil {
+			return "", err
+		}
+	}
+	return summary, nil
 }
 
-// turnPrefix summarises the beginning of a split turn, with half the reserve.
+// turnPrefix summarises the beginning of a split turn, with half the reserve. A prefix too
+// long for one request is summarised in pieces whose summaries are joined by blank lines.
 func (s *summarizer) turnPrefix(ctx context.Context, ms []core.Message) (string, error) {
-	req := s.request(turnPrefixPrompt(ms), s.reserve/2)
-	return s.complete(ctx, req, "Turn prefix summarization failed")
+	maxTokens := s.reserve / 2
+	parts := serializedParts(ms)
+	var summaries []string
+	for first := true; first || len(parts) > 0; first = false {
+		budget := conversationBudget(s.model.ContextWindow, maxTokens, summarizationSystemPrompt, turnPrefixPrompt(""))
+		if budget >= 0 && budget < minChunkChars {
+			return "", s.tooSmall("Turn prefix summarization failed")
+		}
+		var chunk string
+		chunk, parts = takeChunk(parts, budget)
+		summary, err := s.complete(ctx, s.request(turnPrefixPrompt(chunk), maxTokens), "Turn prefix summarization failed")
+		if err != nil {
+			return "", err
+		}
+		summaries = append(summaries, summary)
+	}
+	return strings.Join(summaries, "\n\n"), nil
 }
 
-// historyPrompt is the user message of a history summary request: the conversation, the
-// previous summary when updating one, then the instructions.
-func historyPrompt(ms []core.Message, previousSummary, customInstructions string) string {
+func (s *summarizer) tooSmall(failure string) error {
+	return fmt.Errorf("%s: the model's context window (%d tokens) is too small for a summary request", failure, s.model.ContextWindow)
+}
+
+// historyPrompt is the user message of a history summary request: the serialized
+// conversation, the previous summary when updating one, then the instructions.
+func historyPrompt(conversation, previousSummary, customInstructions string) string {
 	instructions := summarizationPrompt
 	if previousSummary != "" {
 		instructions = updateSummarizationPrompt
@@ -223,7 +272,7 @@ func historyPrompt(ms []core.Message, previousSummary, customInstructions string
 		instructions += additionalFocusPrefix + customInstructions
 	}
 	var b strings.Builder
-	b.WriteString(conversationBlock(ms))
+	b.WriteString(conversationBlock(conversation))
 	if previousSummary != "" {
 		b.WriteString("<previous-summary>\n" + previousSummary + "\n</previous-summary>\n\n")
 	}
@@ -231,12 +280,12 @@ func historyPrompt(ms []core.Message, previousSummary, customInstructions string
 	return b.String()
 }
 
-func turnPrefixPrompt(ms []core.Message) string {
-	return conversationBlock(ms) + turnPrefixSummarizationPrompt
+func turnPrefixPrompt(conversation string) string {
+	return conversationBlock(conversation) + turnPrefixSummarizationPrompt
 }
 
-func conversationBlock(ms []core.Message) string {
-	return "<conversation>\n" + SerializeConversation(core.ConvertToLLM(ms)) + "\n</conversation>\n\n"
+func conversationBlock(conversation string) string {
+	return "<conversation>\n" + conversation + "\n</conversation>\n\n"
 }
 
 // request is a summary request: the summarisation system prompt, one user message, no tools.

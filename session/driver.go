@@ -67,7 +67,7 @@ func (s *Supervisor) afterRun(p *period) *core.Run {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			if p.failure == nil && !p.aborted {
-				p.failure = &SettleError{Kind: SettleErrorOverflow, Message: "Context overflow recovery failed: the context could not be compacted"}
+				p.failure = &SettleError{Kind: SettleErrorOverflow, Message: err.Error()}
 			}
 			s.settleLocked(p)
 			return nil
@@ -143,8 +143,12 @@ func (s *Supervisor) backoff(p *period, n next) bool {
 	return true
 }
 
-// errNothingToCompact is returned when a compaction finds nothing to do.
-var errNothingToCompact = errors.New("Nothing to compact (session too small)")
+// errNothingToCompact and errAlreadyCompacted are returned when a compaction finds nothing
+// to do.
+var (
+	errNothingToCompact = errors.New("Nothing to compact (session too small)")
+	errAlreadyCompacted = errors.New("Already compacted")
+)
 
 // runCompaction runs an automatic or manual compaction inside the period: compaction_start,
 // the summary request, the compaction entry, the rebuilt context, compaction_end. With
@@ -159,15 +163,16 @@ func (s *Supervisor) runCompaction(p *period, reason CompactionReason, willRetry
 	provider := s.cfg.Agent.Provider
 	s.ledger.compacting = true
 	s.emitLocked(EventCompactionStart, CompactionStart{Reason: reason})
-	prep, ok := PrepareCompaction(Branch(s.store), s.cfg.Compaction)
-	if !ok {
-		err := errNothingToCompact
-		if lastIsCompaction(Branch(s.store)) {
-			err = errors.New("Already compacted")
-		}
+	prep, err := prepareAutoCompaction(Branch(s.store), s.cfg.Compaction, st.Model.ContextWindow, reason == CompactionOverflow)
+	if err != nil {
 		end := CompactionEnd{Reason: reason}
-		if reason == CompactionManual {
+		switch reason {
+		case CompactionManual:
 			end.ErrorMessage = "Compaction failed: " + err.Error()
+		case CompactionOverflow:
+			// The overflow cannot be recovered from: say why, on the event and the settle.
+			end.ErrorMessage = "Context overflow recovery failed: " + err.Error()
+			p.failure = &SettleError{Kind: SettleErrorOverflow, Message: end.ErrorMessage}
 		}
 		s.ledger.compacting = false
 		s.emitLocked(EventCompactionEnd, end)
@@ -299,12 +304,9 @@ func (s *Supervisor) StartCompact(instructions string) (func() (*CompactionResul
 	if err := s.providerLocked(); err != nil {
 		return nil, err
 	}
-	if _, ok := PrepareCompaction(Branch(s.store), s.cfg.Compaction); !ok {
+	if _, err := prepareAutoCompaction(Branch(s.store), s.cfg.Compaction, s.agent.State().Model.ContextWindow, false); err != nil {
 		// Nothing to do: answer at once, without a busy period.
-		if lastIsCompaction(Branch(s.store)) {
-			return nil, &Error{Kind: KindInvalidState, Message: "Already compacted"}
-		}
-		return nil, &Error{Kind: KindInvalidState, Message: errNothingToCompact.Error()}
+		return nil, &Error{Kind: KindInvalidState, Message: err.Error()}
 	}
 	p := s.newPeriodLocked()
 	return func() (*CompactionResult, error) {

@@ -161,7 +161,8 @@ func openLocked(path, cwd string, opts FileOptions, lock *Lock) (*FileStore, err
 			s.warnings = append(s.warnings, "the file had no session header: a new one was written")
 		}
 	}
-	s.header.Version = CurrentVersion
+	// A newer version keeps its number: the file is read as version 3 but never rewritten,
+	// and the header does not claim otherwise.
 	if rewrite {
 		if err := s.rewriteLocked(); err != nil {
 			return nil, err

@@ -89,7 +89,7 @@ func Parse(data []byte) *Loaded {
 		lines = migrate(lines, version, l)
 		l.Header.Version = CurrentVersion
 	} else if version > CurrentVersion {
-		l.Warnings = append(l.Warnings, fmt.Sprintf("session format version %d is newer than %d; reading it as %d", version, CurrentVersion, CurrentVersion))
+		l.Warnings = append(l.Warnings, fmt.Sprintf("session format version %d is newer than %d: read as version %d (what this version does not know is ignored); the file is never rewritten", version, CurrentVersion, CurrentVersion))
 	}
 	decoded := decodeLines(lines, len(data) >= parallelThreshold)
 	last := len(lines) - 1
@@ -203,9 +203,10 @@ func decodeLine(b []byte, sc *entryScratch) decodedLine {
 }
 
 // link drops entries whose id repeats an earlier one and attaches every entry whose parent
-// is not in the file to the previous valid entry (DESIGN.md §5): a lost line then costs only
-// itself, not the rest of its branch. An entry that names itself as parent is a root, as in
-// pi.
+// is not in the file, or is itself, to the previous valid entry (DESIGN.md §5), with a
+// warning: a lost line then costs only itself, not the rest of its branch, and a corrupt
+// self-reference does not cut the branch off from what came before it (pi makes it a root,
+// which drops every earlier message from the context).
 func link(entries []*Entry, l *Loaded) []*Entry {
 	ids := make(map[string]bool, len(entries))
 	for _, e := range entries {
@@ -219,19 +220,19 @@ func link(entries []*Entry, l *Loaded) []*Entry {
 			continue
 		}
 		seen[e.ID] = true
-		if e.ParentID == e.ID {
-			e.ParentID = ""
-			e.Raw = setRawField(e.Raw, "parentId", "")
-		}
-		if e.ParentID != "" && !ids[e.ParentID] {
+		if e.ParentID != "" && (e.ParentID == e.ID || !ids[e.ParentID]) {
 			prev := ""
 			if len(out) > 0 {
 				prev = out[len(out)-1].ID
 			}
+			problem := fmt.Sprintf("parent %s is missing", e.ParentID)
+			if e.ParentID == e.ID {
+				problem = "it names itself as its parent"
+			}
 			if prev == "" {
-				l.Warnings = append(l.Warnings, fmt.Sprintf("entry %s: parent %s is missing; it becomes a root", e.ID, e.ParentID))
+				l.Warnings = append(l.Warnings, fmt.Sprintf("entry %s: %s; it becomes a root", e.ID, problem))
 			} else {
-				l.Warnings = append(l.Warnings, fmt.Sprintf("entry %s: parent %s is missing; attached to the previous entry %s", e.ID, e.ParentID, prev))
+				l.Warnings = append(l.Warnings, fmt.Sprintf("entry %s: %s; attached to the previous entry %s", e.ID, problem, prev))
 			}
 			e.ParentID = prev
 			e.Raw = setRawField(e.Raw, "parentId", prev)

@@ -172,7 +172,8 @@ func TestParseRepairs(t *testing.T) {
 		{"duplicate id", []string{header, u("a", "", "x"), u("a", "", "y")}, []string{"a"}, []string{""}, 1, true},
 		{"blank and CRLF lines", []string{header, "", u("a", "", "x") + "\r", "  "}, []string{"a"}, []string{""}, 0, true},
 		{"unknown entry type", []string{header, u("a", "", "x"), `{"type":"future","id":"b","parentId":"a","timestamp":""}`, u("c", "b", "z")}, []string{"a", "c"}, []string{"", "a"}, 2, true},
-		{"self parent is root", []string{header, u("a", "a", "x")}, []string{"a"}, []string{""}, 0, true},
+		{"first entry naming itself as parent is a root", []string{header, u("a", "a", "x")}, []string{"a"}, []string{""}, 1, true},
+		{"self parent attached to previous", []string{header, u("a", "", "x"), u("b", "a", "y"), u("c", "c", "z")}, []string{"a", "b", "c"}, []string{"", "a", "b"}, 1, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -161,7 +161,7 @@ func (s *Supervisor) thresholdExceededLocked(last *core.AssistantMessage) bool {
 		return false
 	}
 	tokens, ok := ThresholdTokens(s.agent.Messages(), last)
-	return ok && ShouldCompact(tokens, model.ContextWindow, s.cfg.Compaction)
+	return ok && ShouldCompact(tokens, model.ContextWindow, s.cfg.Compaction.ForWindow(model.ContextWindow))
 }
 
 // compactedSinceLocked reports whether the branch's latest compaction is newer than the

@@ -364,7 +364,9 @@ func (s *Supervisor) newPeriodLocked() *period {
 	return p
 }
 
-// Continue starts a run from the current context (DESIGN.md §3 continue).
+// Continue starts a run from the current context (DESIGN.md §3 continue). When the context
+// ends in tool calls without results, the run first records an error result for each (see
+// interruptedToolResults) and then calls the model.
 func (s *Supervisor) Continue(ack func(Accepted)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -378,7 +380,19 @@ func (s *Supervisor) Continue(ack func(Accepted)) error {
 		return err
 	}
 	s.flushBashLocked()
-	run, err := s.agent.Continue()
+	var run *core.Run
+	var err error
+	if missing := interruptedToolResults(s.agent.Messages(), s.clock.Now().UnixMilli()); len(missing) > 0 {
+		// Tool calls left without results (the process ended mid-tool): the run starts by
+		// recording their results, so the file is whole again and the model sees them.
+		ins := make([]core.Input, len(missing))
+		for i, m := range missing {
+			ins[i] = core.Input{Message: m}
+		}
+		run, err = s.agent.Prompt(ins...)
+	} else {
+		run, err = s.agent.Continue()
+	}
 	switch {
 	case errors.Is(err, core.ErrNoMessages), errors.Is(err, core.ErrNothingToResume):
 		return &Error{Kind: KindInvalidState, Message: err.Error()}

@@ -496,7 +496,7 @@ func (s *Supervisor) branchSummary(p *period, provider core.Provider, model core
 		}
 	}()
 	sum := summarizer{provider: provider, model: model, thinking: core.ThinkingOff}
-	text, err := sum.complete(ctx, sum.request(conversationBlock(msgs)+branchSummaryPrompt, 2048), "Summarization failed")
+	text, err := sum.complete(ctx, sum.request(conversationBlock(SerializeConversation(core.ConvertToLLM(msgs)))+branchSummaryPrompt, 2048), "Summarization failed")
 	if err != nil {
 		return "", nil, err
 	}
