@@ -254,16 +254,17 @@ func (l *lspReader) next() ([]byte, error) {
 	}
 	body := make([]byte, length)
 	n, err := io.ReadFull(l.r, body)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+	cut := errors.Is(err, io.ErrUnexpectedEOF) // the input ended within the body
+	if err != nil && !cut {
 		return nil, err
 	}
 	body = body[:n]
-	if i := headerIndex(body); i >= 0 && (err != nil || !utf8.Valid(body) || !json.Valid(body)) {
+	if i := headerIndex(body); i >= 0 && (cut || !utf8.Valid(body) || !json.Valid(body)) {
 		l.again(body[i:])
 		return body, nil
 	}
-	if err != nil {
-		return nil, err
+	if cut {
+		return nil, io.ErrUnexpectedEOF
 	}
 	return body, nil
 }
