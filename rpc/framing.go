@@ -3,11 +3,13 @@ package rpc
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Framing is how messages are delimited on stdin and stdout.
@@ -23,7 +25,8 @@ const (
 	FramingAuto Framing = "auto"
 )
 
-// errTooLarge reports a message over the size limit; the reader has skipped it.
+// errTooLarge reports a message over the size limit; the reader skips it without holding
+// more of it than the limit (ndjson) or anything (LSP).
 var errTooLarge = errors.New("message too large")
 
 // errBadHeader reports an LSP header block without a usable Content-Length; the reader has
@@ -32,8 +35,9 @@ type errBadHeader struct{ msg string }
 
 func (e *errBadHeader) Error() string { return e.msg }
 
-// frameReader reads one message at a time. A message over the limit is skipped without
-// being buffered and reported as errTooLarge; the reader then goes on with the next one.
+// frameReader reads one message at a time. A message over the limit is reported as
+// errTooLarge as soon as it is known to be one, then skipped as it arrives; the reader then
+// goes on with the next one.
 type frameReader interface {
 	next() ([]byte, error)
 }
@@ -63,29 +67,46 @@ func detectFraming(r *bufio.Reader) (Framing, error) {
 
 // lineReader reads newline-delimited messages. Only \n separates messages (U+2028 and
 // U+2029 do not); a trailing \r is dropped; a last line without \n is read at EOF.
+//
+// A line's length is not known before its end, so a line is held until it ends or passes
+// the limit, and no further: a line over the limit is reported (errTooLarge) as soon as it
+// passes it, and the rest of it is discarded as it arrives, at the start of the next call,
+// through the bufio buffer only. The bytes held are kept in blocks, not in a slice grown by
+// copying, so an oversized line costs the limit at most, not a multiple of it.
 type lineReader struct {
 	r   *bufio.Reader
 	max int
+	// skipping is set when an oversized line was reported before its end: the next call
+	// discards up to its \n first.
+	skipping bool
 }
 
 func (l *lineReader) next() ([]byte, error) {
-	var buf []byte
+	if l.skipping {
+		l.skipping = false
+		if err := l.skipLine(); err != nil {
+			return nil, err
+		}
+	}
+	var blocks [][]byte
+	held := 0
 	for {
 		chunk, err := l.r.ReadSlice('\n')
-		if len(buf)+len(chunk) > l.max+2 { // +2: the line ending is not part of the message
-			if errors.Is(err, bufio.ErrBufferFull) {
-				if serr := l.skipLine(); serr != nil && !errors.Is(serr, io.EOF) {
-					return nil, serr
-				}
-			}
+		if held+len(chunk) > l.max+2 { // +2: the line ending is not part of the message
+			l.skipping = errors.Is(err, bufio.ErrBufferFull)
 			return nil, errTooLarge
 		}
-		buf = append(buf, chunk...)
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull):
+			blocks = append(blocks, append([]byte(nil), chunk...))
+			held += len(chunk)
 			continue
-		case err == nil, errors.Is(err, io.EOF) && len(buf) > 0:
-			msg := trimEOL(buf)
+		case err == nil, errors.Is(err, io.EOF) && held+len(chunk) > 0:
+			msg := make([]byte, 0, held+len(chunk))
+			for _, b := range blocks {
+				msg = append(msg, b...)
+			}
+			msg = trimEOL(append(msg, chunk...))
 			if len(msg) > l.max {
 				return nil, errTooLarge
 			}
@@ -96,7 +117,8 @@ func (l *lineReader) next() ([]byte, error) {
 	}
 }
 
-// skipLine discards the rest of an oversized line without keeping it.
+// skipLine discards the rest of an oversized line without keeping it. The end of the input
+// ends the line.
 func (l *lineReader) skipLine() error {
 	for {
 		_, err := l.r.ReadSlice('\n')
@@ -113,17 +135,74 @@ func trimEOL(b []byte) []byte {
 }
 
 // lspReader reads Content-Length framed messages. Header names are case-insensitive, lines
-// end in \r\n or a bare \n, Content-Type is ignored. A block without a valid Content-Length,
-// or with one over the limit, is reported and the reader resynchronises at the next
-// Content-Length line.
+// end in \r\n or a bare \n, Content-Type is ignored.
+//
+// A Content-Length is trusted, as vscode-jsonrpc trusts it: on a stream a short body cannot
+// be told from a slow sender, so the reader waits for that many bytes, and they are the
+// body whatever they hold.
+//   - A length over the limit is reported (errTooLarge) at once, and that many bytes are
+//     then discarded as they arrive, through the bufio buffer only, never held.
+//   - A body within the limit that is not JSON (the stream answers it with a parse error)
+//     is searched for a complete header block (headerIndex): a length larger than the
+//     bytes the client meant swallows its next messages into the body, so the bytes from
+//     that block on are read again as input, after the body has been answered. A body that
+//     is JSON is never searched (it may quote a header). A body cut short by the end of the
+//     input is searched the same way.
+//   - A header block without a valid Content-Length is reported (errBadHeader) and the
+//     reader resynchronises at the next line that contains "Content-Length:", wherever it
+//     starts on that line.
 type lspReader struct {
 	r   *bufio.Reader
+	src *replayReader
 	max int
 	// resync is set after a bad header block: skip to the next Content-Length line.
 	resync bool
+	// skip is the number of bytes of an oversized body still to discard.
+	skip int
+}
+
+// newLSPReader reads from in through a buffer of size bytes.
+func newLSPReader(in io.Reader, size, max int) *lspReader {
+	src := &replayReader{r: in}
+	return &lspReader{r: bufio.NewReaderSize(src, size), src: src, max: max}
+}
+
+// replayReader serves bytes handed back by the LSP reader (the part of a bad body from a
+// header on) before the rest of the input.
+type replayReader struct {
+	replay []byte
+	r      io.Reader
+}
+
+func (p *replayReader) Read(b []byte) (int, error) {
+	if len(p.replay) > 0 {
+		n := copy(b, p.replay)
+		p.replay = p.replay[n:]
+		if len(p.replay) == 0 {
+			p.replay = nil
+		}
+		return n, nil
+	}
+	return p.r.Read(b)
+}
+
+// again makes b the next bytes read, ahead of what the buffer holds.
+func (l *lspReader) again(b []byte) {
+	buffered, _ := l.r.Peek(l.r.Buffered())
+	replay := make([]byte, 0, len(b)+len(buffered)+len(l.src.replay))
+	replay = append(append(append(replay, b...), buffered...), l.src.replay...)
+	l.src.replay = replay
+	l.r.Reset(l.src)
 }
 
 func (l *lspReader) next() ([]byte, error) {
+	if l.skip > 0 {
+		n := l.skip
+		l.skip = 0
+		if _, err := l.r.Discard(n); err != nil {
+			return nil, err
+		}
+	}
 	length := -1
 	sawHeader := false
 	for {
@@ -170,16 +249,77 @@ func (l *lspReader) next() ([]byte, error) {
 		return nil, &errBadHeader{"missing Content-Length header"}
 	}
 	if length > l.max {
-		if _, err := l.r.Discard(length); err != nil {
-			return nil, err
-		}
+		l.skip = length
 		return nil, errTooLarge
 	}
 	body := make([]byte, length)
-	if _, err := io.ReadFull(l.r, body); err != nil {
+	n, err := io.ReadFull(l.r, body)
+	cut := errors.Is(err, io.ErrUnexpectedEOF) // the input ended within the body
+	if err != nil && !cut {
 		return nil, err
 	}
+	body = body[:n]
+	if i := headerIndex(body); i >= 0 && (cut || !utf8.Valid(body) || !json.Valid(body)) {
+		l.again(body[i:])
+		return body, nil
+	}
+	if cut {
+		return nil, io.ErrUnexpectedEOF
+	}
 	return body, nil
+}
+
+// contentLength is the header name the reader resynchronises on, in lower case.
+const contentLength = "content-length:"
+
+// headerIndex is the offset in b of the first complete header block: a "Content-Length: N"
+// line (in any case, starting anywhere on its line) with a valid N, then header lines up to
+// an empty line, all within b; -1 if there is none. Only such a block is taken for a
+// message swallowed into a body, so a body that merely mentions the header is not.
+func headerIndex(b []byte) int {
+	for off := 0; off < len(b); {
+		i := bytes.IndexByte(b[off:], ':')
+		if i < 0 {
+			return -1
+		}
+		end := off + i + 1
+		off = end
+		start := end - len(contentLength)
+		if start < 0 || !bytes.EqualFold(b[start:end], []byte(contentLength)) {
+			continue
+		}
+		if completeHeaderBlock(b[start:]) {
+			return start
+		}
+	}
+	return -1
+}
+
+// completeHeaderBlock reports whether b starts with a header block whose first line is a
+// valid Content-Length and which ends with an empty line within b.
+func completeHeaderBlock(b []byte) bool {
+	for first := true; ; first = false {
+		nl := bytes.IndexByte(b, '\n')
+		if nl < 0 {
+			return false
+		}
+		line := bytes.TrimSuffix(b[:nl], []byte("\r"))
+		b = b[nl+1:]
+		if len(line) == 0 {
+			return !first
+		}
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			return false
+		}
+		if first {
+			if n, err := strconv.Atoi(string(bytes.TrimSpace(value))); err != nil || n < 0 {
+				return false
+			}
+		} else if bytes.EqualFold(bytes.TrimSpace(name), []byte("Content-Length")) {
+			return false // a second length: not a block this reader would take either
+		}
+	}
 }
 
 // readLine reads one header line without its line ending; header lines are short, and a

@@ -48,6 +48,8 @@ type peerOpts struct {
 	problem  string
 	max      int
 	tools    []core.Tool
+	// log, when set, receives the server's log (JSON lines).
+	log io.Writer
 }
 
 func newPeer(t *testing.T, o peerOpts, steps ...faux.Step) *peer {
@@ -68,7 +70,11 @@ func newPeer(t *testing.T, o peerOpts, steps ...faux.Step) *peer {
 	if o.framing == "" {
 		o.framing = rpc.FramingAuto
 	}
-	server := rpc.NewServer(rpc.Options{Supervisor: sup, Writer: writer, In: inR, Framing: o.framing, MaxMessageBytes: o.max, Logger: zerolog.Nop(), Version: "test", Models: o.models})
+	logger := zerolog.Nop()
+	if o.log != nil {
+		logger = zerolog.New(o.log)
+	}
+	server := rpc.NewServer(rpc.Options{Supervisor: sup, Writer: writer, In: inR, Framing: o.framing, MaxMessageBytes: o.max, Logger: logger, Version: "test", Models: o.models})
 	p := &peer{t: t, in: inW, out: bufio.NewReader(outR), model: model, sup: sup, server: server, lines: make(chan []byte, 1024)}
 	server.Serve(context.Background())
 	p.done = server.InputClosed()

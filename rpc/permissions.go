@@ -35,6 +35,7 @@ func (a asker) Ask(ctx context.Context, req session.PermissionRequest) session.P
 		params.Args = map[string]any{}
 	}
 	waiter, err := s.conn.DispatchCall(context.Background(), protocol.MethodPermissionRequest, params, jsonrpc2.PickID(id))
+	defer s.stream.forget(req.RequestID)
 	if err != nil {
 		return session.PermissionAnswer{Decision: session.DecisionDeny, By: session.ByDisconnect}
 	}

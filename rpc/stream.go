@@ -49,11 +49,17 @@ type stream struct {
 	after   map[string]int64
 	pending map[string]*pendingRequest // by the client's id bytes
 	byID    map[int64]*pendingRequest  // by internal id
+	// asked holds the ids of our requests to the client still waiting for an answer: a
+	// message without a method that carries one of them is a (malformed) answer, not a
+	// request.
+	asked map[string]bool
 }
 
 // pendingRequest is a request jsonrpc2 is handling.
 type pendingRequest struct {
 	internal int64
+	// key is the client's id bytes; original is the id as it is written back (echoID).
+	key      string
 	original []byte
 	method   string
 	batch    *batch
@@ -78,6 +84,7 @@ func newStream(in io.Reader, framing Framing, max int, w *Writer, log zerolog.Lo
 		pending: map[string]*pendingRequest{},
 		byID:    map[int64]*pendingRequest{},
 		after:   map[string]int64{},
+		asked:   map[string]bool{},
 		eof:     make(chan struct{}),
 		release: make(chan struct{}),
 	}
@@ -110,7 +117,7 @@ func (s *stream) start() error {
 	s.framing = f
 	s.w.Start(f)
 	if f == FramingLSP {
-		s.reader = &lspReader{r: s.in, max: s.max}
+		s.reader = newLSPReader(s.in, 64<<10, s.max)
 	} else {
 		s.reader = &lineReader{r: s.in, max: s.max}
 	}
@@ -214,23 +221,21 @@ func (s *stream) acceptOne(data []byte, b *batch, slot int) (msg, errResp []byte
 		}
 		return nil
 	}
+	_, hasResult := fields["result"]
+	_, hasError := fields["error"]
+	rawMethod, hasMethod := fields["method"]
+	if !hasMethod && (hasResult || hasError || s.isAsked(rawID)) {
+		// An answer to one of our requests. It is never answered: one that is malformed or
+		// matches no request of ours is logged and dropped here (jsonrpc2 would close the
+		// connection on one it cannot parse); the others go to jsonrpc2, which matches them
+		// by id.
+		return s.acceptResponse(data, fields), nil
+	}
 	if v, ok := fields["jsonrpc"]; !ok || string(bytes.TrimSpace(v)) != `"2.0"` {
 		return nil, errorResponse(echo(), protocol.CodeInvalidRequest, `Invalid request: "jsonrpc" must be "2.0"`, nil)
 	}
 	if hasID && !idOK {
 		return nil, errorResponse(nil, protocol.CodeInvalidRequest, "Invalid request: id must be a string or a number", nil)
-	}
-	_, hasResult := fields["result"]
-	_, hasError := fields["error"]
-	rawMethod, hasMethod := fields["method"]
-	if !hasMethod && (hasResult || hasError) {
-		// A response to one of our requests: jsonrpc2 matches it by id. One it could not
-		// parse would make it close the connection, so it is dropped here instead.
-		if !acceptableResponse(data, fields) {
-			s.log.Warn().Str("message", truncate(string(data), 200)).Msg("ignoring a malformed response")
-			return nil, nil
-		}
-		return data, nil
 	}
 	var method string
 	if !hasMethod || json.Unmarshal(rawMethod, &method) != nil {
@@ -261,7 +266,7 @@ func (s *stream) acceptOne(data []byte, b *batch, slot int) (msg, errResp []byte
 		return nil, errorResponse(rawID, protocol.CodeInvalidRequest, fmt.Sprintf("Invalid request: id %s is already in use", key), nil)
 	}
 	s.nextID++
-	p := &pendingRequest{internal: s.nextID, original: append([]byte(nil), bytes.TrimSpace(rawID)...), method: method, batch: b, slot: slot}
+	p := &pendingRequest{internal: s.nextID, key: key, original: echoID(rawID), method: method, batch: b, slot: slot}
 	s.pending[key] = p
 	s.byID[p.internal] = p
 	if b != nil {
@@ -281,15 +286,102 @@ var answersAfterItsEvents = map[string]bool{
 	protocol.MethodBash:        true,
 }
 
-// acceptableResponse reports whether jsonrpc2 can parse a response: an id it can read (a
-// string or an unsigned integer), and a result or an error object.
-func acceptableResponse(data []byte, fields map[string]json.RawMessage) bool {
-	if e, ok := fields["error"]; ok && !isObject(e) && (string(bytes.TrimSpace(e)) != "null" || fields["result"] == nil) {
-		return false
+// acceptResponse returns an answer from the client for jsonrpc2, or nil after logging why
+// it is dropped.
+func (s *stream) acceptResponse(data []byte, fields map[string]json.RawMessage) []byte {
+	if reason := malformedResponse(data, fields); reason != "" {
+		s.log.Warn().Str("reason", reason).Str("message", truncate(string(data), 200)).Msg("ignoring a malformed response")
+		return nil
+	}
+	id, _ := stringID(fields["id"])
+	s.mu.Lock()
+	asked := s.asked[id]
+	delete(s.asked, id)
+	s.mu.Unlock()
+	if !asked {
+		s.log.Warn().Str("message", truncate(string(data), 200)).Msg("ignoring a response that matches no request")
+		return nil
+	}
+	return data
+}
+
+// malformedResponse says what is wrong with an answer from the client, or "" if jsonrpc2
+// can take it: "jsonrpc":"2.0", a string id (ours all are), and exactly one of a result or
+// an error object.
+func malformedResponse(data []byte, fields map[string]json.RawMessage) string {
+	if v, ok := fields["jsonrpc"]; !ok || string(bytes.TrimSpace(v)) != `"2.0"` {
+		return `"jsonrpc" must be "2.0"`
+	}
+	if _, ok := stringID(fields["id"]); !ok {
+		return "id must be a string"
+	}
+	_, hasResult := fields["result"]
+	errObj, hasError := fields["error"]
+	if hasError && string(bytes.TrimSpace(errObj)) == "null" {
+		hasError = false // "error":null beside a result is tolerated
+	}
+	switch {
+	case hasResult && hasError:
+		return "both result and error"
+	case !hasResult && !hasError:
+		return "neither result nor error"
+	case hasError && !isObject(errObj):
+		return "error must be an object"
 	}
 	var r jsonrpc2.Response
-	return json.Unmarshal(data, &r) == nil
+	if err := json.Unmarshal(data, &r); err != nil {
+		return err.Error()
+	}
+	return ""
 }
+
+// isAsked reports whether raw is the id of one of our requests still waiting for an answer.
+func (s *stream) isAsked(raw json.RawMessage) bool {
+	id, ok := stringID(raw)
+	if !ok {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.asked[id]
+}
+
+// stringID decodes an id that is a JSON string (absent, null and other types are not).
+func stringID(raw json.RawMessage) (string, bool) {
+	var id string
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &id) != nil {
+		return "", false
+	}
+	return id, true
+}
+
+// forget ends the wait for an answer to our request id (answered, cancelled or abandoned).
+func (s *stream) forget(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.asked, id)
+}
+
+// echoID is a client's id as it is written back: its bytes as sent, except that U+2028 and
+// U+2029, which JSON allows raw inside a string, are escaped as in every other string of
+// the output (docs/protocol.md, ndjson), so that no output line holds a character that
+// some line readers take for a line end. The raw bytes can only occur inside a string of
+// valid JSON, where the escape means the same character.
+func echoID(raw []byte) []byte {
+	raw = bytes.TrimSpace(raw)
+	out := append([]byte(nil), raw...)
+	if bytes.Contains(raw, lineSep) || bytes.Contains(raw, paraSep) {
+		out = bytes.ReplaceAll(out, lineSep, []byte(`\u2028`))
+		out = bytes.ReplaceAll(out, paraSep, []byte(`\u2029`))
+	}
+	return out
+}
+
+var (
+	lineSep = []byte("\u2028")
+	paraSep = []byte("\u2029")
+)
 
 // sanitised rebuilds a request for jsonrpc2 with an internal id.
 func sanitised(id *int64, method string, params json.RawMessage) []byte {
@@ -345,7 +437,7 @@ func errorResponse(id []byte, code int, message string, data any) []byte {
 	if id == nil {
 		out = append(out, "null"...)
 	} else {
-		out = append(out, bytes.TrimSpace(id)...)
+		out = append(out, echoID(id)...)
 	}
 	e := struct {
 		Code    int    `json:"code"`
@@ -384,6 +476,7 @@ func (s *stream) WriteObject(obj any) error {
 		var id string
 		if json.Unmarshal(*head.ID, &id) == nil {
 			s.mu.Lock()
+			s.asked[id] = true
 			seq, ok := s.after[id]
 			delete(s.after, id)
 			s.mu.Unlock()
@@ -404,7 +497,7 @@ func (s *stream) respond(internal int64, result, errObj json.RawMessage) error {
 	p := s.byID[internal]
 	if p != nil {
 		delete(s.byID, internal)
-		delete(s.pending, string(p.original))
+		delete(s.pending, p.key)
 	}
 	s.mu.Unlock()
 	if p == nil {
