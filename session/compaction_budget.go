@@ -37,6 +37,39 @@ func errPromptTooLarge(promptTokens, window int) error {
 	return fmt.Errorf("nothing is left to compact but the current prompt (about %d tokens), and the request does not fit the model's context window (%d tokens). Shorten the prompt or switch to a larger-context model", promptTokens, window)
 }
 
+// errHistoryFits builds the error of an overflow that compaction cannot help although there is
+// history before the prompt: all of it fits in what compaction keeps for the model's window,
+// so the provider's real window must be smaller than the one configured.
+func errHistoryFits(tokens, keep, window int) error {
+	return fmt.Errorf("the whole conversation (about %d tokens) fits in what compaction keeps for this model (%d of its %d-token context window), yet the provider reports an overflow: the server's real context window is smaller than the one configured. Set the model's contextWindow in models.json (or --context-window), or switch to a larger-context model", tokens, keep, window)
+}
+
+// historyBeforePrompt reports whether any message precedes the current prompt on path.
+func historyBeforePrompt(path []*Entry) bool {
+	for i := len(path) - 1; i >= 0; i-- {
+		if e := path[i]; e.Type == EntryMessage && e.Message != nil && startsTurn(e) {
+			for _, earlier := range path[:i] {
+				if earlier.Type == EntryMessage && earlier.Message != nil {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return false
+}
+
+// contextTokens estimates the messages on path.
+func contextTokens(path []*Entry) int {
+	n := 0
+	for _, e := range path {
+		if e.Type == EntryMessage && e.Message != nil {
+			n += EstimateTokens(e.Message)
+		}
+	}
+	return n
+}
+
 // prepareAutoCompaction prepares a compaction of path with the settings fitted to the model's
 // window. For an overflow, the reply that overflowed (the last entry) is left out of the cut:
 // it is dropped before the retry, so a cut that kept only it would keep nothing. When nothing
@@ -54,6 +87,8 @@ func prepareAutoCompaction(path []*Entry, s CompactionSettings, window int, over
 	switch {
 	case lastIsCompaction(path):
 		return nil, errAlreadyCompacted
+	case overflow && historyBeforePrompt(path[:end]):
+		return nil, errHistoryFits(contextTokens(path[:end]), s.KeepRecentTokens, window)
 	case overflow:
 		return nil, errPromptTooLarge(currentPromptTokens(path[:end]), window)
 	}

@@ -87,3 +87,20 @@ func TestPrepareAutoCompactionOverflowWithOnlyThePrompt(t *testing.T) {
 		t.Fatalf("threshold err = %v", err)
 	}
 }
+
+// An overflow with history that all fits in the kept part of a large window: compaction
+// cannot help, and the error says the configured window must be wrong, not that only the
+// prompt is left.
+func TestPrepareAutoCompactionOverflowWithHistoryThatFits(t *testing.T) {
+	path := []*Entry{
+		{ID: "u0", Type: EntryMessage, Message: core.NewUserMessage(strings.Repeat("h", 400), nil, 1)},
+		{ID: "a0", ParentID: "u0", Type: EntryMessage, Message: &core.AssistantMessage{StopReason: core.StopReasonStop, Content: []core.Content{core.TextBlock(strings.Repeat("r", 4000))}}},
+		{ID: "u1", ParentID: "a0", Type: EntryMessage, Message: core.NewUserMessage("now", nil, 2)},
+		{ID: "a1", ParentID: "u1", Type: EntryMessage, Message: &core.AssistantMessage{StopReason: core.StopReasonError, ErrorMessage: "prompt is too long"}},
+	}
+	_, err := prepareAutoCompaction(path, DefaultCompactionSettings(), 1_000_000, true)
+	want := "the whole conversation (about 1101 tokens) fits in what compaction keeps for this model (20000 of its 1000000-token context window), yet the provider reports an overflow: the server's real context window is smaller than the one configured. Set the model's contextWindow in models.json (or --context-window), or switch to a larger-context model"
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+}
