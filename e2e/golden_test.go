@@ -34,8 +34,10 @@ type golden struct {
 	root string
 	// pos is how many output messages the scenario has waited for: a line sent now is
 	// written into the transcript after message pos-1.
-	pos  int
-	sent []sentLine
+	pos int
+	// sentAt is pos when the last line was sent: what that line causes comes after it.
+	sentAt int
+	sent   []sentLine
 	args []string
 }
 
@@ -91,6 +93,7 @@ func (g *golden) cwd() string { return g.p.dir }
 func (g *golden) send(body string) {
 	g.t.Helper()
 	g.sent = append(g.sent, sentLine{at: g.pos, text: "> " + body})
+	g.sentAt = g.pos
 	g.p.send(g.p.frame(body))
 }
 
@@ -98,6 +101,7 @@ func (g *golden) send(body string) {
 func (g *golden) sendRaw(raw string) {
 	g.t.Helper()
 	g.sent = append(g.sent, sentLine{at: g.pos, text: "> raw " + strconv.Quote(truncate(raw, 200))})
+	g.sentAt = g.pos
 	g.p.send(raw)
 }
 
@@ -121,6 +125,33 @@ func (g *golden) await(what string, pred func(*message) bool) *message {
 			g.t.Fatalf("%s: stdout ended while waiting for %s; last messages:\n%s", g.name, what, g.p.lastMessages(8))
 		}
 	}
+}
+
+// caused waits for a message the last sent line caused, which may come before or after
+// messages already awaited (a response is written ahead of events still queued, so an
+// event of the previous request can follow it): it searches from the last send, and the
+// next line is placed after both.
+func (g *golden) caused(what string, pred func(*message) bool) *message {
+	g.t.Helper()
+	for {
+		h := g.p.history()
+		for i := g.sentAt; i < len(h); i++ {
+			if pred(h[i]) {
+				g.pos = max(g.pos, i+1)
+				return h[i]
+			}
+		}
+		if g.p.nextOrEOF() == nil {
+			g.t.Fatalf("%s: stdout ended while waiting for %s; last messages:\n%s", g.name, what, g.p.lastMessages(8))
+		}
+	}
+}
+
+// callThen sends a request and waits for its response and for the event it causes.
+func (g *golden) callThen(id int, method, params, event string) {
+	g.t.Helper()
+	g.call(id, method, params)
+	g.caused("event "+event, func(m *message) bool { return m.isEvent() && m.typ() == event })
 }
 
 // response waits for the response whose id is exactly these bytes.
