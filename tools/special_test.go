@@ -567,3 +567,68 @@ func TestWriteThroughLinks(t *testing.T) {
 	// check compares with the tree as made; regular.txt is restored by check itself.
 	fx.check(t, listTree(t, fx.dir))
 }
+
+// TestSpecialContextAndIgnoreFiles: an AGENTS.md or a parent's .gitignore that is a FIFO is
+// not read (reading one blocks, or takes what another process writes to it).
+func TestSpecialContextAndIgnoreFiles(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{".git/HEAD": "ref: x\n", "sub/CLAUDE.md": "claude", "sub/a.txt": "MARKER\n"})
+	var fds []int
+	for _, p := range []string{"sub/AGENTS.md", ".gitignore"} {
+		if err := syscall.Mkfifo(filepath.Join(dir, p), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fd, err := syscall.Open(filepath.Join(dir, p), syscall.O_RDWR|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := syscall.Write(fd, []byte("a.txt\n")); err != nil {
+			t.Fatal(err)
+		}
+		fds = append(fds, fd)
+	}
+	t.Cleanup(func() {
+		for _, fd := range fds {
+			_ = syscall.Close(fd)
+		}
+	})
+	done := make(chan string, 1)
+	go func() {
+		var b strings.Builder
+		for _, f := range LoadContextFiles(filepath.Join(dir, "sub"), "") {
+			b.WriteString(f.Path + "=" + f.Content + ";")
+		}
+		text, _, err := run(t, toolFor(t, "grep", Options{Cwd: filepath.Join(dir, "sub")}), map[string]any{"pattern": "MARKER"})
+		done <- b.String() + " grep: " + text + " " + errString(err)
+	}()
+	var got string
+	select {
+	case got = <-done:
+	case <-time.After(hangGuard):
+		for _, fd := range fds {
+			_ = syscall.Close(fd)
+		}
+		select {
+		case got = <-done:
+			t.Fatalf("blocked reading a FIFO context or .gitignore file until its writer closed; then: %s", got)
+		case <-time.After(hangGuard):
+			t.Fatal("blocked reading a FIFO context or .gitignore file (still blocked)")
+		}
+	}
+	if want := filepath.Join(dir, "sub", "CLAUDE.md") + "=claude; grep: a.txt:1: MARKER "; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	buf := make([]byte, 16)
+	for i, fd := range fds {
+		if n, err := syscall.Read(fd, buf); err != nil || string(buf[:n]) != "a.txt\n" {
+			t.Errorf("FIFO %d consumed: %q, %v", i, buf[:max(n, 0)], err)
+		}
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
