@@ -12,8 +12,12 @@
 // write and edit check it just before the final rename, so an abandoned write leaves the old
 // file intact; bash kills its whole process group ([RunShell]).
 //
+// File tools open only regular files (and directories where they list them): devices, FIFOs,
+// sockets and /proc/<pid>/fd links are refused before anything is read or written, and the
+// check is repeated on the opened descriptor (special.go, docs/tools.md "Special files").
 // Writes and edits are confined to the working directory (after resolving symlinks) unless
-// [Options.AllowOutsideCwd] is set, and are serialised per real path. bash is not confined
+// [Options.AllowOutsideCwd] is set, go through a symlink only to a regular file, and are
+// serialised per real path. bash is not confined
 // and not sandboxed: it runs with the server's user and environment.
 //
 // Concurrency: the tools returned by [New] are safe for concurrent use; the agent runs a

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"sort"
 	"strings"
 	"syscall"
@@ -100,23 +99,39 @@ func (e *env) runEdit(ctx context.Context, call core.ToolCall, _ func(core.ToolR
 	if ctx.Err() != nil {
 		return core.ToolResult{}, errAborted
 	}
-	real, err := e.checkWritable(in.Path, e.resolve(in.Path))
+	abs := e.resolve(in.Path)
+	r, err := e.checkWritable(in.Path, abs)
 	if err != nil {
 		return core.ToolResult{}, err
 	}
-	unlock, err := pathLocks.lock(ctx, real)
+	if r.info != nil && r.info.IsDir() {
+		return core.ToolResult{}, fmt.Errorf("Could not edit file: %s. Error code: EISDIR.", in.Path)
+	}
+	if err := refuseSpecial("edit", in.Path, abs, r); err != nil {
+		return core.ToolResult{}, err
+	}
+	if r.info == nil {
+		return core.ToolResult{}, fmt.Errorf("Could not edit file: %s. Error code: ENOENT.", in.Path)
+	}
+	unlock, err := pathLocks.lock(ctx, r.path)
 	if err != nil {
 		return core.ToolResult{}, err
 	}
 	defer unlock()
-	raw, err := os.ReadFile(real)
+	data, release, err := readRegular(r.path, false)
 	if err != nil {
+		var se *specialFileError
+		if errors.As(err, &se) {
+			return core.ToolResult{}, wordSpecial(err, "edit", in.Path, abs)
+		}
 		return core.ToolResult{}, fmt.Errorf("Could not edit file: %s. Error code: %s.", in.Path, errnoCode(err))
 	}
+	raw := string(data)
+	release()
 	if ctx.Err() != nil {
 		return core.ToolResult{}, errAborted
 	}
-	content := string(raw)
+	content := raw
 	bom := ""
 	if strings.HasPrefix(content, "\uFEFF") {
 		bom, content = "\uFEFF", content[len("\uFEFF"):]
@@ -128,8 +143,8 @@ func (e *env) runEdit(ctx context.Context, call core.ToolCall, _ func(core.ToolR
 		return core.ToolResult{}, err
 	}
 	final := bom + restoreLineEndings(newContent, ending)
-	if err := writeFileAtomic(ctx, real, []byte(final)); err != nil {
-		return core.ToolResult{}, err
+	if err := writeFileAtomic(ctx, r.path, []byte(final)); err != nil {
+		return core.ToolResult{}, wordSpecial(err, "edit", in.Path, abs)
 	}
 	diff, first := generateDiff(base, newContent, 4)
 	return core.ToolResult{

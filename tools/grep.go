@@ -81,8 +81,14 @@ func (e *env) runGrep(ctx context.Context, call core.ToolCall, _ func(core.ToolR
 		return core.ToolResult{}, err
 	}
 	root := e.resolveDir(in.Path)
-	if _, err := os.Stat(root); err != nil {
+	r, err := resolvePath(root)
+	if err != nil || (r.info == nil && !r.procFD) {
 		return core.ToolResult{}, fmt.Errorf("Path not found: %s", root)
+	}
+	if r.info == nil || !r.info.IsDir() {
+		if err := refuseSpecial("search", displayPath(in.Path), root, r); err != nil {
+			return core.ToolResult{}, err
+		}
 	}
 	opts := GrepOptions{
 		Pattern: in.Pattern, Glob: in.Glob, IgnoreCase: in.IgnoreCase, Literal: in.Literal,
@@ -90,7 +96,7 @@ func (e *env) runGrep(ctx context.Context, call core.ToolCall, _ func(core.ToolR
 	}
 	res, err := Grep(ctx, root, opts)
 	if err != nil {
-		return core.ToolResult{}, err
+		return core.ToolResult{}, wordSpecial(err, "search", displayPath(in.Path), root)
 	}
 	if ctx.Err() != nil {
 		return core.ToolResult{}, errAborted
@@ -114,6 +120,14 @@ func (e *env) runGrep(ctx context.Context, call core.ToolCall, _ func(core.ToolR
 		d.LinesTruncated = true
 	}
 	return noticeResult(t.Content, notices, d, len(notices) > 0), nil
+}
+
+// displayPath is the path argument as the model wrote it, "." when absent.
+func displayPath(p string) string {
+	if p == "" {
+		return "."
+	}
+	return p
 }
 
 // matcher finds the next match in a buffer; lines are never joined, as in ripgrep.
@@ -321,12 +335,17 @@ type fileHits struct {
 // searchFile finds up to limit matching lines of one file and formats them pi's way:
 // "path:N: text" for a match and "path-N- text" for context lines. Files with a NUL byte are
 // binary and skipped, as ripgrep does.
-func searchFile(m *matcher, abs, display string, ctxLines, limit int) fileHits {
+// Only regular files are read ([readRegular]); follow says whether abs may be a symlink (a
+// walk entry may not: it was listed as a regular file). The error is the open's.
+func searchFile(m *matcher, abs, display string, follow bool, ctxLines, limit int) (fileHits, error) {
 	var h fileHits
-	data, release, err := readFileFast(abs)
+	data, release, err := readRegular(abs, follow)
 	defer release()
-	if err != nil || len(data) == 0 || bytes.IndexByte(data, 0) >= 0 {
-		return h
+	if err != nil {
+		return h, err
+	}
+	if len(data) == 0 || bytes.IndexByte(data, 0) >= 0 {
+		return h, nil
 	}
 	var allLines []string
 	pos, lineNo, counted := 0, 1, 0
@@ -374,7 +393,7 @@ func searchFile(m *matcher, abs, display string, ctxLines, limit int) fileHits {
 		}
 		pos = le + 1
 	}
-	return h
+	return h, nil
 }
 
 // Grep searches root (a file or a directory, .gitignore-aware) in pure Go. Files are read and
@@ -406,7 +425,11 @@ func Grep(ctx context.Context, root string, o GrepOptions) (GrepResult, error) {
 		return true
 	}
 	if !st.IsDir() {
-		add(searchFile(m, root, filepath.Base(root), o.Context, o.Limit))
+		h, err := searchFile(m, root, filepath.Base(root), true, o.Context, o.Limit)
+		if err != nil {
+			return res, err
+		}
+		add(h)
 		return res, nil
 	}
 	var g *globMatcher
@@ -437,7 +460,9 @@ func Grep(ctx context.Context, root string, o GrepOptions) (GrepResult, error) {
 					j.out <- fileHits{}
 					continue
 				}
-				j.out <- searchFile(m, j.e.abs, j.e.rel, o.Context, o.Limit)
+				// A file that cannot be opened, or is no longer a regular file, is skipped.
+				h, _ := searchFile(m, j.e.abs, j.e.rel, false, o.Context, o.Limit)
+				j.out <- h
 			}
 		}()
 	}

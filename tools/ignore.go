@@ -189,7 +189,7 @@ func parentIgnores(root string) *ignoreStack {
 	}
 	var s *ignoreStack
 	for i := len(dirs) - 1; i >= 0; i-- {
-		if data, err := os.ReadFile(filepath.Join(dirs[i], ".gitignore")); err == nil {
+		if data, err := readRegularFile(filepath.Join(dirs[i], ".gitignore")); err == nil {
 			s = s.push(parseIgnore(dirs[i], data))
 		}
 	}

@@ -3,9 +3,6 @@ package tools
 import (
 	"context"
 	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -55,47 +52,6 @@ func (r *lockRegistry) lock(ctx context.Context, key string) (func(), error) {
 		drop()
 		return nil, errAborted
 	}
-}
-
-// writeFileAtomic replaces path with data through a temp file in the same directory and a
-// rename, so a reader never sees half a file and an abandoned write leaves the old content.
-// ctx is checked just before the rename: once the rename starts the write is complete.
-// An existing file keeps its permission bits.
-func writeFileAtomic(ctx context.Context, path string, data []byte) error {
-	perm := fs.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		perm = st.Mode().Perm()
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".pi-rpc-*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			_ = os.Remove(tmp)
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(perm); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if ctx.Err() != nil {
-		return errAborted
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	ok = true
-	return nil
 }
 
 // decodeCall decodes a call's arguments and refuses to start once the run is aborted.

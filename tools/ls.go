@@ -53,7 +53,7 @@ func (e *env) runLs(ctx context.Context, call core.ToolCall, _ func(core.ToolRes
 	if !st.IsDir() {
 		return core.ToolResult{}, fmt.Errorf("Not a directory: %s", dir)
 	}
-	f, err := os.Open(dir)
+	f, err := openDir(dir)
 	if err != nil {
 		return core.ToolResult{}, fmt.Errorf("Cannot read directory: %s", nodeMessage(err))
 	}

@@ -1,9 +1,7 @@
 package tools
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,32 +40,6 @@ func (e *env) resolve(p string) string {
 	return filepath.Clean(p)
 }
 
-// realPathForWrite is where a write to abs really lands: the path with every symlink
-// resolved, or, for a path that does not exist yet, its nearest existing ancestor's real
-// path joined with the missing components.
-func realPathForWrite(abs string) (string, error) {
-	missing := []string{}
-	cur := abs
-	for {
-		real, err := filepath.EvalSymlinks(cur)
-		if err == nil {
-			for i := len(missing) - 1; i >= 0; i-- {
-				real = filepath.Join(real, missing[i])
-			}
-			return real, nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return "", err
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return abs, nil
-		}
-		missing = append(missing, filepath.Base(cur))
-		cur = parent
-	}
-}
-
 // within reports whether p is dir or below it (both cleaned, absolute).
 func within(p, dir string) bool {
 	if p == dir {
@@ -80,26 +52,27 @@ func within(p, dir string) bool {
 	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-// checkWritable enforces the write confinement of DESIGN.md §6: write and edit may only
+// checkWritable enforces the write confinement of docs/tools.md: write and edit may only
 // touch files whose real path is inside the real working directory, unless the server was
-// started with --allow-outside-cwd. It returns the real path, which is what the caller locks
-// and renames onto, so a symlink inside cwd pointing inside cwd keeps working.
-func (e *env) checkWritable(display, abs string) (string, error) {
-	real, err := realPathForWrite(abs)
+// started with --allow-outside-cwd. It returns abs resolved ([resolvePath]); its path is what
+// the caller locks and renames onto, so a symlink inside cwd pointing inside cwd keeps
+// working. What the path is (a regular file, missing, special) is for the caller to judge.
+func (e *env) checkWritable(display, abs string) (resolved, error) {
+	r, err := resolvePath(abs)
 	if err != nil {
-		return "", err
+		return resolved{}, err
 	}
 	if e.allowOutsideCwd {
-		return real, nil
+		return r, nil
 	}
 	root, err := filepath.EvalSymlinks(e.cwd)
 	if err != nil {
 		root = e.cwd
 	}
-	if !within(real, root) {
-		return "", fmt.Errorf("Refusing to write outside the working directory: %s resolves to %s, which is not under %s. Writes outside the working directory are disabled (start pi-rpc with --allow-outside-cwd to allow them).", display, real, root)
+	if !within(r.path, root) {
+		return resolved{}, fmt.Errorf("Refusing to write outside the working directory: %s resolves to %s, which is not under %s. Writes outside the working directory are disabled (start pi-rpc with --allow-outside-cwd to allow them).", display, r.path, root)
 	}
-	return real, nil
+	return r, nil
 }
 
 // dirExists reports whether p is an existing directory.

@@ -154,7 +154,7 @@ func LoadContextFiles(cwd, home string) []ContextFile {
 	addDir := func(dir string) {
 		for _, name := range contextFileNames {
 			p := filepath.Join(dir, name)
-			data, err := os.ReadFile(p)
+			data, err := readRegularFile(p) // a FIFO or /dev/stdin would block or eat protocol input
 			if err != nil {
 				continue
 			}

@@ -3,6 +3,7 @@ package tools
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -45,10 +46,20 @@ func (e *env) runRead(ctx context.Context, call core.ToolCall, _ func(core.ToolR
 		return core.ToolResult{}, err
 	}
 	abs := e.resolve(in.Path)
-	data, err := os.ReadFile(abs)
+	r, err := resolvePath(abs)
 	if err != nil {
 		return core.ToolResult{}, fsError(err, abs)
 	}
+	if r.info == nil || !r.info.IsDir() { // a directory gets pi's EISDIR below
+		if err := refuseSpecial("read", in.Path, abs, r); err != nil {
+			return core.ToolResult{}, err
+		}
+	}
+	data, release, err := readRegular(r.path, false)
+	if err != nil {
+		return core.ToolResult{}, readError(err, in.Path, abs)
+	}
+	defer release()
 	if ctx.Err() != nil {
 		return core.ToolResult{}, errAborted
 	}
@@ -133,4 +144,18 @@ func fsError(err error, path string) error {
 		return fmt.Errorf("EISDIR: illegal operation on a directory, read")
 	}
 	return err
+}
+
+// readError words a failed open or read of a resolved path: a directory gets pi's EISDIR
+// message, a descriptor found not to be a regular file (the path changed after it was
+// resolved) is refused like any special file, the rest gets Node's wording.
+func readError(err error, display, abs string) error {
+	var se *specialFileError
+	if errors.As(err, &se) {
+		if se.kind == "a directory" {
+			return errors.New("EISDIR: illegal operation on a directory, read")
+		}
+		return wordSpecial(err, "read", display, abs)
+	}
+	return fsError(err, abs)
 }

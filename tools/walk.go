@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -47,12 +46,12 @@ func (w *walker) start(dir, rel string, stack *ignoreStack) *dirFuture {
 		case <-w.ctx.Done():
 			return
 		}
-		ents, err := os.ReadDir(dir)
+		ents, err := readDirSorted(dir)
 		var ign []byte
 		if err == nil {
 			for _, e := range ents {
 				if e.Name() == ".gitignore" && e.Type().IsRegular() {
-					ign, _ = os.ReadFile(filepath.Join(dir, ".gitignore"))
+					ign, _ = readRegularFile(filepath.Join(dir, ".gitignore"))
 					break
 				}
 			}

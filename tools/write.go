@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"unicode/utf16"
 
@@ -36,20 +35,29 @@ func (e *env) runWrite(ctx context.Context, call core.ToolCall, _ func(core.Tool
 	if err := decodeCall(ctx, call, &in); err != nil {
 		return core.ToolResult{}, err
 	}
-	real, err := e.checkWritable(in.Path, e.resolve(in.Path))
+	abs := e.resolve(in.Path)
+	r, err := e.checkWritable(in.Path, abs)
 	if err != nil {
 		return core.ToolResult{}, err
 	}
-	unlock, err := pathLocks.lock(ctx, real)
+	if err := refuseSpecial("write", in.Path, abs, r); err != nil {
+		return core.ToolResult{}, err
+	}
+	if r.dangling != "" {
+		return core.ToolResult{}, danglingError(in.Path, r.dangling, r.path)
+	}
+	unlock, err := pathLocks.lock(ctx, r.path)
 	if err != nil {
 		return core.ToolResult{}, err
 	}
 	defer unlock()
-	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+	created, err := mkdirAllTracked(filepath.Dir(r.path))
+	if err != nil {
 		return core.ToolResult{}, err
 	}
-	if err := writeFileAtomic(ctx, real, []byte(in.Content)); err != nil {
-		return core.ToolResult{}, err
+	if err := writeFileAtomic(ctx, r.path, []byte(in.Content)); err != nil {
+		removeCreated(created)
+		return core.ToolResult{}, wordSpecial(err, "write", in.Path, abs)
 	}
 	// pi reports content.length, a count of UTF-16 code units; keep the number models see.
 	n := len(utf16.Encode([]rune(in.Content)))

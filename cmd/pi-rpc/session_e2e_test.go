@@ -178,11 +178,11 @@ func TestKillNineThenResume(t *testing.T) {
 		{
 			name: "tool batch",
 			first: `{"content": [{"type": "toolCall", "id": "c1", "name": "ls", "arguments": {}},
-				{"type": "toolCall", "id": "c2", "name": "read", "arguments": {"path": "fifo"}}]}`,
+				{"type": "toolCall", "id": "c2", "name": "bash", "arguments": {"command": "echo started; exec cat fifo"}}]}`,
 			waitFor: func(ev map[string]any) bool {
-				// read blocks on the named pipe: the batch is in progress, with no child
-				// process to outlive the kill.
-				return ev["type"] == "tool_execution_start" && ev["toolName"] == "read"
+				// cat blocks on the named pipe: the batch is in progress. (read refuses named
+				// pipes.) The cat outlives the kill; the test's cleanup releases it.
+				return ev["type"] == "tool_execution_update" && ev["toolName"] == "bash"
 			},
 			wantRoles: []string{"user", "assistant"},
 		},
@@ -195,6 +195,14 @@ func TestKillNineThenResume(t *testing.T) {
 			_ = os.MkdirAll(cwd, 0o700)
 			if err := syscall.Mkfifo(filepath.Join(cwd, "fifo"), 0o600); err != nil {
 				t.Fatal(err)
+			}
+			if tt.name == "tool batch" {
+				// Opening the pipe for writing waits for cat to open it; closing it ends cat.
+				t.Cleanup(func() {
+					if f, err := os.OpenFile(filepath.Join(cwd, "fifo"), os.O_WRONLY, 0); err == nil {
+						_ = f.Close()
+					}
+				})
 			}
 			script := writeScript(t, dir, tt.first)
 			p := start(t, bin, home, "--provider", "faux", "--faux-script", script, "--cwd", cwd, "--approval", "auto")
