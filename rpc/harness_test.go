@@ -48,6 +48,7 @@ type peerOpts struct {
 	problem  string
 	max      int
 	tools    []core.Tool
+	mcp      rpc.MCPHost
 }
 
 func newPeer(t *testing.T, o peerOpts, steps ...faux.Step) *peer {
@@ -68,7 +69,7 @@ func newPeer(t *testing.T, o peerOpts, steps ...faux.Step) *peer {
 	if o.framing == "" {
 		o.framing = rpc.FramingAuto
 	}
-	server := rpc.NewServer(rpc.Options{Supervisor: sup, Writer: writer, In: inR, Framing: o.framing, MaxMessageBytes: o.max, Logger: zerolog.Nop(), Version: "test", Models: o.models})
+	server := rpc.NewServer(rpc.Options{Supervisor: sup, Writer: writer, In: inR, Framing: o.framing, MaxMessageBytes: o.max, Logger: zerolog.Nop(), Version: "test", Models: o.models, MCP: o.mcp})
 	p := &peer{t: t, in: inW, out: bufio.NewReader(outR), model: model, sup: sup, server: server, lines: make(chan []byte, 1024)}
 	server.Serve(context.Background())
 	p.done = server.InputClosed()
