@@ -1,5 +1,5 @@
 // Command mcp-testserver runs the test MCP server (package testserver) on stdio, for tests
-// that need a real child process. With -print-env VAR it first writes VAR's value to stderr;
+// that need a real child process. It writes its pid to stderr first. With -print-env VAR it first writes VAR's value to stderr;
 // with -spawn it starts a grandchild (sleep) in its process group, for orphan checks.
 package main
 
@@ -24,6 +24,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "mcp-testserver: refusing to start")
 		os.Exit(*exitAtStart)
 	}
+	fmt.Fprintf(os.Stderr, "mcp-testserver pid %d\n", os.Getpid())
 	if *printEnv != "" {
 		fmt.Fprintf(os.Stderr, "env %s=%s\n", *printEnv, os.Getenv(*printEnv))
 	}
