@@ -26,6 +26,8 @@ const (
 
 	MethodCompact = "compact"
 
+	MethodListTools = "listTools"
+
 	// MethodEvent is the notification that carries every event.
 	MethodEvent = "event"
 	// MethodPermissionRequest is the server-to-client request for a tool permission.

@@ -60,6 +60,7 @@ var MethodTypes = []MethodType{
 	{MethodSetThinkingLevel, "Sets the thinking level, clamped to the model.", ThinkingLevelParams{}, ThinkingLevelResult{}, false},
 	{MethodSetOptions, "Changes session options; absent fields keep their value.", OptionsParams{}, OptionsResult{}, false},
 	{MethodCompact, "Compacts the context now; answers after compaction_end.", CompactParams{}, CompactResult{}, false},
+	{MethodListTools, "Lists the agent's tools and the MCP servers with their status and tools.", Empty{}, ListToolsResult{}, false},
 }
 
 // ServerRequestTypes lists the server-to-client requests.

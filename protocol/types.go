@@ -36,6 +36,9 @@ type InitializeParams struct {
 	ProtocolVersion int                `json:"protocolVersion,omitempty"`
 	ClientInfo      *ClientInfo        `json:"clientInfo,omitempty"`
 	Capabilities    ClientCapabilities `json:"capabilities,omitempty"`
+	// MCPServers are MCP servers to connect, by name, in the mcpServers shape of config files
+	// (docs/mcp.md); initialize answers once each is connected or has failed.
+	MCPServers map[string]MCPServerConfig `json:"mcpServers,omitempty"`
 }
 
 // ServerInfo names the server.
@@ -52,9 +55,11 @@ type ServerCapabilities struct {
 
 // Problem is a configuration problem that keeps the agent from working.
 type Problem struct {
-	// Kind is noApiKey or noProvider.
-	Kind    string `json:"kind" jsonschema:"enum=noApiKey,enum=noProvider"`
+	// Kind is noApiKey, noProvider or mcpServer (an MCP server failed, or its last call
+	// faulted; Server names it).
+	Kind    string `json:"kind" jsonschema:"enum=noApiKey,enum=noProvider,enum=mcpServer"`
 	Message string `json:"message"`
+	Server  string `json:"server,omitempty"`
 }
 
 // InitializeResult is initialize's result.

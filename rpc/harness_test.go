@@ -50,6 +50,7 @@ type peerOpts struct {
 	tools    []core.Tool
 	// log, when set, receives the server's log (JSON lines).
 	log io.Writer
+	mcp rpc.MCPHost
 }
 
 func newPeer(t *testing.T, o peerOpts, steps ...faux.Step) *peer {
@@ -74,7 +75,7 @@ func newPeer(t *testing.T, o peerOpts, steps ...faux.Step) *peer {
 	if o.log != nil {
 		logger = zerolog.New(o.log)
 	}
-	server := rpc.NewServer(rpc.Options{Supervisor: sup, Writer: writer, In: inR, Framing: o.framing, MaxMessageBytes: o.max, Logger: logger, Version: "test", Models: o.models})
+	server := rpc.NewServer(rpc.Options{Supervisor: sup, Writer: writer, In: inR, Framing: o.framing, MaxMessageBytes: o.max, Logger: logger, Version: "test", Models: o.models, MCP: o.mcp})
 	p := &peer{t: t, in: inW, out: bufio.NewReader(outR), model: model, sup: sup, server: server, lines: make(chan []byte, 1024)}
 	server.Serve(context.Background())
 	p.done = server.InputClosed()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -41,6 +42,8 @@ func init() {
 		protocol.MethodSetOptions:       {handle: typed((*Server).setOptions)},
 
 		protocol.MethodCompact: {handle: typed((*Server).compact)},
+
+		protocol.MethodListTools: {handle: typed((*Server).listTools), allowedAfterShutdown: true},
 	}
 }
 
@@ -117,7 +120,11 @@ func acked(c *call) func(session.Accepted) {
 	}
 }
 
-func (s *Server) initialize(_ context.Context, c *call, p *protocol.InitializeParams) {
+func (s *Server) initialize(ctx context.Context, c *call, p *protocol.InitializeParams) {
+	if len(p.MCPServers) > 0 && s.opts.MCP != nil {
+		// Connected before the answer, so the first prompt has the servers' tools.
+		s.opts.MCP.Add(ctx, p.MCPServers)
+	}
 	s.mu.Lock()
 	s.caps = p.Capabilities
 	s.mu.Unlock()
@@ -136,11 +143,15 @@ func (s *Server) initialize(_ context.Context, c *call, p *protocol.InitializePa
 	})
 }
 
-// currentProblems are the configuration problems still in force.
+// currentProblems are the configuration problems still in force, the MCP servers' included.
 func (s *Server) currentProblems() []protocol.Problem {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.problems
+	problems := slices.Clone(s.problems)
+	s.mu.Unlock()
+	if s.opts.MCP != nil {
+		problems = append(problems, s.opts.MCP.Problems()...)
+	}
+	return problems
 }
 
 func nonNil[T any](xs []T) []T {

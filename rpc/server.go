@@ -45,6 +45,8 @@ type Options struct {
 	Problems        []protocol.Problem
 	Warnings        []string
 	ContextFiles    []string
+	// MCP is the session's MCP servers; nil when none can be added.
+	MCP MCPHost
 }
 
 // Server serves the protocol on one connection. Requests are handled in order on the read

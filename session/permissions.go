@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/pi-rpc/pi-rpc/core"
 )
@@ -27,8 +28,40 @@ const (
 	ByDisconnect = "disconnect"
 )
 
-// guardedTools are the tools that change things: write, edit and bash need approval.
+// guardedTools are the built-in tools that change things: write, edit and bash need approval.
 var guardedTools = []string{"write", "edit", "bash"}
+
+// ApprovalTool is a tool that says itself whether its calls need approval, the way write,
+// edit and bash do (MCP tools: all but those declaring readOnlyHint).
+type ApprovalTool interface {
+	NeedsApproval() bool
+}
+
+// NeedsApproval reports whether calls of t need approval in approval mode ask.
+func NeedsApproval(t core.Tool) bool {
+	if a, ok := t.(ApprovalTool); ok {
+		return a.NeedsApproval()
+	}
+	return slices.Contains(guardedTools, t.Info().Name)
+}
+
+// guarded reports whether the call's tool needs approval: a guarded built-in, or a tool of
+// the context whose NeedsApproval says so.
+func guarded(c *core.BeforeToolCallContext) bool {
+	name := c.Call.Name
+	if slices.Contains(guardedTools, name) {
+		return true
+	}
+	if c.Context != nil {
+		for _, t := range c.Context.Tools {
+			if a, ok := t.(ApprovalTool); ok && t.Info().Name == name {
+				return a.NeedsApproval()
+			}
+		}
+	}
+	// An MCP tool that left the list since the model saw it is not known to be read-only.
+	return strings.HasPrefix(name, "mcp__")
+}
 
 // PermissionRequest is a request for the client's approval of one tool call.
 type PermissionRequest struct {
@@ -89,11 +122,11 @@ func (s *Supervisor) ResetPermissionGrants() {
 }
 
 // beforeToolCall is the agent's beforeToolCall hook: it applies the approval mode to write,
-// edit and bash. It runs in the loop's sequential prepare phase, after the call's
+// edit, bash and the tools whose NeedsApproval says so. It runs in the loop's sequential prepare phase, after the call's
 // tool_execution_start, so requests reach the client one at a time in source order.
 func (s *Supervisor) beforeToolCall(ctx context.Context, c *core.BeforeToolCallContext) (*core.BeforeToolCallResult, error) {
 	name := c.Call.Name
-	if !slices.Contains(guardedTools, name) {
+	if !guarded(c) {
 		return nil, nil
 	}
 	s.mu.Lock()

@@ -171,3 +171,9 @@ func truncateLine(line string, maxChars int) (string, bool) {
 	}
 	return line, false
 }
+
+// TruncateHead keeps whole leading lines of content within maxLines and maxBytes, the way read
+// does; tools outside this package (MCP results) cut their output with it.
+func TruncateHead(content string, maxLines, maxBytes int) Truncation {
+	return truncateHead(content, maxLines, maxBytes)
+}

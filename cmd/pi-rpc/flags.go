@@ -39,6 +39,8 @@ type config struct {
 	logLevel           string
 	logFile            string
 	version            bool
+	mcpConfigs         []string
+	mcpTimeout         time.Duration
 }
 
 const usageText = `pi-rpc runs an AI coding agent that other programs drive with JSON-RPC 2.0 over stdio.
@@ -89,6 +91,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.StringVar(&c.logFile, "log-file", "", "write logs to this file instead of stderr")
 	fs.BoolVar(&c.version, "version", false, "print the version and exit")
+	fs.Func("mcp-config", "MCP servers file ({\"mcpServers\": {...}}, see docs/mcp.md), added to $PI_RPC_HOME/mcp.json; repeatable, later files win", func(v string) error {
+		c.mcpConfigs = append(c.mcpConfigs, v)
+		return nil
+	})
+	fs.DurationVar(&c.mcpTimeout, "mcp-timeout", 60*time.Second, "fail an MCP tool call, or a server's start, after this long")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -132,6 +139,9 @@ func (c *config) validate() error {
 	case "debug", "info", "warn", "error":
 	default:
 		errs = append(errs, fmt.Errorf("--log-level: expected debug, info, warn or error, got %q", c.logLevel))
+	}
+	if c.mcpTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("--mcp-timeout: must be positive, got %s", c.mcpTimeout))
 	}
 	if c.maxMessageBytes < 1024 {
 		errs = append(errs, fmt.Errorf("--max-message-bytes: must be at least 1024, got %d", c.maxMessageBytes))

@@ -74,12 +74,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		fmt.Fprintln(stderr, "pi-rpc:", err)
 		return 1
 	}
-	return serve(cfg, setup, sessions, stdin, stdout, log)
+	host, err := startMCP(cfg, setup, log)
+	if err != nil {
+		fmt.Fprintln(stderr, "pi-rpc:", err)
+		return 1
+	}
+	defer host.close()
+	return serve(cfg, setup, sessions, host, stdin, stdout, log)
 }
 
 // serve runs the protocol until stdin ends, stdout breaks, a signal arrives or the client
 // sends exit, then persists and exits.
-func serve(cfg *config, setup *agentSetup, sessions *startSessions, stdin io.Reader, stdout io.Writer, log zerolog.Logger) int {
+func serve(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpHost, stdin io.Reader, stdout io.Writer, log zerolog.Logger) int {
 	writer := rpc.NewWriter(stdout, 1<<20)
 	problem := ""
 	if len(setup.problems) > 0 {
@@ -88,7 +94,7 @@ func serve(cfg *config, setup *agentSetup, sessions *startSessions, stdin io.Rea
 	sup := session.New(session.Config{
 		Agent: core.Options{
 			Provider: setup.provider, Model: setup.model, ThinkingLevel: setup.thinking,
-			Tools: setup.tools, SystemPrompt: setup.systemPrompt,
+			Tools: host.tools(), SystemPrompt: setup.systemPrompt,
 		},
 		ProviderProblem: problem,
 		Store:           sessions.store,
@@ -102,7 +108,9 @@ func serve(cfg *config, setup *agentSetup, sessions *startSessions, stdin io.Rea
 		Logger:          log,
 	})
 	sup.StartSession()
+	host.attach(sup)
 	server := rpc.NewServer(rpc.Options{
+		MCP:        host,
 		Supervisor: sup, Writer: writer, In: stdin,
 		Framing: rpc.Framing(cfg.framing), MaxMessageBytes: cfg.maxMessageBytes,
 		Logger: log, Version: version, Models: setup.models,

@@ -28,6 +28,10 @@ var allowed = map[string][]string{
 	"llm/openai":          {"core"},
 	"internal/mockopenai": {},
 	"tools":               {"core"},
+	// tools/mcp knows neither the protocol nor the session; its internal test server only
+	// itself.
+	"tools/mcp":           {"core", "tools"},
+	"tools/mcp/internal/": {"tools/mcp"},
 	"session":             {"core"},
 	"protocol":            {"core", "session"},
 	"protocol/internal/":  {"protocol", "core", "session"},
@@ -43,8 +47,9 @@ var allowed = map[string][]string{
 
 // thirdParty lists libraries that only some packages may import directly.
 var thirdParty = map[string][]string{
-	"github.com/sourcegraph/jsonrpc2": {"rpc"},
-	"github.com/openai/openai-go":     {"llm/openai"},
+	"github.com/sourcegraph/jsonrpc2":        {"rpc"},
+	"github.com/openai/openai-go":            {"llm/openai"},
+	"github.com/modelcontextprotocol/go-sdk": {"tools/mcp"},
 }
 
 func rel(path string) string {

@@ -165,6 +165,14 @@ export abstract class ProtocolMethods {
     return this.request('listSessions', params ?? {}, options);
   }
 
+  /** Lists the agent's tools and the MCP servers with their status and tools. */
+  listTools(
+    params?: RequestMap['listTools']['params'],
+    options?: CallOptions,
+  ): Promise<RequestMap['listTools']['result']> {
+    return this.request('listTools', params ?? {}, options);
+  }
+
   /** Moves the leaf to another entry of the session, optionally summarising the branch left. */
   navigateTree(
     params: RequestMap['navigateTree']['params'],

@@ -1161,6 +1161,31 @@ export interface InitializeParams {
   protocolVersion?: number;
   clientInfo?: ClientInfo;
   capabilities?: ClientCapabilities;
+  /**
+   * MCPServers are MCP servers to connect, by name, in the mcpServers shape of config files (docs/mcp.md); initialize answers once each is connected or has failed.
+   */
+  mcpServers?: {
+    [k: string]: MCPServerConfig | undefined;
+  };
+}
+/**
+ * MCPServerConfig is one MCP server of initialize's mcpServers: a command to run (stdio) or a URL (streamable HTTP or SSE).
+ */
+export interface MCPServerConfig {
+  /**
+   * Type is stdio, http or sse; by default stdio with a command, http with a url.
+   */
+  type?: 'stdio' | 'http' | 'sse';
+  command?: string;
+  args?: string[];
+  env?: {
+    [k: string]: string | undefined;
+  };
+  cwd?: string;
+  url?: string;
+  headers?: {
+    [k: string]: string | undefined;
+  };
 }
 /**
  * InitializeResult is initialize's result.
@@ -1194,10 +1219,11 @@ export interface ServerCapabilities {
  */
 export interface Problem {
   /**
-   * Kind is noApiKey or noProvider.
+   * Kind is noApiKey, noProvider or mcpServer (an MCP server failed, or its last call faulted; Server names it).
    */
-  kind: 'noApiKey' | 'noProvider';
+  kind: 'noApiKey' | 'noProvider' | 'mcpServer';
   message: string;
+  server?: string;
 }
 /**
  * InputResult answers prompt, steer, followUp and continue.
@@ -1250,6 +1276,74 @@ export interface SessionInfo {
    */
   modified: string;
   cwd: string;
+}
+/**
+ * ListToolsResult is listTools' result.
+ */
+export interface ListToolsResult {
+  tools: ToolDescription[];
+  mcpServers: MCPServerStatus[];
+}
+/**
+ * ToolDescription is one tool the model is offered.
+ */
+export interface ToolDescription {
+  name: string;
+  description: string;
+  /**
+   * Source is builtin or mcp.
+   */
+  source: 'builtin' | 'mcp';
+  /**
+   * Server is the MCP server of an mcp tool.
+   */
+  server?: string;
+  /**
+   * NeedsApproval: in approval mode ask, a call asks the client first.
+   */
+  needsApproval: boolean;
+}
+/**
+ * MCPServerStatus is one MCP server's state.
+ */
+export interface MCPServerStatus {
+  name: string;
+  transport: 'stdio' | 'http' | 'sse';
+  state: 'connecting' | 'connected' | 'failed' | 'closed';
+  /**
+   * Error is why the server failed.
+   */
+  error?: string;
+  /**
+   * LastError is the last fault of a call (timeout, bad answer), cleared by a good call.
+   */
+  lastError?: string;
+  serverInfo?: ServerInfo1;
+  /**
+   * Source is the config file the server came from, or "initialize".
+   */
+  source?: string;
+  tools: MCPToolStatus[];
+}
+/**
+ * ServerInfo names the server.
+ */
+export interface ServerInfo1 {
+  name: string;
+  version: string;
+}
+/**
+ * MCPToolStatus is one tool of an MCP server.
+ */
+export interface MCPToolStatus {
+  /**
+   * Name is the agent's name for it, mcp__<server>__<tool>; ServerTool the server's.
+   */
+  name: string;
+  serverTool: string;
+  description?: string;
+  readOnly: boolean;
+  destructive: boolean;
 }
 /**
  * MessagesResult is getMessages' result: the model context.
@@ -1596,6 +1690,8 @@ export interface RequestMap {
   listModels: { params: Empty; result: ModelsResult };
   /** Lists a working directory's sessions, newest first, a page at a time. */
   listSessions: { params: ListSessionsParams; result: ListSessionsResult };
+  /** Lists the agent's tools and the MCP servers with their status and tools. */
+  listTools: { params: Empty; result: ListToolsResult };
   /** Moves the leaf to another entry of the session, optionally summarising the branch left. */
   navigateTree: { params: NavigateTreeParams; result: NavigateResult };
   /** Switches to a new, empty session (refused while busy). */
@@ -1664,6 +1760,7 @@ export const REQUEST_METHODS = [
   'initialize',
   'listModels',
   'listSessions',
+  'listTools',
   'navigateTree',
   'newSession',
   'openSession',

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/rs/zerolog"
+
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/protocol"
+	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/tools/mcp"
+)
+
+// mcpHost owns the session's MCP servers: it keeps the agent's tools (the built-ins, then the
+// servers' tools) current, reports faults as session_error, and implements rpc.MCPHost.
+type mcpHost struct {
+	set      *mcp.Set
+	builtins []core.Tool
+
+	mu  sync.Mutex
+	sup *session.Supervisor
+}
+
+// startMCP connects the servers of $PI_RPC_HOME/mcp.json and the --mcp-config files (later
+// files replace servers of the same name). An unreadable file is a startup error; a server
+// that fails is reported in the problems and the others run.
+func startMCP(c *config, setup *agentSetup, log zerolog.Logger) (*mcpHost, error) {
+	var layers [][]mcp.ServerConfig
+	paths := slices.Clone(c.mcpConfigs)
+	if p := filepath.Join(setup.home, "mcp.json"); fileExists(p) {
+		paths = append([]string{p}, paths...)
+	}
+	for _, path := range paths {
+		servers, err := mcp.LoadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("--mcp-config: %w", err)
+		}
+		layers = append(layers, servers)
+	}
+	h := &mcpHost{builtins: setup.tools}
+	set, err := mcp.Connect(context.Background(), mcp.Merge(layers...), mcp.Options{
+		CallTimeout: c.mcpTimeout, Cwd: setup.cwd, ClientVersion: version, Logger: log,
+		OnToolsChanged: h.refresh, OnFault: h.fault,
+	})
+	if err != nil {
+		log.Warn().Err(err).Msg("MCP servers failed to start")
+	}
+	h.set = set
+	return h, nil
+}
+
+// tools are the agent's tools: the built-ins, then every connected server's.
+func (h *mcpHost) tools() []core.Tool {
+	return append(slices.Clone(h.builtins), h.set.Tools()...)
+}
+
+// attach hands tool changes and faults to the supervisor from now on.
+func (h *mcpHost) attach(sup *session.Supervisor) {
+	h.mu.Lock()
+	h.sup = sup
+	h.mu.Unlock()
+	sup.SetTools(h.tools())
+}
+
+func (h *mcpHost) supervisor() *session.Supervisor {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.sup
+}
+
+// refresh gives the agent the current tools; they apply from its next model request.
+func (h *mcpHost) refresh() {
+	if sup := h.supervisor(); sup != nil {
+		sup.SetTools(h.tools())
+	}
+}
+
+func (h *mcpHost) fault(f mcp.Fault) {
+	if sup := h.supervisor(); sup != nil {
+		sup.ReportError(faultMessage(f))
+	}
+}
+
+func faultMessage(f mcp.Fault) string {
+	if f.Tool == "" {
+		return fmt.Sprintf("MCP server %s failed: %s", f.Server, f.Message)
+	}
+	return fmt.Sprintf("MCP server %s: %s", f.Server, f.Message)
+}
+
+// Add implements rpc.MCPHost.
+func (h *mcpHost) Add(ctx context.Context, servers map[string]protocol.MCPServerConfig) {
+	list := make([]mcp.ServerConfig, 0, len(servers))
+	for name, s := range servers {
+		list = append(list, mcp.ServerConfig{Name: name, Type: s.Type, Command: s.Command, Args: s.Args, Env: s.Env,
+			Cwd: s.Cwd, URL: s.URL, Headers: s.Headers, Source: "initialize"})
+	}
+	slices.SortFunc(list, func(a, b mcp.ServerConfig) int { return strings.Compare(a.Name, b.Name) })
+	_ = h.set.Add(ctx, list) // failures are in the servers' status
+	h.refresh()
+}
+
+// Servers implements rpc.MCPHost.
+func (h *mcpHost) Servers() []protocol.MCPServerStatus {
+	var out []protocol.MCPServerStatus
+	for _, st := range h.set.Status() {
+		ps := protocol.MCPServerStatus{Name: st.Name, Transport: st.Transport, State: st.State, Error: st.Error,
+			LastError: st.LastError, Source: st.Source, Tools: []protocol.MCPToolStatus{}}
+		if st.ServerName != "" {
+			ps.ServerInfo = &protocol.ServerInfo{Name: st.ServerName, Version: st.ServerVersion}
+		}
+		for _, t := range st.Tools {
+			ps.Tools = append(ps.Tools, protocol.MCPToolStatus{Name: t.Name, ServerTool: t.ServerTool, Description: t.Description,
+				ReadOnly: t.ReadOnly, Destructive: t.Destructive})
+		}
+		out = append(out, ps)
+	}
+	return out
+}
+
+// Problems implements rpc.MCPHost.
+func (h *mcpHost) Problems() []protocol.Problem {
+	var out []protocol.Problem
+	for _, st := range h.set.Status() {
+		switch {
+		case st.State == mcp.StateFailed:
+			out = append(out, protocol.Problem{Kind: "mcpServer", Server: st.Name, Message: faultMessage(mcp.Fault{Server: st.Name, Message: st.Error})})
+		case st.LastError != "":
+			out = append(out, protocol.Problem{Kind: "mcpServer", Server: st.Name, Message: faultMessage(mcp.Fault{Server: st.Name, Tool: "-", Message: st.LastError})})
+		}
+	}
+	return out
+}
+
+// close ends every server and waits for their processes.
+func (h *mcpHost) close() { _ = h.set.Close() }

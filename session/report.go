@@ -1,0 +1,15 @@
+package session
+
+import "github.com/pi-rpc/pi-rpc/core"
+
+// ReportError emits a session_error event with message: a fault outside any method, such as
+// an MCP server that stopped or a call it did not answer. It may be called from any goroutine.
+func (s *Supervisor) ReportError(message string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.emitLocked(EventSessionError, SessionError{Message: message})
+}
+
+// SetTools replaces the agent's tools; they apply from the next model request, so a change
+// during a run takes effect between turns.
+func (s *Supervisor) SetTools(tools []core.Tool) { s.agent.SetTools(tools) }

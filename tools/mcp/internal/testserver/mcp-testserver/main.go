@@ -1,0 +1,44 @@
+// Command mcp-testserver runs the test MCP server (package testserver) on stdio, for tests
+// that need a real child process. It writes its pid to stderr first. With -print-env VAR it first writes VAR's value to stderr;
+// with -spawn it starts a grandchild (sleep) in its process group, for orphan checks.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pi-rpc/pi-rpc/tools/mcp/internal/testserver"
+)
+
+func main() {
+	printEnv := flag.String("print-env", "", "write this variable's value to stderr at start")
+	spawn := flag.Bool("spawn", false, "start a long sleep as a grandchild")
+	exitAtStart := flag.Int("exit", -1, "exit at once with this code, after a line on stderr")
+	flag.Parse()
+	if *exitAtStart >= 0 {
+		fmt.Fprintln(os.Stderr, "mcp-testserver: refusing to start")
+		os.Exit(*exitAtStart)
+	}
+	fmt.Fprintf(os.Stderr, "mcp-testserver pid %d\n", os.Getpid())
+	if *printEnv != "" {
+		fmt.Fprintf(os.Stderr, "env %s=%s\n", *printEnv, os.Getenv(*printEnv))
+	}
+	if *spawn {
+		child := exec.Command("sleep", "1000") //nolint:noctx // the grandchild must outlive us unless its group is killed.
+		if err := child.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "spawn:", err)
+			os.Exit(1)
+		}
+		fmt.Fprintf(os.Stderr, "grandchild %d\n", child.Process.Pid)
+	}
+	s := testserver.New(testserver.Options{Stdio: true, Log: os.Stderr})
+	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, "mcp-testserver:", err)
+		os.Exit(1)
+	}
+}

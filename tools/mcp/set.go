@@ -1,0 +1,283 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/pi-rpc/pi-rpc/core"
+)
+
+// DefaultCallTimeout bounds each tools/call, and a server's start (handshake and tool list).
+const DefaultCallTimeout = 60 * time.Second
+
+// Options configure a [Set].
+type Options struct {
+	// CallTimeout bounds each call and each start; default [DefaultCallTimeout].
+	CallTimeout time.Duration
+	// Cwd is the working directory of stdio servers without their own cwd.
+	Cwd string
+	// LookupEnv resolves ${VAR} references; default os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+	// Environ is the environment stdio servers inherit (their env is added); default
+	// os.Environ().
+	Environ []string
+	// ClientVersion is the version pi-rpc reports to servers.
+	ClientVersion string
+	// Logger receives the servers' stderr and the set's warnings.
+	Logger zerolog.Logger
+	// OnToolsChanged is called, on a goroutine of the set, when the tools changed after
+	// Connect or Add returned: a server's tool list changed or a server failed. The caller
+	// fetches Tools again (the agent uses them from its next model request).
+	OnToolsChanged func()
+	// OnFault is called when a server fails or a call faults (timeout, bad answer).
+	OnFault func(Fault)
+}
+
+// Fault is a server failure or a call's fault.
+type Fault struct {
+	Server string
+	// Tool is the server's tool name when a call faulted, empty when the server failed.
+	Tool    string
+	Message string
+}
+
+func (o *Options) callTimeout() time.Duration {
+	if o.CallTimeout > 0 {
+		return o.CallTimeout
+	}
+	return DefaultCallTimeout
+}
+
+func (o *Options) lookupEnv() func(string) (string, bool) {
+	if o.LookupEnv != nil {
+		return o.LookupEnv
+	}
+	return os.LookupEnv
+}
+
+func (o *Options) environ() []string {
+	if o.Environ != nil {
+		return slices.Clone(o.Environ)
+	}
+	return os.Environ()
+}
+
+func (o *Options) fault(f Fault) {
+	o.Logger.Warn().Str("mcpServer", f.Server).Str("tool", f.Tool).Msg(f.Message)
+	if o.OnFault != nil {
+		o.OnFault(f)
+	}
+}
+
+// Set is the MCP servers of one session: it starts them, gives their tools to the agent and
+// closes them. Its methods are safe for concurrent use.
+type Set struct {
+	opts Options
+	ctx  context.Context // cancelled by Close: ends starts still under way
+	stop context.CancelFunc
+
+	mu       sync.Mutex
+	servers  map[string]*server
+	retired  []*server // replaced servers, waited for by Close
+	closed   bool
+	starting sync.WaitGroup
+}
+
+// NewSet returns a set without servers; Add connects them.
+func NewSet(opts Options) *Set {
+	ctx, stop := context.WithCancel(context.Background())
+	return &Set{opts: opts, ctx: ctx, stop: stop, servers: map[string]*server{}}
+}
+
+// Connect starts servers and returns when each is connected or has failed. A failed server
+// is reported in Status and by OnFault and has no tools; the error joins the failures, for
+// the log (the set is usable either way).
+func Connect(ctx context.Context, servers []ServerConfig, opts Options) (*Set, error) {
+	s := NewSet(opts)
+	return s, s.Add(ctx, servers)
+}
+
+// Add starts more servers, like Connect. A server whose name is already in the set replaces
+// the old one, which is closed first.
+func (s *Set) Add(ctx context.Context, servers []ServerConfig) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return errors.New("the MCP server set is closed")
+	}
+	var replaced []*server
+	added := make([]*server, 0, len(servers))
+	for _, cfg := range servers {
+		if old := s.servers[cfg.Name]; old != nil {
+			replaced = append(replaced, old)
+			s.retired = append(s.retired, old)
+		}
+		srv := newServer(cfg, &s.opts, s.toolsChanged)
+		s.servers[cfg.Name] = srv
+		added = append(added, srv)
+	}
+	s.starting.Add(1)
+	s.mu.Unlock()
+	defer s.starting.Done()
+	for _, old := range replaced {
+		old.close()
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.ctx, cancel)()
+	errs := make([]error, len(added))
+	var wg sync.WaitGroup
+	for i, srv := range added {
+		wg.Go(func() {
+			if err := srv.connect(ctx); err != nil {
+				errs[i] = fmt.Errorf("MCP server %s: %w", srv.cfg.Name, err)
+				s.opts.fault(Fault{Server: srv.cfg.Name, Message: srv.failureMessage()})
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// toolsChanged tells the owner to fetch Tools again.
+func (s *Set) toolsChanged() {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if !closed && s.opts.OnToolsChanged != nil {
+		s.opts.OnToolsChanged()
+	}
+}
+
+// Tools returns the tools of every connected server, sorted by name. Each call builds them
+// anew, so names follow the servers' current lists.
+func (s *Set) Tools() []core.Tool {
+	s.mu.Lock()
+	servers := make([]*server, 0, len(s.servers))
+	for _, srv := range s.servers {
+		servers = append(servers, srv)
+	}
+	s.mu.Unlock()
+	var keys []toolKey
+	byKey := map[toolKey]*Tool{}
+	for _, srv := range servers {
+		snap := srv.snapshot()
+		if snap.state != StateConnected {
+			continue
+		}
+		for _, def := range snap.tools {
+			k := toolKey{srv.cfg.Name, def.Name}
+			if _, dup := byKey[k]; dup {
+				continue
+			}
+			keys = append(keys, k)
+			byKey[k] = &Tool{srv: srv, def: def}
+		}
+	}
+	names := assignNames(keys)
+	out := make([]core.Tool, 0, len(keys))
+	for k, t := range byKey {
+		t.name = names[k]
+		out = append(out, t)
+	}
+	slices.SortFunc(out, func(a, b core.Tool) int { return strings.Compare(a.Info().Name, b.Info().Name) })
+	return out
+}
+
+// ServerStatus is one server's state and tools.
+type ServerStatus struct {
+	Name      string
+	Transport string
+	// State is connecting, connected, failed or closed.
+	State string
+	// Error is why the server failed.
+	Error string
+	// LastError is the last call fault of a connected server, cleared by a good call.
+	LastError     string
+	ServerName    string
+	ServerVersion string
+	Source        string
+	Tools         []ToolStatus
+}
+
+// ToolStatus describes one tool of a server.
+type ToolStatus struct {
+	// Name is the agent's name for the tool; ServerTool the server's.
+	Name        string
+	ServerTool  string
+	Description string
+	ReadOnly    bool
+	Destructive bool
+}
+
+// Status returns every server's status, sorted by name.
+func (s *Set) Status() []ServerStatus {
+	tools := s.Tools()
+	s.mu.Lock()
+	servers := make([]*server, 0, len(s.servers))
+	for _, srv := range s.servers {
+		servers = append(servers, srv)
+	}
+	s.mu.Unlock()
+	slices.SortFunc(servers, func(a, b *server) int { return strings.Compare(a.cfg.Name, b.cfg.Name) })
+	out := make([]ServerStatus, 0, len(servers))
+	for _, srv := range servers {
+		snap := srv.snapshot()
+		st := ServerStatus{Name: srv.cfg.Name, Transport: srv.cfg.Transport(), State: snap.state, Error: snap.failure,
+			LastError: snap.lastError, Source: srv.cfg.Source, Tools: []ToolStatus{}}
+		if snap.info != nil {
+			st.ServerName, st.ServerVersion = snap.info.Name, snap.info.Version
+		}
+		for _, t := range tools {
+			mt := t.(*Tool)
+			if mt.srv != srv {
+				continue
+			}
+			info := mt.Info()
+			st.Tools = append(st.Tools, ToolStatus{Name: info.Name, ServerTool: mt.ServerTool(), Description: info.Description,
+				ReadOnly: mt.ReadOnly(), Destructive: mt.Destructive()})
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// Close closes every server (stdin closed, a grace period, then the process group killed)
+// and returns when their processes are gone. Starts still under way are cancelled.
+func (s *Set) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	servers := slices.Collect(func(yield func(*server) bool) {
+		for _, srv := range s.servers {
+			if !yield(srv) {
+				return
+			}
+		}
+	})
+	servers = append(servers, s.retired...)
+	s.mu.Unlock()
+	s.stop()
+	var wg sync.WaitGroup
+	for _, srv := range servers {
+		wg.Go(srv.close)
+	}
+	wg.Wait()
+	s.starting.Wait()
+	for _, srv := range servers {
+		srv.wait()
+	}
+	return nil
+}
