@@ -56,8 +56,8 @@ func writeFile(t *testing.T, dir, name, content string) string {
 	return path
 }
 
-// toolCall is a faux reply calling a tool with arguments.
-func toolCall(name string, args map[string]any) reply {
+// fauxToolCall is a faux reply calling a tool with arguments.
+func fauxToolCall(name string, args map[string]any) reply {
 	return reply{"content": []any{map[string]any{"type": "toolCall", "name": name, "arguments": args}}}
 }
 
@@ -86,7 +86,7 @@ var goldenScenarios = []goldenScenario{
 	}},
 	{"tool_loop_read", func(t *testing.T, name string) {
 		g := fauxGolden(t, name, fauxScript(
-			toolCall("read", map[string]any{"path": "notes.txt"}),
+			fauxToolCall("read", map[string]any{"path": "notes.txt"}),
 			text("The notes say hello."),
 		), "--no-session")
 		writeFile(t, g.cwd(), "notes.txt", "hello\nworld\n")
@@ -96,8 +96,8 @@ var goldenScenarios = []goldenScenario{
 	}},
 	{"tool_loop_write_edit", func(t *testing.T, name string) {
 		g := fauxGolden(t, name, fauxScript(
-			toolCall("write", map[string]any{"path": "a.txt", "content": "one\ntwo\n"}),
-			toolCall("edit", map[string]any{"path": "a.txt", "oldText": "two", "newText": "three"}),
+			fauxToolCall("write", map[string]any{"path": "a.txt", "content": "one\ntwo\n"}),
+			fauxToolCall("edit", map[string]any{"path": "a.txt", "oldText": "two", "newText": "three"}),
 			text("Done."),
 		), "--no-session")
 		g.call(1, "prompt", `{"message":"write and edit"}`)
@@ -284,7 +284,7 @@ var goldenScenarios = []goldenScenario{
 	}},
 	{"permission_allow_deny", func(t *testing.T, name string) {
 		g := fauxGolden(t, name, fauxScript(
-			toolCall("write", map[string]any{"path": "ok.txt", "content": "yes"}),
+			fauxToolCall("write", map[string]any{"path": "ok.txt", "content": "yes"}),
 			bashCall("echo denied"),
 			text("Done."),
 		), "--no-session")
@@ -301,7 +301,7 @@ var goldenScenarios = []goldenScenario{
 		g := fauxGolden(t, name, fauxScript(
 			bashCall("echo one"),
 			bashCall("echo two"),
-			toolCall("write", map[string]any{"path": "x.txt", "content": "x"}),
+			fauxToolCall("write", map[string]any{"path": "x.txt", "content": "x"}),
 			text("Done."),
 		), "--no-session")
 		g.call(1, "initialize", `{"protocolVersion":1,"capabilities":{"permissions":true}}`)
