@@ -21,11 +21,14 @@ const defaultOpenAIModel = "gpt-4.1"
 
 // agentSetup is everything the command line configures about the agent.
 type agentSetup struct {
-	provider     core.Provider
-	model        core.Model
-	thinking     core.ThinkingLevel
-	problems     []protocol.Problem
-	warnings     []string
+	provider core.Provider
+	model    core.Model
+	thinking core.ThinkingLevel
+	problems []protocol.Problem
+	warnings []string
+	// logWarnings are logged at startup but not reported to the client (models.json keys
+	// pi-rpc does not know).
+	logWarnings  []string
 	models       *modelSet
 	tools        []core.Tool
 	systemPrompt string
@@ -130,6 +133,7 @@ func (s *agentSetup) setupOpenAI(c *config, getenv func(string) string) error {
 			return err
 		}
 		files = append(files, f)
+		s.logWarnings = append(s.logWarnings, f.Warnings...)
 	}
 	apiKey := getenv("OPENAI_API_KEY")
 	baseURL := c.baseURL
