@@ -308,10 +308,11 @@ func TestMethodsBusy(t *testing.T) {
 	}
 }
 
-// TestMissingAPIKey: without OPENAI_API_KEY the server starts, initialize and getState
-// report noApiKey, and prompt, continue and compact answer -32013 with that message.
+// TestMissingAPIKey: without OPENAI_API_KEY (and without a base URL, which would make a
+// keyless local server) the server starts, initialize and getState report noApiKey, and
+// prompt, continue and compact answer -32013 with that message.
 func TestMissingAPIKey(t *testing.T) {
-	p := start(t, options{args: []string{"--provider", "openai", "--base-url", "http://127.0.0.1:9/v1"}})
+	p := start(t, options{args: []string{"--provider", "openai"}})
 	var init struct {
 		Problems []struct {
 			Kind    string `json:"kind"`

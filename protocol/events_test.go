@@ -413,7 +413,7 @@ func TestNoNullSlices(t *testing.T) {
 		check(name+" clearQueues", "QueueUpdate", sup.ClearQueues())
 		snap := sup.State()
 		check(name+" getState", "StateResult", protocol.StateResult{
-			Model: snap.Model, ThinkingLevel: snap.ThinkingLevel, Options: snap.Options,
+			Model: &snap.Model, ThinkingLevel: snap.ThinkingLevel, Options: snap.Options,
 			SessionID: snap.SessionID, SessionFile: snap.SessionFile, Settled: snap.Settled,
 			Busy: snap.Busy, ContextFiles: []string{}, Problems: []protocol.Problem{}, LastSeq: snap.LastSeq,
 		})

@@ -62,12 +62,13 @@ type Problem struct {
 	Server  string `json:"server,omitempty"`
 }
 
-// InitializeResult is initialize's result.
+// InitializeResult is initialize's result. Model is absent when no model provider is
+// configured (the noProvider problem).
 type InitializeResult struct {
 	ProtocolVersion int                `json:"protocolVersion"`
 	ServerInfo      ServerInfo         `json:"serverInfo"`
 	Capabilities    ServerCapabilities `json:"capabilities"`
-	Model           core.Model         `json:"model"`
+	Model           *core.Model        `json:"model,omitempty"`
 	SessionID       string             `json:"sessionId"`
 	SessionFile     string             `json:"sessionFile,omitempty"`
 	Problems        []Problem          `json:"problems"`
@@ -131,9 +132,10 @@ type CancelInputParams struct {
 	InputID string `json:"inputId"`
 }
 
-// StateResult is getState's result.
+// StateResult is getState's result. Model is absent when no model provider is configured
+// (the noProvider problem).
 type StateResult struct {
-	Model         core.Model         `json:"model"`
+	Model         *core.Model        `json:"model,omitempty"`
 	ThinkingLevel core.ThinkingLevel `json:"thinkingLevel"`
 	Options       session.Options    `json:"options"`
 	SessionID     string             `json:"sessionId"`

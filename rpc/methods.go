@@ -135,7 +135,7 @@ func (s *Server) initialize(ctx context.Context, c *call, p *protocol.Initialize
 		ProtocolVersion: protocol.ProtocolVersion,
 		ServerInfo:      protocol.ServerInfo{Name: "pi-rpc", Version: s.opts.Version},
 		Capabilities:    protocol.ServerCapabilities{PartialMessages: true, Permissions: true},
-		Model:           st.Model,
+		Model:           s.configuredModel(st.Model),
 		SessionID:       st.SessionID,
 		SessionFile:     st.SessionFile,
 		Problems:        nonNil(s.currentProblems()),
@@ -152,6 +152,17 @@ func (s *Server) currentProblems() []protocol.Problem {
 		problems = append(problems, s.opts.MCP.Problems()...)
 	}
 	return problems
+}
+
+// configuredModel is the model to report, or nil while no provider is configured (the
+// noProvider problem): the agent's model is then only a default nothing can serve.
+func (s *Server) configuredModel(m core.Model) *core.Model {
+	for _, p := range s.currentProblems() {
+		if p.Kind == "noProvider" {
+			return nil
+		}
+	}
+	return &m
 }
 
 func nonNil[T any](xs []T) []T {
@@ -294,7 +305,7 @@ func (s *Server) cancelInput(_ context.Context, c *call, p *cancelInputParams) {
 func (s *Server) getState(_ context.Context, c *call, _ *protocol.Empty) {
 	st := s.sup.State()
 	c.reply(protocol.StateResult{
-		Model:         st.Model,
+		Model:         s.configuredModel(st.Model),
 		ThinkingLevel: st.ThinkingLevel,
 		Options:       st.Options,
 		SessionID:     st.SessionID,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -118,10 +119,13 @@ func (s *Server) ShutdownRequested() bool {
 	return s.shutdownSeen
 }
 
-// logAdapter sends jsonrpc2's log lines to zerolog at debug level, never to stdout.
+// logAdapter sends jsonrpc2's log lines to zerolog at debug level, never to stdout. jsonrpc2
+// ends its formats with "\n" (written for the log package); a JSON log message does not.
 type logAdapter struct{ log zerolog.Logger }
 
-func (l logAdapter) Printf(format string, v ...any) { l.log.Debug().Msgf(format, v...) }
+func (l logAdapter) Printf(format string, v ...any) {
+	l.log.Debug().Msg(strings.TrimRight(fmt.Sprintf(format, v...), "\n"))
+}
 
 // call is one request being answered. Exactly one reply is sent.
 type call struct {

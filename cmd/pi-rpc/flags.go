@@ -44,23 +44,43 @@ type config struct {
 }
 
 const usageText = `pi-rpc runs an AI coding agent that other programs drive with JSON-RPC 2.0 over stdio.
+stdout carries only protocol messages; logs go to stderr (or --log-file).
 
 Usage:
   pi-rpc [flags]        serve the protocol on stdin/stdout
   pi-rpc schema         print the protocol's JSON schema
+  pi-rpc --version      print the version
 
 Flags:
 `
 
-// parseFlags parses args (without the program name). Errors name the flag.
-func parseFlags(args []string, stderr io.Writer) (*config, error) {
+const usageFooter = `
+Examples:
+  OPENAI_API_KEY=sk-... pi-rpc --model gpt-4.1-mini
+  pi-rpc --base-url http://localhost:8080/v1 --model qwen2.5-coder    # local server, no key
+  pi-rpc --models ~/my-models.json --model ollama/llama3.1:8b
+  pi-rpc --provider faux --faux-script turns.json --no-session        # offline, scripted
+  printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"prompt","params":{"message":"hi"}}' | pi-rpc --on-eof finish
+
+Environment:
+  OPENAI_API_KEY    key for the openai provider (makes openai the default provider)
+  OPENAI_BASE_URL   API root when --base-url is not given (a named server needs no key)
+  PI_RPC_HOME       home directory (default ~/.pi-rpc): models.json, sessions, AGENTS.md
+  $VAR in models.json apiKey and headers values is read from the environment.
+
+Startup errors (bad flags, unreadable files) exit with status 1 before stdin is read.
+Documentation: docs/configuration.md, docs/protocol.md, docs/testing.md.
+`
+
+// parseFlags parses args (without the program name). --help prints the usage to helpOut
+// and returns flag.ErrHelp; any other error is one line naming the flag.
+func parseFlags(args []string, helpOut io.Writer) (*config, error) {
 	c := &config{}
 	fs := flag.NewFlagSet("pi-rpc", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usageText)
-		fs.PrintDefaults()
-	}
+	// The flag package's own messages (the error, then the whole usage) are replaced by one
+	// line returned to the caller.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	fs.StringVar(&c.provider, "provider", "", "model provider: openai (default when OPENAI_API_KEY is set) or faux")
 	fs.StringVar(&c.model, "model", "", "model id, or provider/id for a models.json provider")
 	fs.StringVar(&c.baseURL, "base-url", "", "OpenAI-compatible API root (default $OPENAI_BASE_URL or https://api.openai.com/v1)")
@@ -97,7 +117,18 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	})
 	fs.DurationVar(&c.mcpTimeout, "mcp-timeout", 60*time.Second, "fail an MCP tool call, or a server's start, after this long")
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(helpOut)
+			_, _ = io.WriteString(helpOut, usageText)
+			fs.PrintDefaults()
+			_, _ = io.WriteString(helpOut, usageFooter)
+			return nil, flag.ErrHelp
+		}
+		msg := err.Error()
+		if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+			msg = "unknown flag " + name
+		}
+		return nil, fmt.Errorf("%s (see pi-rpc --help)", msg)
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (see pi-rpc --help)", fs.Arg(0))

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -25,8 +26,9 @@ import (
 	"github.com/pi-rpc/pi-rpc/tools"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version, when set at build time with -ldflags "-X main.version=..." (make release), is the
+// version reported; otherwise it comes from the build information (see buildVersion).
+var version string
 
 // flushTimeout bounds how long the writer may take to flush on exit.
 const flushTimeout = 2 * time.Second
@@ -46,7 +48,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		_, _ = stdout.Write(protocol.SchemaJSON())
 		return 0
 	}
-	cfg, err := parseFlags(args, stderr)
+	cfg, err := parseFlags(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
@@ -54,6 +56,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		fmt.Fprintln(stderr, "pi-rpc:", err)
 		return 1
 	}
+	version := buildVersion(version, debug.ReadBuildInfo)
 	if cfg.version {
 		fmt.Fprintln(stdout, "pi-rpc", version)
 		return 0
@@ -80,12 +83,34 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return 1
 	}
 	defer host.close()
-	return serve(cfg, setup, sessions, host, stdin, stdout, log)
+	logStartup(log, version, setup, sessions)
+	return serve(cfg, setup, sessions, host, stdin, stdout, log, version)
+}
+
+// logStartup writes the one info line that says what this process is: version, protocol,
+// model, working directory and session file; and each startup warning (the ones initialize
+// reports too) at warn level.
+func logStartup(log zerolog.Logger, version string, setup *agentSetup, sessions *startSessions) {
+	ev := log.Info().Str("version", version).Int("protocol", protocol.ProtocolVersion)
+	if setup.provider != nil {
+		ev = ev.Str("model", setup.model.Provider+"/"+setup.model.ID)
+	}
+	ev = ev.Str("cwd", setup.cwd).Str("sessionId", sessions.store.SessionID())
+	if f := sessions.store.File(); f != "" {
+		ev = ev.Str("sessionFile", f)
+	}
+	for _, p := range setup.problems {
+		ev = ev.Str("problem", p.Kind)
+	}
+	ev.Msg("pi-rpc started")
+	for _, w := range setup.logWarnings {
+		log.Warn().Msg(w)
+	}
 }
 
 // serve runs the protocol until stdin ends, stdout breaks, a signal arrives or the client
 // sends exit, then persists and exits.
-func serve(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpHost, stdin io.Reader, stdout io.Writer, log zerolog.Logger) int {
+func serve(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpHost, stdin io.Reader, stdout io.Writer, log zerolog.Logger, version string) int {
 	writer := rpc.NewWriter(stdout, 1<<20)
 	problem := ""
 	if len(setup.problems) > 0 {

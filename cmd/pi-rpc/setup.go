@@ -21,11 +21,14 @@ const defaultOpenAIModel = "gpt-4.1"
 
 // agentSetup is everything the command line configures about the agent.
 type agentSetup struct {
-	provider     core.Provider
-	model        core.Model
-	thinking     core.ThinkingLevel
-	problems     []protocol.Problem
-	warnings     []string
+	provider core.Provider
+	model    core.Model
+	thinking core.ThinkingLevel
+	problems []protocol.Problem
+	warnings []string
+	// logWarnings are logged at startup but not reported to the client (models.json keys
+	// pi-rpc does not know).
+	logWarnings  []string
 	models       *modelSet
 	tools        []core.Tool
 	systemPrompt string
@@ -130,17 +133,22 @@ func (s *agentSetup) setupOpenAI(c *config, getenv func(string) string) error {
 			return err
 		}
 		files = append(files, f)
+		s.logWarnings = append(s.logWarnings, f.Warnings...)
 	}
 	apiKey := getenv("OPENAI_API_KEY")
 	baseURL := c.baseURL
 	if baseURL == "" {
 		baseURL = getenv("OPENAI_BASE_URL")
 	}
+	// An endpoint the user named (a local llama.cpp, Ollama or vLLM) may need no key: the
+	// requests then go without an Authorization header. Only api.openai.com by default
+	// insists on one (docs/configuration.md "Provider, endpoint and key").
+	explicitURL := baseURL != ""
 	if baseURL == "" {
 		baseURL = "https://api.openai.com/v1"
 	}
 	set := &modelSet{
-		registry: openai.NewRegistry(files...), builtinURL: baseURL, builtinKey: apiKey,
+		registry: openai.NewRegistry(files...), builtinURL: baseURL, builtinKey: apiKey, builtinKeyless: explicitURL,
 		idleTimeout: c.idleTimeout, contextWindow: c.contextWindow, providers: map[string]core.Provider{},
 	}
 	s.models = set
@@ -156,9 +164,9 @@ func (s *agentSetup) setupOpenAI(c *config, getenv func(string) string) error {
 		s.warnings = append(s.warnings, res.Warning)
 	}
 	s.model = res.Model
-	if res.Provider == nil && c.provider == "" && apiKey == "" {
+	if res.Provider == nil && c.provider == "" && apiKey == "" && !explicitURL {
 		s.problems = append(s.problems, protocol.Problem{Kind: "noProvider",
-			Message: "No model provider is configured: set OPENAI_API_KEY, pass --provider openai with a key, pick a models.json provider with --model provider/id, or use --provider faux"})
+			Message: "No model provider is configured: set OPENAI_API_KEY, pass --base-url for a local server, pick a models.json provider with --model provider/id, or use --provider faux"})
 		return nil
 	}
 	provider, problem, err := set.providerFor(res.Entry)
@@ -180,11 +188,14 @@ func fileExists(path string) bool {
 // modelSet implements rpc.Models over the registry (or faux's one model), building and
 // caching one provider per endpoint.
 type modelSet struct {
-	registry      *openai.Registry
-	builtinURL    string
-	builtinKey    string
-	idleTimeout   time.Duration
-	contextWindow int
+	registry   *openai.Registry
+	builtinURL string
+	builtinKey string
+	// builtinKeyless: the built-in provider's endpoint was given explicitly (--base-url or
+	// OPENAI_BASE_URL), so it works without a key.
+	builtinKeyless bool
+	idleTimeout    time.Duration
+	contextWindow  int
 
 	fixed         []core.Model
 	fixedProvider core.Provider
@@ -250,8 +261,8 @@ func (m *modelSet) providerFor(e openai.Entry) (core.Provider, string, error) {
 	cfg := openai.Config{BaseURL: m.builtinURL, APIKey: m.builtinKey, KeySource: "OPENAI_API_KEY", IdleTimeout: m.idleTimeout}
 	problem := ""
 	if e.Provider == nil {
-		if m.builtinKey == "" {
-			problem = "No API key for OpenAI: set OPENAI_API_KEY"
+		if m.builtinKey == "" && !m.builtinKeyless {
+			problem = "No API key for OpenAI: set OPENAI_API_KEY (or pass --base-url for a server that needs none)"
 		}
 	} else {
 		key, err := openai.ResolveValue(context.Background(), e.Provider.APIKey, os.LookupEnv)

@@ -18,7 +18,8 @@
 //
 // # Script format
 //
-// A script is a JSON object with a queue of responses; each request to .../chat/completions
+// docs/testing.md describes the format for users, with examples a test keeps valid; `mock-openai
+// --help` (cmd/mock-openai) prints a summary. A script is a JSON object with a queue of responses; each request to .../chat/completions
 // takes the next one (an exhausted queue answers 500 with an OpenAI error body). Every field
 // is optional:
 //

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -23,6 +24,9 @@ import (
 type ModelsFile struct {
 	Path      string                   `json:"-"`
 	Providers map[string]ProviderEntry `json:"providers"`
+	// Warnings name the keys of the file this package does not know (a typo, or a field of
+	// a newer pi), with file and line; they are ignored.
+	Warnings []string `json:"-"`
 }
 
 // ProviderEntry is one provider of a models.json.
@@ -86,6 +90,11 @@ func ParseModelsFile(path string, data []byte) (*ModelsFile, error) {
 		}
 	}
 	idx := indexPaths(data)
+	var unknown []string
+	unknownKeys(data, reflect.TypeFor[ModelsFile](), "", &unknown)
+	for _, key := range unknown {
+		f.Warnings = append(f.Warnings, fmt.Sprintf("%s:%d: unknown key %s (ignored)", path, idx.line(key), key))
+	}
 	fail := func(field, format string, args ...any) error {
 		return fmt.Errorf("%s:%d: field %s: %s", path, idx.line(field), field, fmt.Sprintf(format, args...))
 	}
@@ -133,6 +142,78 @@ func ParseModelsFile(path string, data []byte) (*ModelsFile, error) {
 		}
 	}
 	return f, nil
+}
+
+// unknownKeys appends to out the path of every object key in raw that t (a struct, or
+// slices, maps and pointers of structs) has no field for, descending into known fields. Keys
+// are matched as encoding/json matches them, ignoring case. Values of other types (compat's
+// free-form map, strings) are not looked into.
+func unknownKeys(raw json.RawMessage, t reflect.Type, path string, out *[]string) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	join := func(key string) string {
+		if path == "" {
+			return key
+		}
+		return path + "." + key
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(raw, &obj) != nil {
+			return
+		}
+		for _, key := range sortedKeys(obj) {
+			field, ok := fieldFor(t, key)
+			if !ok {
+				*out = append(*out, join(key))
+				continue
+			}
+			unknownKeys(obj[key], field.Type, join(key), out)
+		}
+	case reflect.Slice:
+		var arr []json.RawMessage
+		if json.Unmarshal(raw, &arr) != nil {
+			return
+		}
+		for i, el := range arr {
+			unknownKeys(el, t.Elem(), path+"["+strconv.Itoa(i)+"]", out)
+		}
+	case reflect.Map:
+		elem := t.Elem()
+		for elem.Kind() == reflect.Pointer {
+			elem = elem.Elem()
+		}
+		if elem.Kind() != reflect.Struct && elem.Kind() != reflect.Slice {
+			return
+		}
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(raw, &obj) != nil {
+			return
+		}
+		for _, key := range sortedKeys(obj) {
+			unknownKeys(obj[key], t.Elem(), join(key), out)
+		}
+	}
+}
+
+// fieldFor finds the field of struct t that encoding/json decodes key into.
+func fieldFor(t reflect.Type, key string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if strings.EqualFold(name, key) {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
 }
 
 func checkModel(m *ModelEntry, field string, fail func(field, format string, args ...any) error) error {

@@ -119,3 +119,48 @@ func TestResolveValue(t *testing.T) {
 		}
 	}
 }
+
+// Keys the loader does not know are warnings naming the file, line and key, at every level;
+// the known keys of a full file give none.
+func TestModelsFileUnknownKeys(t *testing.T) {
+	good, err := ParseModelsFile("good.json", []byte(goodModels))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(good.Warnings) != 0 {
+		t.Errorf("warnings for known keys: %q", good.Warnings)
+	}
+	data := `{
+  "version": 2,
+  "providers": {
+    "local": {
+      "baseUrl": "http://localhost:8080/v1",
+      "api": "openai-completions",
+      "apikey": "CASE_DOES_NOT_MATTER_TO_THE_LOADER",
+      "timeout": 30,
+      "compat": {"anythingGoes": true},
+      "models": [
+        {"id": "a", "contextWindw": 1000, "cost": {"input": 1, "outptu": 2}},
+        {"id": "b"}
+      ]
+    },
+    "openai": {
+      "modelOverrides": {"gpt-4.1": {"maxTokens": 100, "speed": "fast"}}
+    }
+  }
+}`
+	f, err := ParseModelsFile("m.json", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"m.json:11: unknown key providers.local.models[0].contextWindw (ignored)",
+		"m.json:11: unknown key providers.local.models[0].cost.outptu (ignored)",
+		"m.json:8: unknown key providers.local.timeout (ignored)",
+		"m.json:16: unknown key providers.openai.modelOverrides.gpt-4.1.speed (ignored)",
+		"m.json:2: unknown key version (ignored)",
+	}
+	if strings.Join(f.Warnings, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(f.Warnings, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -138,6 +138,6 @@ const init = await client.initialize().catch((err: unknown) => {
 });
 if (init && !quitting) {
   for (const p of init.problems) console.log(red(`${p.kind}: ${p.message}`));
-  console.log(dim(`pi-rpc ${init.serverInfo.version}, model ${init.model.id}. Ctrl-C aborts, /quit quits.`));
+  console.log(dim(`pi-rpc ${init.serverInfo.version}, model ${init.model?.id ?? 'none'}. Ctrl-C aborts, /quit quits.`));
   rl.prompt();
 }

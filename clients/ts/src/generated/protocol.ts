@@ -1194,7 +1194,7 @@ export interface InitializeResult {
   protocolVersion: number;
   serverInfo: ServerInfo;
   capabilities: ServerCapabilities;
-  model: Model;
+  model?: Model;
   sessionId: string;
   sessionFile?: string;
   problems: Problem[];
@@ -1551,7 +1551,7 @@ export interface ShutdownResult {
  * StateResult is getState's result.
  */
 export interface StateResult {
-  model: Model;
+  model?: Model;
   thinkingLevel: ThinkingLevel;
   options: Options;
   sessionId: string;
