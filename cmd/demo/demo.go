@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
+	"sync"
 
 	"github.com/pi-rpc/pi-rpc/clients/go"
 	"github.com/pi-rpc/pi-rpc/core"
@@ -41,10 +41,10 @@ type config struct {
 // demo is one run of the scenario. Each step is a method that sends requests and prints the
 // busy period they cause, so later scenarios (approvals) slot in as more steps.
 type demo struct {
-	c      *piclient.Client
-	t      *transcript
-	dir    string
-	review *reviewPipe
+	c    *piclient.Client
+	t    *transcript
+	dir  string
+	hold *approvalHold
 }
 
 // run sets up the directory, starts pi-rpc and plays the scenario, printing to out.
@@ -69,11 +69,11 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte(notesText), 0o644); err != nil {
 		return err
 	}
-	review, err := newReviewPipe(filepath.Join(dir, "review.txt"))
-	if err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "review.txt"), []byte(reviewText), 0o644); err != nil {
 		return err
 	}
-	defer review.release()
+	hold := newApprovalHold()
+	defer hold.open()
 
 	// No session files, no AGENTS.md and a private PI_RPC_HOME: nothing outside the
 	// directory can change what the agent sees.
@@ -100,16 +100,16 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 		Stderr: cfg.stderr,
 		// The demo declares the permissions capability, so pi-rpc asks before write, edit and
 		// bash: it approves changes to files and denies running commands.
-		Options: piclient.Options{OnPermission: approve},
+		Options: piclient.Options{OnPermission: hold.approve},
 	})
 	if err != nil {
 		return fmt.Errorf("starting %s: %w (run make build first, or pass -bin)", cfg.bin, err)
 	}
 	defer func() { _ = c.Close() }()
 
-	d := &demo{c: c, t: newTranscript(out, dir), dir: dir, review: review}
+	d := &demo{c: c, t: newTranscript(out, dir), dir: dir, hold: hold}
 	d.t.line("%s", header)
-	d.t.line("directory: notes.txt, review.txt (a named pipe the demo writes to once it has steered)")
+	d.t.line("directory: notes.txt, review.txt")
 	for _, step := range []func(context.Context) error{d.initialize, d.toolLoop, d.abortMidStream, d.approvals, d.shutdown} {
 		if err := step(ctx); err != nil {
 			if cerr := c.Err(); cerr != nil {
@@ -150,17 +150,17 @@ func (d *demo) initialize(ctx context.Context) error {
 // first tool runs, delivered after that tool batch; a follow-up delivered when the agent
 // would have stopped; one agent_settled for all three inputs.
 //
-// A faux tool call takes microseconds, far less than a steer's round trip, so the first tool
-// reads review.txt, a named pipe the demo writes only once the steer and the follow-up are
-// acknowledged: the tool batch cannot end before they are queued, and the run is the same
-// every time.
+// A faux tool call takes microseconds, far less than a steer's round trip, so the demo holds
+// the first tool batch at its edit's permission request until the steer and the follow-up are
+// acknowledged: the batch cannot end before they are queued, and the run is the same every
+// time.
 func (d *demo) toolLoop(ctx context.Context) error {
 	if _, err := d.prompt(ctx, "Read review.txt and apply the review to notes.txt."); err != nil {
 		return err
 	}
 	steered := false
 	_, err := d.period(ctx, func(ev piclient.Event) error {
-		if ev.Type != string(core.ToolExecutionStart) || steered {
+		if ev.Type != session.EventPermissionRequested || steered {
 			return nil
 		}
 		steered = true
@@ -170,10 +170,10 @@ func (d *demo) toolLoop(ctx context.Context) error {
 		if _, err := d.queue(ctx, "followUp", d.c.FollowUp, "When you are done, tell me in one line what changed."); err != nil {
 			return err
 		}
-		d.review.feed(reviewText)
+		d.hold.open()
 		return nil
 	})
-	d.review.release()
+	d.hold.open() // a real model may never ask
 	return err
 }
 
@@ -215,6 +215,25 @@ func (d *demo) abortMidStream(ctx context.Context) error {
 	}
 	d.t.request("waitSettled", in.InputID, settled(s))
 	return nil
+}
+
+// approvalHold answers permission requests as approve does, but holds every answer until it
+// is opened: the demo opens it once it has steered (see toolLoop).
+type approvalHold struct {
+	once   sync.Once
+	opened chan struct{}
+}
+
+func newApprovalHold() *approvalHold { return &approvalHold{opened: make(chan struct{})} }
+
+func (h *approvalHold) open() { h.once.Do(func() { close(h.opened) }) }
+
+func (h *approvalHold) approve(ctx context.Context, req piclient.PermissionRequest) piclient.PermissionDecision {
+	select {
+	case <-h.opened:
+	case <-ctx.Done():
+	}
+	return approve(ctx, req)
 }
 
 // approve is the demo's answer to permission/request: file changes are allowed, commands are
@@ -310,63 +329,6 @@ func (d *demo) period(ctx context.Context, on func(piclient.Event) error) (*sess
 			return &s, nil
 		}
 	}
-}
-
-// reviewPipe is review.txt as a named pipe: opening it for reading blocks until the demo
-// writes the review. After that it becomes a plain file with the same text, so a model that
-// reads it again is not blocked.
-type reviewPipe struct {
-	path    string
-	started bool
-	done    chan struct{}
-}
-
-func newReviewPipe(path string) (*reviewPipe, error) {
-	if err := syscall.Mkfifo(path, 0o644); err != nil {
-		return nil, fmt.Errorf("mkfifo %s: %w", path, err)
-	}
-	return &reviewPipe{path: path, done: make(chan struct{})}, nil
-}
-
-// feed writes text to the first reader, on its own goroutine since the open blocks until a
-// reader comes.
-func (r *reviewPipe) feed(text string) {
-	if r.started {
-		return
-	}
-	r.started = true
-	go func() {
-		defer close(r.done)
-		f, err := os.OpenFile(r.path, os.O_WRONLY, 0)
-		if err != nil {
-			return
-		}
-		defer func() { _ = f.Close() }() // the reader's EOF
-		_, _ = f.WriteString(text)
-		tmp := r.path + ".tmp"
-		if os.WriteFile(tmp, []byte(text), 0o644) == nil {
-			_ = os.Rename(tmp, r.path)
-		}
-	}()
-}
-
-// release unblocks a feed whose reader never came (a real model may not read the review),
-// and waits for it to end.
-func (r *reviewPipe) release() {
-	if !r.started {
-		return
-	}
-	select {
-	case <-r.done:
-		return
-	default:
-	}
-	if f, err := os.OpenFile(r.path, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
-		<-r.done
-		_ = f.Close()
-		return
-	}
-	<-r.done
 }
 
 // absPath makes a relative binary path absolute: the server runs in the demo's temp

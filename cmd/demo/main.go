@@ -2,9 +2,9 @@
 // compact transcript: `make demo` runs it after building bin/pi-rpc.
 //
 // In a fresh temporary directory holding notes.txt and review.txt, it sends a prompt that
-// makes the agent read the review, read and edit notes.txt in a tool loop; steers while the
-// first tool runs; queues a follow-up; waits for agent_settled; then sends a second prompt and
-// aborts it mid-stream. Offline it runs on the scripted faux model and its output is the same
+// makes the agent read the review and edit notes.txt in a tool loop; steers while the first
+// edit waits for its approval; queues a follow-up; waits for agent_settled; then sends a
+// second prompt and aborts it mid-stream. Offline it runs on the scripted faux model and its output is the same
 // on every run (cmd/demo/testdata/demo.golden, checked by `make test`); with OPENAI_API_KEY set
 // it runs on the real model instead.
 package main
