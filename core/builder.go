@@ -43,10 +43,15 @@ type streamCall struct {
 	idSent, nameSent bool
 }
 
-// finalArgs returns the call's arguments for the finished message: a copy, so that the
-// message shares no map or slice with the parser's live value.
-func (c *streamCall) finalArgs() map[string]any {
-	return cloneJSON(c.args.Value()).(map[string]any)
+// finish gives the call's block its arguments for the finished message: a copy, so that the
+// message shares no map or slice with the parser's live value, and, when the fragments made
+// one complete object, their text (compacted), so the model gets back its own key order.
+func (c *streamCall) finish(block *Content) {
+	block.Arguments = cloneJSON(c.args.Value()).(map[string]any)
+	block.RawArguments = nil
+	if text, ok := c.args.complete(); ok {
+		block.RawArguments = normalizeArguments(text)
+	}
 }
 
 // NewMessageBuilder starts a message for model at timestamp (Unix ms). The message's content,
@@ -214,7 +219,7 @@ func (b *MessageBuilder) EndBlocks() bool {
 			return false
 		}
 		block := &b.msg.Content[c.index]
-		block.Arguments = c.finalArgs()
+		c.finish(block)
 		if !b.emit(AssistantEvent{Type: EventToolCallEnd, ContentIndex: c.index, ToolCall: block}) {
 			return false
 		}
@@ -261,7 +266,7 @@ func (b *MessageBuilder) Fail(failure *ProviderError) bool {
 		ok = b.EndBlocks()
 	default:
 		for _, c := range b.calls {
-			b.msg.Content[c.index].Arguments = c.finalArgs()
+			c.finish(&b.msg.Content[c.index])
 		}
 		b.calls = nil
 		b.open = -1
