@@ -8,7 +8,8 @@ import "strings"
 //   - a text or thinking block ends when a block of another kind starts or the response
 //     finishes; text after a tool call is therefore a new block;
 //   - tool-call blocks stay open until the response finishes (servers interleave the argument
-//     fragments of parallel calls), then end in content order;
+//     fragments of parallel calls); then the open blocks end in content order, also when the
+//     response is aborted;
 //   - a tool call's arguments always hold what the fragments so far parse to.
 //
 // Text accumulates in a strings.Builder whose String() shares the builder's bytes, so each
@@ -42,10 +43,15 @@ type streamCall struct {
 	idSent, nameSent bool
 }
 
-// finalArgs returns the call's arguments for the finished message: a copy, so that the
-// message shares no map or slice with the parser's live value.
-func (c *streamCall) finalArgs() map[string]any {
-	return cloneJSON(c.args.Value()).(map[string]any)
+// finish gives the call's block its arguments for the finished message: a copy, so that the
+// message shares no map or slice with the parser's live value, and, when the fragments made
+// one complete object, their text (compacted), so the model gets back its own key order.
+func (c *streamCall) finish(block *Content) {
+	block.Arguments = cloneJSON(c.args.Value()).(map[string]any)
+	block.RawArguments = nil
+	if text, ok := c.args.complete(); ok {
+		block.RawArguments = normalizeArguments(text)
+	}
 }
 
 // NewMessageBuilder starts a message for model at timestamp (Unix ms). The message's content,
@@ -198,24 +204,28 @@ func (b *MessageBuilder) ToolCall(key int, id, name, fragment string) bool {
 	return b.emit(ev)
 }
 
-// EndBlocks ends every open block: the open text or thinking block first, then the tool
-// calls in content order. Providers call it when the finish reason arrives; Done calls it too.
+// EndBlocks ends every open block in content order: the open text or thinking block and the
+// tool calls, each tool call with its arguments as finally parsed. Providers call it when the
+// finish reason arrives; Done calls it too, and Fail on an abort.
 func (b *MessageBuilder) EndBlocks() bool {
 	if !b.Start() {
-		return false
-	}
-	if b.open >= 0 && !b.closeOpen() {
 		return false
 	}
 	calls := b.calls
 	b.calls = nil
 	b.callByKey = map[int]*streamCall{}
 	for _, c := range calls {
+		if b.open >= 0 && b.open < c.index && !b.closeOpen() {
+			return false
+		}
 		block := &b.msg.Content[c.index]
-		block.Arguments = c.finalArgs()
+		c.finish(block)
 		if !b.emit(AssistantEvent{Type: EventToolCallEnd, ContentIndex: c.index, ToolCall: block}) {
 			return false
 		}
+	}
+	if b.open >= 0 && !b.closeOpen() {
+		return false
 	}
 	return true
 }
@@ -233,24 +243,46 @@ func (b *MessageBuilder) Done() bool {
 }
 
 // Fail ends the stream with an error event: stop reason error, or aborted when failure's
-// kind is [ErrorAborted]. Open blocks keep their partial content and get no end events; tool
-// calls keep the arguments parsed so far.
+// kind is [ErrorAborted].
+//
+// An abort ends the open blocks first, as a finished response does, each with its content as
+// it stood (a tool call with the arguments parsed so far), so that a client sees every block
+// it was shown start also end. Any other failure cuts the stream off: open blocks keep their
+// partial content and get no end events; tool calls keep the arguments parsed so far.
+//
+// A failure before Start (the request failed before any content) sets the stop reason and
+// error first, so the start event's message already says how the response ended.
 func (b *MessageBuilder) Fail(failure *ProviderError) bool {
-	b.Start()
-	for _, c := range b.calls {
-		b.msg.Content[c.index].Arguments = c.finalArgs()
-	}
-	b.calls = nil
-	b.open = -1
 	reason := StopReasonError
 	if failure.Kind == ErrorAborted {
 		reason = StopReasonAborted
 	}
+	ok := true
+	switch {
+	case !b.started:
+		b.setFailure(reason, failure)
+		ok = b.Start()
+	case reason == StopReasonAborted:
+		ok = b.EndBlocks()
+	default:
+		for _, c := range b.calls {
+			c.finish(&b.msg.Content[c.index])
+		}
+		b.calls = nil
+		b.open = -1
+	}
+	b.setFailure(reason, failure)
+	b.ended = true
+	if !ok {
+		return false
+	}
+	return b.emit(AssistantEvent{Type: EventError, Reason: reason})
+}
+
+func (b *MessageBuilder) setFailure(reason StopReason, failure *ProviderError) {
 	b.msg.StopReason = reason
 	b.msg.ErrorMessage = failure.Message
 	b.msg.Failure = failure
-	b.ended = true
-	return b.emit(AssistantEvent{Type: EventError, Reason: reason})
 }
 
 // Aborted is the failure a provider reports when its context is cancelled.

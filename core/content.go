@@ -1,8 +1,10 @@
 package core
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 )
 
 // ContentType names the kind of a [Content] block.
@@ -37,16 +39,24 @@ type Content struct {
 	Data     string `json:"data"`
 	MimeType string `json:"mimeType"`
 
-	// ID, Name, Arguments and ThoughtSignature belong to tool calls. Arguments is never nil in
-	// a finished message.
+	// ID, Name, Arguments, RawArguments and ThoughtSignature belong to tool calls. Arguments
+	// is never nil in a finished message.
 	ID               string         `json:"id"`
 	Name             string         `json:"name"`
-	Arguments        map[string]any `json:"arguments"`
+	Arguments        map[string]any `json:"-"`
 	ThoughtSignature string         `json:"thoughtSignature"`
+
+	// RawArguments is the JSON text of Arguments as the model wrote it (compacted), when it
+	// was a complete object: the builder keeps it from the streamed fragments and decoding
+	// from the message's JSON. Encoding and providers send it in place of Arguments, so the
+	// model sees its arguments back with its own key order (a map's are sorted). Code that
+	// changes Arguments must set it to nil; it is nil for blocks built in code.
+	RawArguments json.RawMessage `json:"arguments"`
 }
 
 // The JSON tags above are for decoding only, which then needs no custom code and reads a
-// message in one pass; encoding writes exactly pi's fields for the block's type (MarshalJSON).
+// message in one pass (a tool call's arguments are parsed from RawArguments afterwards, by
+// checkBlocks); encoding writes exactly pi's fields for the block's type (MarshalJSON).
 
 // TextBlock returns a text block.
 func TextBlock(text string) Content { return Content{Type: ContentText, Text: text} }
@@ -89,11 +99,11 @@ type imageJSON struct {
 }
 
 type toolCallJSON struct {
-	Type             ContentType    `json:"type"`
-	ID               string         `json:"id"`
-	Name             string         `json:"name"`
-	Arguments        map[string]any `json:"arguments"`
-	ThoughtSignature string         `json:"thoughtSignature,omitempty"`
+	Type             ContentType `json:"type"`
+	ID               string      `json:"id"`
+	Name             string      `json:"name"`
+	Arguments        any         `json:"arguments"`
+	ThoughtSignature string      `json:"thoughtSignature,omitempty"`
 }
 
 // MarshalJSON writes the block in pi's shape for its type.
@@ -106,8 +116,11 @@ func (c Content) MarshalJSON() ([]byte, error) {
 	case ContentImage:
 		return json.Marshal(imageJSON{c.Type, c.Data, c.MimeType})
 	case ContentToolCall:
-		args := c.Arguments
-		if args == nil {
+		var args any = c.Arguments
+		switch {
+		case c.RawArguments != nil:
+			args = c.RawArguments
+		case c.Arguments == nil:
 			args = map[string]any{}
 		}
 		return json.Marshal(toolCallJSON{c.Type, c.ID, c.Name, args, c.ThoughtSignature})
@@ -116,18 +129,53 @@ func (c Content) MarshalJSON() ([]byte, error) {
 	}
 }
 
+// ArgumentsJSON returns the JSON text a provider sends for a tool call's arguments: the
+// model's own text when known (RawArguments), else Arguments encoded as JavaScript's
+// JSON.stringify would (compact, "<", ">" and "&" as themselves).
+func (c *Content) ArgumentsJSON() string {
+	if c.RawArguments != nil {
+		return string(c.RawArguments)
+	}
+	if len(c.Arguments) == 0 {
+		return "{}"
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(c.Arguments); err != nil {
+		return "{}"
+	}
+	return string(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}))
+}
+
 // checkBlocks validates decoded blocks: every type must be one of pi's four, and a tool call's
-// arguments are an object, never null.
+// arguments are an object, never null. A tool call's arguments are parsed from the text the
+// decoder kept in RawArguments, which stays (normalised) when it is an object.
 func checkBlocks(blocks []Content) error {
 	for i := range blocks {
-		switch blocks[i].Type {
+		b := &blocks[i]
+		switch b.Type {
 		case ContentText, ContentThinking, ContentImage:
 		case ContentToolCall:
-			if blocks[i].Arguments == nil {
-				blocks[i].Arguments = map[string]any{}
+			if b.Arguments != nil {
+				// Already decoded (checkBlocks may run twice on the same blocks).
+				break
 			}
+			raw := bytes.TrimSpace(b.RawArguments)
+			b.RawArguments = nil
+			if len(raw) == 0 || string(raw) == "null" {
+				b.Arguments = map[string]any{}
+				break
+			}
+			if raw[0] != '{' {
+				return fmt.Errorf("core: tool call %q: arguments are not a JSON object", b.ID)
+			}
+			if err := json.Unmarshal(raw, &b.Arguments); err != nil {
+				return fmt.Errorf("core: tool call %q: arguments: %w", b.ID, err)
+			}
+			b.RawArguments = normalizeArguments(raw)
 		default:
-			return fmt.Errorf("core: unknown content type %q", blocks[i].Type)
+			return fmt.Errorf("core: unknown content type %q", b.Type)
 		}
 	}
 	return nil
@@ -176,4 +224,87 @@ func TextOf(blocks []Content) string {
 		}
 	}
 	return string(buf)
+}
+
+// normalizeArguments returns a tool call's arguments text (valid JSON) in the form that is
+// kept and sent back: compact, as JSON.stringify writes it, and with the escapes Go's encoder
+// adds to strings ("\u003c", "\u003e", "\u0026", "\u2028", "\u2029") written as the
+// characters, so that text read back from a file is the text the model wrote. A []byte that
+// needs no change is returned as it is.
+func normalizeArguments[T ~string | ~[]byte](src T) json.RawMessage {
+	if b, ok := any(src).([]byte); ok && !needsNormalizing(b) {
+		return b
+	}
+	out := make([]byte, 0, len(src))
+	inString := false
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if !inString {
+			if isJSONSpace(c) {
+				continue
+			}
+			inString = c == '"'
+			out = append(out, c)
+			continue
+		}
+		switch {
+		case c == '"':
+			inString = false
+		case c == '\\' && i+1 < len(src):
+			if r, ok := htmlEscape(src, i); ok {
+				out = utf8.AppendRune(out, r)
+				i += 5
+				continue
+			}
+			out = append(out, c, src[i+1])
+			i++
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// needsNormalizing reports whether normalizeArguments would change src.
+func needsNormalizing(src []byte) bool {
+	inString := false
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case !inString:
+			if isJSONSpace(c) {
+				return true
+			}
+			inString = c == '"'
+		case c == '"':
+			inString = false
+		case c == '\\':
+			if _, ok := htmlEscape(src, i); ok {
+				return true
+			}
+			i++
+		}
+	}
+	return false
+}
+
+// htmlEscape decodes the escape at src[i] ('\\') if it is one that Go's encoder adds and
+// JSON.stringify does not write.
+func htmlEscape[T ~string | ~[]byte](src T, i int) (rune, bool) {
+	if i+5 >= len(src) || src[i+1] != 'u' {
+		return 0, false
+	}
+	var r rune
+	for j := i + 2; j < i+6; j++ {
+		d := hexDigit(src[j])
+		if d < 0 {
+			return 0, false
+		}
+		r = r<<4 | d
+	}
+	switch r {
+	case '<', '>', '&', '\u2028', '\u2029':
+		return r, true
+	}
+	return 0, false
 }

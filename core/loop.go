@@ -242,26 +242,31 @@ func (l *loop) fail(partial *AssistantMessage, err error) *AssistantMessage {
 	if !errors.As(err, &pe) {
 		pe = &ProviderError{Kind: ErrorOther, Message: err.Error()}
 	}
+	reason := StopReasonError
+	if pe.Kind == ErrorAborted {
+		reason = StopReasonAborted
+	}
 	msg := partial
 	if msg == nil {
+		// Nothing was streamed: the message starts already failed.
 		a := l.a
 		a.mu.Lock()
 		model := a.state.Model
 		a.mu.Unlock()
 		msg = &AssistantMessage{
-			Content:   []Content{TextBlock("")},
-			API:       model.API,
-			Provider:  model.Provider,
-			Model:     model.ID,
-			Timestamp: l.now(),
+			Content:      []Content{TextBlock("")},
+			API:          model.API,
+			Provider:     model.Provider,
+			Model:        model.ID,
+			StopReason:   reason,
+			ErrorMessage: pe.Message,
+			Failure:      pe,
+			Timestamp:    l.now(),
 		}
 		l.messages = append(l.messages, msg)
 		l.emit(Event{Type: MessageStart, Message: msg})
 	}
-	msg.StopReason = StopReasonError
-	if pe.Kind == ErrorAborted {
-		msg.StopReason = StopReasonAborted
-	}
+	msg.StopReason = reason
 	msg.ErrorMessage = pe.Message
 	msg.Failure = pe
 	l.emit(Event{Type: MessageEnd, Message: msg})

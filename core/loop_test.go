@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -574,6 +575,7 @@ func TestB4FailureLifecycle(t *testing.T) {
 		name, want string
 		opts       core.Options
 	}{
+		{"provider fails before any content", faux.QueueEmptyMessage, core.Options{}},
 		{"hook error", "provider exploded", core.Options{ConvertToLLM: func(context.Context, []core.Message) ([]core.Message, error) {
 			return nil, errors.New("provider exploded")
 		}}},
@@ -588,6 +590,13 @@ func TestB4FailureLifecycle(t *testing.T) {
 			h := newHarness(t, tc.opts)
 			got := h.prompt("hi")
 			eq(t, "events", h.rec.types(), []string{"agent_start", "turn_start", "message_start", "message_end", "message_start", "message_end", "turn_end", "agent_end"})
+			// The message_start as written already says how the response ended.
+			start := h.rec.lines[4]
+			for _, want := range []string{`"stopReason":"error"`, `"errorMessage":` + strconv.Quote(tc.want)} {
+				if !strings.Contains(start, want) {
+					t.Errorf("message_start %s lacks %s", start, want)
+				}
+			}
 			last := got[len(got)-1].(*core.AssistantMessage)
 			if last.StopReason != core.StopReasonError || last.ErrorMessage != tc.want {
 				t.Fatalf("last message stop %q error %q, want error %q", last.StopReason, last.ErrorMessage, tc.want)

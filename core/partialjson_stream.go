@@ -136,6 +136,12 @@ func (p *PartialJSON) Value() map[string]any {
 	return p.fbVal
 }
 
+// complete returns the text written so far and whether it is exactly one JSON object (with
+// surrounding whitespace), as read without any repair.
+func (p *PartialJSON) complete() (string, bool) {
+	return p.text.String(), !p.fallback && p.state == pjDone
+}
+
 // fail switches to the fallback for good and drops the incremental state.
 func (p *PartialJSON) fail() {
 	p.fallback = true

@@ -118,6 +118,9 @@ func (t *transcript) update(ev piclient.Event, typ, delta string) {
 	if step == "start" {
 		t.flushLocked()
 	}
+	if step == "end" && t.block == nil {
+		return // the block was already printed (an abort's end events come after the abort line)
+	}
 	if t.block == nil {
 		t.block = &block{kind: kind, first: ev.Seq, runID: ev.RunID}
 	}

@@ -26,19 +26,19 @@ func TestCancelAtBoundaries(t *testing.T) {
 		{
 			name:        "before start",
 			at:          -1,
-			want:        []string{"start", "error aborted"},
+			want:        []string{"start aborted", "error aborted"},
 			wantContent: `[]`,
 		},
 		{
 			name:        "before the first block",
 			at:          0,
-			want:        []string{"start", "error aborted"},
+			want:        []string{"start aborted", "error aborted"},
 			wantContent: `[]`,
 		},
 		{
 			name:        "mid text",
 			at:          1,
-			want:        []string{"start", "text_start 0", `text_delta 0 "abcd"`, "error aborted"},
+			want:        []string{"start", "text_start 0", `text_delta 0 "abcd"`, `text_end 0 "abcd"`, "error aborted"},
 			wantContent: `[{"type":"text","text":"abcd"}]`,
 		},
 		{
@@ -47,6 +47,7 @@ func TestCancelAtBoundaries(t *testing.T) {
 			want: []string{
 				"start", "text_start 0", `text_delta 0 "abcd"`, `text_delta 0 "efgh"`, `text_end 0 "abcdefgh"`,
 				"toolcall_start 1 id=call_1 name=read", `toolcall_delta 1 "{\"pa"`, `toolcall_delta 1 "th\":"`,
+				"toolcall_end 1 id=call_1 name=read {}",
 				"error aborted",
 			},
 			wantContent: `[{"type":"text","text":"abcdefgh"},{"type":"toolCall","id":"call_1","name":"read","arguments":{}}]`,
@@ -58,6 +59,7 @@ func TestCancelAtBoundaries(t *testing.T) {
 				"start", "text_start 0", `text_delta 0 "abcd"`, `text_delta 0 "efgh"`, `text_end 0 "abcdefgh"`,
 				"toolcall_start 1 id=call_1 name=read", `toolcall_delta 1 "{\"pa"`, `toolcall_delta 1 "th\":"`,
 				`toolcall_delta 1 "\"xyz"`,
+				`toolcall_end 1 id=call_1 name=read {"path":"xyz"}`,
 				"error aborted",
 			},
 			wantContent: `[{"type":"text","text":"abcdefgh"},{"type":"toolCall","id":"call_1","name":"read","arguments":{"path":"xyz"}}]`,
@@ -144,7 +146,7 @@ func TestAbortFromAnotherGoroutine(t *testing.T) {
 	<-reached
 	cancel()
 	checkLines(t, <-done, []string{
-		"start", "text_start 0", `text_delta 0 "a"`, `text_delta 0 "b"`, "error aborted",
+		"start", "text_start 0", `text_delta 0 "a"`, `text_delta 0 "b"`, `text_end 0 "ab"`, "error aborted",
 	})
 }
 
@@ -154,8 +156,8 @@ func TestHang(t *testing.T) {
 		hangAfter int
 		want      []string
 	}{
-		{"after one delta", 1, []string{"start", "text_start 0", `text_delta 0 "ab"`, "error aborted"}},
-		{"before the first delta", 0, []string{"start", "error aborted"}},
+		{"after one delta", 1, []string{"start", "text_start 0", `text_delta 0 "ab"`, `text_end 0 "ab"`, "error aborted"}},
+		{"before the first delta", 0, []string{"start aborted", "error aborted"}},
 		{"past the end hangs before done", 99, []string{
 			"start", "text_start 0", `text_delta 0 "ab"`, `text_delta 0 "c"`, `text_end 0 "abc"`, "error aborted",
 		}},
@@ -223,7 +225,7 @@ func TestDelayCancelled(t *testing.T) {
 	p := newProvider(faux.WithDelay(time.Hour), faux.WithSleep(sleep))
 	p.SetResponses(faux.Reply(faux.Text("abc")))
 	got, _ := run(t, p, ctx, userRequest("q"))
-	checkLines(t, got, []string{"start", "error aborted"})
+	checkLines(t, got, []string{"start aborted", "error aborted"})
 }
 
 // TestDefaultSleepHonoursCancel uses the real timer-based pause with an hour-long delay: only
@@ -236,7 +238,7 @@ func TestDefaultSleepHonoursCancel(t *testing.T) {
 		BeforeChunk: func(context.Context, int) { cancel() },
 	})
 	got, msg := run(t, p, ctx, userRequest("q"))
-	checkLines(t, got, []string{"start", "error aborted"})
+	checkLines(t, got, []string{"start aborted", "error aborted"})
 	if !errors.Is(ctx.Err(), context.Canceled) || msg.StopReason != core.StopReasonAborted {
 		t.Errorf("stopReason: got %q, want aborted", msg.StopReason)
 	}

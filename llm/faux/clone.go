@@ -78,6 +78,7 @@ func cloneContent(blocks []core.Content) []core.Content {
 		if b.Arguments != nil {
 			b.Arguments = cloneValue(b.Arguments).(map[string]any)
 		}
+		b.RawArguments = slices.Clone(b.RawArguments)
 		out[i] = b
 	}
 	return out

@@ -34,6 +34,11 @@ func userRequest(text string) *core.Request {
 func describe(ev core.AssistantEvent) string {
 	switch ev.Type {
 	case core.EventStart:
+		// The message as it stands at the start: a response that failed before any content
+		// already says so.
+		if m := ev.Partial; m.StopReason != core.StopReasonStop {
+			return fmt.Sprintf("start %s", m.StopReason)
+		}
 		return "start"
 	case core.EventTextStart, core.EventThinkingStart:
 		return fmt.Sprintf("%s %d", ev.Type, ev.ContentIndex)
@@ -72,7 +77,7 @@ func collect(t *testing.T, seq iter.Seq[core.AssistantEvent]) ([]string, *core.A
 	if final == nil {
 		t.Fatalf("stream ended without done or error; events: %v", lines)
 	}
-	if len(lines) == 0 || lines[0] != "start" {
+	if len(lines) == 0 || !strings.HasPrefix(lines[0], "start") {
 		t.Fatalf("first event: got %v, want start", lines)
 	}
 	return lines, final

@@ -35,7 +35,7 @@ func TestFactoryPanicFailsTheCall(t *testing.T) {
 	p := newProvider()
 	p.SetResponses(faux.Func(func(context.Context, *core.Request, int) faux.Step { panic("oops") }))
 	got, msg := run(t, p, context.Background(), userRequest("q"))
-	checkLines(t, got, []string{"start", "error error"})
+	checkLines(t, got, []string{"start error", "error error"})
 	if want := "faux: step factory panicked: oops"; msg.ErrorMessage != want {
 		t.Errorf("errorMessage: got %q, want %q", msg.ErrorMessage, want)
 	}

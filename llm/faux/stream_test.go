@@ -212,7 +212,7 @@ func TestErrorSteps(t *testing.T) {
 		{
 			name:    "fail helper",
 			step:    faux.Fail("boom"),
-			want:    []string{"start", "error error"},
+			want:    []string{"start error", "error error"},
 			wantMsg: "boom",
 		},
 		{
@@ -230,14 +230,14 @@ func TestErrorSteps(t *testing.T) {
 		{
 			name:     "scripted aborted",
 			step:     faux.Step{StopReason: core.StopReasonAborted},
-			want:     []string{"start", "error aborted"},
+			want:     []string{"start aborted", "error aborted"},
 			wantMsg:  "Request was aborted",
 			wantKind: core.ErrorAborted,
 		},
 		{
 			name:     "unsupported block type",
 			step:     faux.Reply(faux.Block{Type: core.ContentImage}),
-			want:     []string{"start", "error error"},
+			want:     []string{"start error", "error error"},
 			wantMsg:  `faux: content[0]: unsupported block type "image"`,
 			wantKind: core.ErrorOther,
 		},
@@ -269,7 +269,7 @@ func TestQueueEmpty(t *testing.T) {
 	p.SetResponses(faux.Reply(faux.Text("one")))
 	run(t, p, context.Background(), userRequest("a"))
 	got, msg := run(t, p, context.Background(), userRequest("b"))
-	checkLines(t, got, []string{"start", "error error"})
+	checkLines(t, got, []string{"start error", "error error"})
 	if msg.ErrorMessage != "No more faux responses queued" {
 		t.Errorf("errorMessage: got %q, want %q", msg.ErrorMessage, "No more faux responses queued")
 	}

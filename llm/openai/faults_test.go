@@ -25,31 +25,31 @@ func TestFaults(t *testing.T) {
 		{
 			name: "429 with Retry-After",
 			resp: mockopenai.RateLimitError("7"),
-			want: []string{"start", "error error retryable: 429 Rate limit reached for gpt-4.1 in organization org-mock on tokens per min (TPM): Limit 30000, Used 30000, Requested 1000. Please try again in 2s."},
+			want: []string{"start error", "error error retryable: 429 Rate limit reached for gpt-4.1 in organization org-mock on tokens per min (TPM): Limit 30000, Used 30000, Requested 1000. Please try again in 2s."},
 			kind: core.ErrorRetryable, status: 429, retry: 7 * time.Second,
 		},
 		{
 			name: "401 names the key source",
 			resp: mockopenai.Response{Status: 401, Error: &mockopenai.ErrorBody{Message: "Incorrect API key provided: test-key.", Type: "invalid_request_error", Code: "invalid_api_key"}},
-			want: []string{"start", "error error auth: 401 Incorrect API key provided: test-key. (API key from the test's Config)"},
+			want: []string{"start error", "error error auth: 401 Incorrect API key provided: test-key. (API key from the test's Config)"},
 			kind: core.ErrorAuth, status: 401,
 		},
 		{
 			name: "context length exceeded",
 			resp: mockopenai.ContextLengthError(),
-			want: []string{"start", "error error overflow: 400 This model's maximum context length is 128000 tokens. However, your messages resulted in 130415 tokens. Please reduce the length of the messages."},
+			want: []string{"start error", "error error overflow: 400 This model's maximum context length is 128000 tokens. However, your messages resulted in 130415 tokens. Please reduce the length of the messages."},
 			kind: core.ErrorOverflow, status: 400,
 		},
 		{
 			name: "502 with an HTML body",
 			resp: mockopenai.Response{Status: 502, Body: "<html>\n<body>Bad gateway</body>\n</html>", ContentType: "text/html"},
-			want: []string{"start", "error error retryable: 502 Bad Gateway: <html> <body>Bad gateway</body> </html>"},
+			want: []string{"start error", "error error retryable: 502 Bad Gateway: <html> <body>Bad gateway</body> </html>"},
 			kind: core.ErrorRetryable, status: 502,
 		},
 		{
 			name: "500 without a body",
 			resp: mockopenai.Response{Status: 500},
-			want: []string{"start", "error error retryable: 500 status code (no body)"},
+			want: []string{"start error", "error error retryable: 500 status code (no body)"},
 			kind: core.ErrorRetryable, status: 500,
 		},
 		{
@@ -135,34 +135,74 @@ func TestFaults(t *testing.T) {
 }
 
 // TestCancel cancels the context mid-stream: the stream ends aborted with the partial
-// content, and the server sees the client go away (the HTTP request was closed).
+// content, the open blocks end first (with their content as it stood), and the server sees
+// the client go away (the HTTP request was closed).
 func TestCancel(t *testing.T) {
-	p, srv := newMockProvider(t, Config{}, mockopenai.Response{Text: "abcdef", ChunkSize: 2, StallAfter: 3})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var got []string
-	var final *core.AssistantMessage
-	for ev := range p.Stream(ctx, &core.Request{Model: modelByID(t, "gpt-4.1"), Messages: []core.Message{core.NewUserMessage("hi", nil, 1)}}) {
-		got = append(got, describe(ev))
-		if ev.Type == core.EventTextDelta && ev.Delta == "cd" {
-			cancel()
-		}
-		if ev.Type == core.EventError || ev.Type == core.EventDone {
-			final = ev.Partial
-		}
-	}
-	diffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "ab"`, `text_delta 0 "cd"`, "error aborted aborted: Request was aborted"})
-	if final == nil || final.StopReason != core.StopReasonAborted || core.TextOf(final.Content) != "abcd" {
-		t.Fatalf("final = %+v, want aborted with text abcd", final)
-	}
-	reqs := srv.Requests()
-	if len(reqs) != 1 {
-		t.Fatalf("requests = %d, want 1", len(reqs))
-	}
-	select {
-	case <-reqs[0].Gone():
-	case <-time.After(10 * time.Second):
-		t.Fatal("the server never saw the client go away")
+	for _, tc := range []struct {
+		name    string
+		resp    mockopenai.Response
+		trigger string // the event after which the consumer cancels
+		want    []string
+		content string
+	}{
+		{
+			name:    "mid text",
+			resp:    mockopenai.Response{Text: "abcdef", ChunkSize: 2, StallAfter: 3},
+			trigger: `text_delta 0 "cd"`,
+			want:    []string{"start", "text_start 0", `text_delta 0 "ab"`, `text_delta 0 "cd"`, `text_end 0 "abcd"`, "error aborted aborted: Request was aborted"},
+			content: `[{"type":"text","text":"abcd"}]`,
+		},
+		{
+			name:    "mid thinking",
+			resp:    mockopenai.Response{Reasoning: "abcdef", Text: "xy", ChunkSize: 2, StallAfter: 3},
+			trigger: `thinking_delta 0 "cd"`,
+			want:    []string{"start", "thinking_start 0", `thinking_delta 0 "ab"`, `thinking_delta 0 "cd"`, `thinking_end 0 "abcd"`, "error aborted aborted: Request was aborted"},
+			content: `[{"type":"thinking","thinking":"abcd","thinkingSignature":"reasoning_content"}]`,
+		},
+		{
+			name:    "mid tool arguments",
+			resp:    mockopenai.Response{Text: "ok", ToolCalls: []mockopenai.ToolCall{{ID: "call_1", Name: "read", Arguments: `{"path":"a.txt"}`}}, ChunkSize: 4, StallAfter: 6},
+			trigger: `toolcall_delta 1 "\"a.t"`,
+			want: []string{
+				"start", "text_start 0", `text_delta 0 "ok"`, `text_end 0 "ok"`, "toolcall_start 1 id=call_1 name=read",
+				`toolcall_delta 1 "{\"pa"`, `toolcall_delta 1 "th\":"`, `toolcall_delta 1 "\"a.t"`,
+				`toolcall_end 1 call_1 read {"path":"a.t"}`, "error aborted aborted: Request was aborted",
+			},
+			content: `[{"type":"text","text":"ok"},{"type":"toolCall","id":"call_1","name":"read","arguments":{"path":"a.t"}}]`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, srv := newMockProvider(t, Config{}, tc.resp)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var got []string
+			var final *core.AssistantMessage
+			for ev := range p.Stream(ctx, &core.Request{Model: modelByID(t, "gpt-4.1"), Messages: []core.Message{core.NewUserMessage("hi", nil, 1)}}) {
+				got = append(got, describe(ev))
+				if got[len(got)-1] == tc.trigger {
+					cancel()
+				}
+				if ev.Type == core.EventError || ev.Type == core.EventDone {
+					final = ev.Partial
+				}
+			}
+			diffLines(t, got, tc.want)
+			if final == nil || final.StopReason != core.StopReasonAborted {
+				t.Fatalf("final = %+v, want aborted", final)
+			}
+			if c := contentJSON(t, final); c != tc.content {
+				t.Errorf("content = %s, want %s", c, tc.content)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 1 {
+				t.Fatalf("requests = %d, want 1", len(reqs))
+			}
+			select {
+			case <-reqs[0].Gone():
+			case <-time.After(10 * time.Second):
+				t.Fatal("the server never saw the client go away")
+			}
+		})
 	}
 }
 
@@ -172,7 +212,7 @@ func TestCancelBeforeHeaders(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	srv.OnRequest = func(*mockopenai.Request) { cancel() }
 	got, final := run(t, ctx, p, &core.Request{Model: modelByID(t, "gpt-4.1"), Messages: []core.Message{core.NewUserMessage("hi", nil, 1)}})
-	diffLines(t, got, []string{"start", "error aborted aborted: Request was aborted"})
+	diffLines(t, got, []string{"start aborted", "error aborted aborted: Request was aborted"})
 	if final.Failure == nil || final.Failure.Kind != core.ErrorAborted {
 		t.Errorf("failure = %+v, want aborted", final.Failure)
 	}

@@ -79,6 +79,11 @@ func run(t *testing.T, ctx context.Context, p core.Provider, req *core.Request) 
 func describe(ev core.AssistantEvent) string {
 	switch ev.Type {
 	case core.EventStart:
+		// The message as it stands at the start: a response that failed before any content
+		// already says so.
+		if m := ev.Partial; m.StopReason != core.StopReasonStop {
+			return fmt.Sprintf("start %s", m.StopReason)
+		}
 		return "start"
 	case core.EventTextStart, core.EventThinkingStart:
 		return fmt.Sprintf("%s %d", ev.Type, ev.ContentIndex)

@@ -96,7 +96,7 @@ func TestIdleTimeout(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			p := pipeProvider(t, 90*time.Second, mockopenai.Response{StallBeforeHeaders: true, Text: "x"})
 			got, _ := run(t, context.Background(), p, req(t))
-			diffLines(t, got, []string{"start", "error error retryable: No data from provider for 90s"})
+			diffLines(t, got, []string{"start error", "error error retryable: No data from provider for 90s"})
 		})
 	})
 	t.Run("keep-alive comments keep the stream alive", func(t *testing.T) {

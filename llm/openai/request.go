@@ -1,12 +1,14 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	oa "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -67,11 +69,13 @@ func (p *Provider) buildRequest(req *core.Request) (oa.ChatCompletionNewParams, 
 				fn.Description = oa.String(t.Description)
 			}
 			if len(t.Parameters) > 0 {
-				var schema map[string]any
-				if err := json.Unmarshal(t.Parameters, &schema); err != nil {
-					return params, nil, fmt.Errorf("tool %s: parameters are not a JSON object: %w", t.Name, err)
+				// Sent as given: a map would list the properties alphabetically, not in the
+				// order the tool declares them (and the model is told).
+				schema := bytes.TrimSpace(t.Parameters)
+				if len(schema) == 0 || schema[0] != '{' || !json.Valid(schema) {
+					return params, nil, fmt.Errorf("tool %s: parameters are not a JSON object", t.Name)
 				}
-				fn.Parameters = schema
+				fn.SetExtraFields(map[string]any{"parameters": json.RawMessage(schema)})
 			}
 			if strict {
 				fn.Strict = oa.Bool(false)
@@ -298,18 +302,11 @@ func assistantMessage(m *core.AssistantMessage, thinkingAsText bool) (*oa.ChatCo
 				thinking = append(thinking, b.Thinking)
 			}
 		case core.ContentToolCall:
-			args := b.Arguments
-			if args == nil {
-				args = map[string]any{}
-			}
-			raw, err := json.Marshal(args)
-			if err != nil {
-				raw = []byte("{}")
-			}
+			// The arguments as the model wrote them (its key order), as pi sends them back.
 			a.ToolCalls = append(a.ToolCalls, oa.ChatCompletionMessageToolCallUnionParam{
 				OfFunction: &oa.ChatCompletionMessageFunctionToolCallParam{
 					ID:       b.ID,
-					Function: oa.ChatCompletionMessageFunctionToolCallFunctionParam{Name: b.Name, Arguments: string(raw)},
+					Function: oa.ChatCompletionMessageFunctionToolCallFunctionParam{Name: b.Name, Arguments: b.ArgumentsJSON()},
 				},
 			})
 		}
@@ -321,6 +318,10 @@ func assistantMessage(m *core.AssistantMessage, thinkingAsText bool) (*oa.ChatCo
 	}
 	if s != "" {
 		a.Content.OfString = oa.String(s)
+	} else {
+		// OpenAI's own shape for a message of only tool calls: strict servers and chat
+		// templates require the key.
+		a.Content = param.NullStruct[oa.ChatCompletionAssistantMessageParamContentUnion]()
 	}
 	if len(thinking) > 0 && isReasoningField(signature) {
 		a.SetExtraFields(map[string]any{signature: strings.Join(thinking, "\n")})
