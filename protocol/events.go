@@ -298,7 +298,9 @@ var eventDefs = []eventDef{
 // permission to run a tool call.
 type PermissionRequestParams struct {
 	// RequestID identifies the request in permission_requested and permission_resolved.
-	RequestID  string `json:"requestId"`
+	RequestID string `json:"requestId"`
+	// SessionID names the session asking, once the connection has several.
+	SessionID  string `json:"sessionId,omitempty"`
 	ToolCallID string `json:"toolCallId"`
 	ToolName   string `json:"toolName"`
 	// Args are the call's validated arguments.

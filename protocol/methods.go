@@ -28,6 +28,9 @@ const (
 
 	MethodListTools = "listTools"
 
+	MethodCreateSession = "createSession"
+	MethodCloseSession  = "closeSession"
+
 	// MethodEvent is the notification that carries every event.
 	MethodEvent = "event"
 	// MethodPermissionRequest is the server-to-client request for a tool permission.

@@ -27,6 +27,7 @@ type SessionResult = session.SessionRef
 
 // ListSessionsParams are listSessions' params.
 type ListSessionsParams struct {
+	SessionParams
 	// Cwd selects another working directory's sessions; default the server's.
 	Cwd string `json:"cwd,omitempty"`
 	// Cursor is the previous page's nextCursor.
@@ -47,12 +48,14 @@ type ListSessionsResult struct {
 
 // OpenSessionParams are openSession's params.
 type OpenSessionParams struct {
+	SessionParams
 	// Session is a session file path, or a session id or a unique prefix of one.
 	Session string `json:"session"`
 }
 
 // ForkSessionParams are forkSession's params.
 type ForkSessionParams struct {
+	SessionParams
 	// EntryID is a user message entry: the new session holds the branch before it.
 	EntryID string `json:"entryId"`
 }
@@ -65,6 +68,7 @@ type TreeResult = session.TreeView
 
 // GetEntriesParams are getEntries' params.
 type GetEntriesParams struct {
+	SessionParams
 	// Since is an entry id of the current branch: only the entries after it are returned
 	// (a previous page's nextCursor, or the last entry a client has).
 	Since string `json:"since,omitempty"`
@@ -106,6 +110,7 @@ func (SessionEntry) JSONSchema() *jsonschema.Schema {
 
 // NavigateTreeParams are navigateTree's params.
 type NavigateTreeParams struct {
+	SessionParams
 	EntryID string `json:"entryId"`
 	// Summarize asks the model to summarise the branch being left into a branch_summary
 	// entry at the new position.
@@ -117,6 +122,7 @@ type NavigateTreeResult = session.NavigateResult
 
 // SetLabelParams are setLabel's params.
 type SetLabelParams struct {
+	SessionParams
 	EntryID string `json:"entryId"`
 	// Label is the new label; absent or empty clears it.
 	Label string `json:"label,omitempty"`
@@ -124,6 +130,7 @@ type SetLabelParams struct {
 
 // SetSessionNameParams are setSessionName's params.
 type SetSessionNameParams struct {
+	SessionParams
 	// Name is trimmed; empty clears the name.
 	Name string `json:"name"`
 }
@@ -139,15 +146,15 @@ type SessionStatsResult = session.Stats
 // The session methods join the schema's method table.
 func init() {
 	MethodTypes = append(MethodTypes,
-		MethodType{MethodNewSession, "Switches to a new, empty session (refused while busy).", Empty{}, SessionResult{}, false},
+		MethodType{MethodNewSession, "Switches to a new, empty session (refused while busy).", SessionParams{}, SessionResult{}, false},
 		MethodType{MethodListSessions, "Lists a working directory's sessions, newest first, a page at a time.", ListSessionsParams{}, ListSessionsResult{}, false},
 		MethodType{MethodOpenSession, "Switches to an existing session by file or id (refused while busy; -32011 if another process holds it).", OpenSessionParams{}, SessionResult{}, false},
 		MethodType{MethodForkSession, "Starts a new session holding the branch before a user message, and returns that message's text.", ForkSessionParams{}, ForkSessionResult{}, false},
-		MethodType{MethodGetTree, "Returns every entry of the session, flat, with labels and the leaf.", Empty{}, TreeResult{}, false},
+		MethodType{MethodGetTree, "Returns every entry of the session, flat, with labels and the leaf.", SessionParams{}, TreeResult{}, false},
 		MethodType{MethodGetEntries, "Returns the current branch's entries from the root (compacted ones included), a page at a time.", GetEntriesParams{}, EntriesResult{}, false},
 		MethodType{MethodNavigateTree, "Moves the leaf to another entry of the session, optionally summarising the branch left.", NavigateTreeParams{}, NavigateTreeResult{}, false},
 		MethodType{MethodSetLabel, "Sets or clears an entry's label.", SetLabelParams{}, Empty{}, false},
 		MethodType{MethodSetSessionName, "Names the session (empty clears the name).", SetSessionNameParams{}, SessionNameResult{}, false},
-		MethodType{MethodGetSessionStats, "Returns message counts, token and cost totals and context usage of the current context.", Empty{}, SessionStatsResult{}, false},
+		MethodType{MethodGetSessionStats, "Returns message counts, token and cost totals and context usage of the current context.", SessionParams{}, SessionStatsResult{}, false},
 	)
 }

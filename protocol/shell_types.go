@@ -11,6 +11,7 @@ const (
 // BashParams are bash's params: a command the user runs directly, whose output streams as
 // bash_update events and whose bashExecution message enters the model context.
 type BashParams struct {
+	SessionParams
 	Command string `json:"command"`
 	// Timeout, in seconds, kills the command; absent or 0 means none.
 	Timeout float64 `json:"timeout,omitempty"`
@@ -27,6 +28,6 @@ type AbortBashResult struct {
 func init() {
 	MethodTypes = append(MethodTypes,
 		MethodType{Name: MethodBash, Description: "Run a shell command for the user; answers when it ends.", Params: BashParams{}, Result: BashResult{}},
-		MethodType{Name: MethodAbortBash, Description: "Kill the running bash command.", Params: Empty{}, Result: AbortBashResult{}},
+		MethodType{Name: MethodAbortBash, Description: "Kill the running bash command.", Params: SessionParams{}, Result: AbortBashResult{}},
 	)
 }

@@ -87,6 +87,7 @@ type CancelRequestParams struct {
 
 // PromptParams are prompt's params.
 type PromptParams struct {
+	SessionParams
 	Message string  `json:"message"`
 	Images  []Image `json:"images,omitempty"`
 	// WhenBusy queues the prompt as a steer or follow-up instead of refusing it while busy.
@@ -95,6 +96,7 @@ type PromptParams struct {
 
 // QueueParams are steer's and followUp's params.
 type QueueParams struct {
+	SessionParams
 	Message string  `json:"message"`
 	Images  []Image `json:"images,omitempty"`
 	// WhenIdle says what to do when nothing runs: start a run (the default) or reject.
@@ -117,6 +119,7 @@ type AbortResult struct {
 
 // WaitSettledParams are waitSettled's params.
 type WaitSettledParams struct {
+	SessionParams
 	InputID   string `json:"inputId,omitempty"`
 	TimeoutMs int64  `json:"timeoutMs,omitempty"`
 }
@@ -129,6 +132,7 @@ type QueuedInputs = session.QueueUpdate
 
 // CancelInputParams are cancelInput's params.
 type CancelInputParams struct {
+	SessionParams
 	InputID string `json:"inputId"`
 }
 
@@ -163,6 +167,7 @@ type ModelsResult struct {
 
 // SetModelParams are setModel's params.
 type SetModelParams struct {
+	SessionParams
 	Provider string `json:"provider,omitempty"`
 	ModelID  string `json:"modelId"`
 }
@@ -175,6 +180,7 @@ type ModelResult struct {
 
 // ThinkingLevelParams are setThinkingLevel's params.
 type ThinkingLevelParams struct {
+	SessionParams
 	Level core.ThinkingLevel `json:"level" jsonschema:"enum=off,enum=minimal,enum=low,enum=medium,enum=high,enum=xhigh"`
 }
 
@@ -185,6 +191,7 @@ type ThinkingLevelResult struct {
 
 // OptionsParams are setOptions' params; absent fields keep their value.
 type OptionsParams struct {
+	SessionParams
 	SteeringMode   *core.QueueMode     `json:"steeringMode,omitempty" jsonschema:"enum=one-at-a-time,enum=all"`
 	FollowUpMode   *core.QueueMode     `json:"followUpMode,omitempty" jsonschema:"enum=one-at-a-time,enum=all"`
 	AutoRetry      *bool               `json:"autoRetry,omitempty"`
@@ -200,8 +207,42 @@ type OptionsResult struct {
 
 // CompactParams are compact's params.
 type CompactParams struct {
+	SessionParams
 	CustomInstructions string `json:"customInstructions,omitempty"`
 }
 
 // CompactResult is compact's result.
 type CompactResult = session.CompactionResult
+
+// SessionParams name the session a method applies to. Every session-scoped method takes
+// them; absent, the method applies to the connection's first open session, so a client that
+// uses one session never sends them.
+type SessionParams struct {
+	// SessionID is a session's current id (createSession's answer, getState's sessionId; it
+	// changes with newSession, openSession and forkSession, as session_changed says).
+	SessionID string `json:"sessionId,omitempty"`
+}
+
+// CreateSessionParams are createSession's params.
+type CreateSessionParams struct {
+	// Cwd is the session's working directory (absolute, or relative to the server's);
+	// default the server's --cwd. Tools are confined to it and its sessions are listed there.
+	Cwd string `json:"cwd,omitempty"`
+	// Model is a model id, or provider/id; default the server's model.
+	Model string `json:"model,omitempty"`
+	// SessionFile resumes a session file or id instead of starting a new session.
+	SessionFile string `json:"sessionFile,omitempty"`
+}
+
+// CreateSessionResult is createSession's result.
+type CreateSessionResult struct {
+	SessionID   string     `json:"sessionId"`
+	SessionFile string     `json:"sessionFile,omitempty"`
+	Cwd         string     `json:"cwd"`
+	Model       core.Model `json:"model"`
+}
+
+// CloseSessionParams are closeSession's params.
+type CloseSessionParams struct {
+	SessionID string `json:"sessionId"`
+}

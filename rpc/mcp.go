@@ -26,7 +26,7 @@ type mcpTool interface {
 
 func (s *Server) listTools(_ context.Context, c *call, _ *protocol.Empty) {
 	res := protocol.ListToolsResult{Tools: []protocol.ToolDescription{}, MCPServers: []protocol.MCPServerStatus{}}
-	for _, t := range s.sup.Agent().State().Tools {
+	for _, t := range c.sup.Agent().State().Tools {
 		info := t.Info()
 		d := protocol.ToolDescription{Name: info.Name, Description: info.Description, Source: "builtin",
 			NeedsApproval: session.NeedsApproval(t)}

@@ -14,37 +14,50 @@ import (
 	"github.com/pi-rpc/pi-rpc/session"
 )
 
-// methods is the method table. Session, permission and shell methods slot in here.
-var methods map[string]method
+// methods is the method table: every method the server answers. Scoped methods apply to one
+// session, named by params.sessionId (absent: the connection's first open session).
+var methods = map[string]method{
+	protocol.MethodInitialize:    {handle: typed((*Server).initialize)},
+	protocol.MethodShutdown:      {handle: typed((*Server).shutdown), allowedAfterShutdown: true},
+	protocol.MethodExit:          {notification: true, handle: (*Server).exitNotification},
+	protocol.MethodCancelRequest: {notification: true, handle: (*Server).cancelRequest},
+	protocol.MethodDescribe:      {handle: typed((*Server).describe), allowedAfterShutdown: true},
 
-func init() {
-	methods = map[string]method{
-		protocol.MethodInitialize:    {handle: typed((*Server).initialize)},
-		protocol.MethodShutdown:      {handle: typed((*Server).shutdown), allowedAfterShutdown: true},
-		protocol.MethodExit:          {notification: true, handle: (*Server).exitNotification},
-		protocol.MethodCancelRequest: {notification: true, handle: (*Server).cancelRequest},
-		protocol.MethodDescribe:      {handle: typed((*Server).describe), allowedAfterShutdown: true},
+	protocol.MethodPrompt:      {scoped: true, handle: typed((*Server).prompt)},
+	protocol.MethodContinue:    {scoped: true, handle: typed((*Server).continueRun)},
+	protocol.MethodSteer:       {scoped: true, handle: typed((*Server).steer)},
+	protocol.MethodFollowUp:    {scoped: true, handle: typed((*Server).followUp)},
+	protocol.MethodAbort:       {scoped: true, handle: typed((*Server).abort)},
+	protocol.MethodWaitSettled: {scoped: true, handle: typed((*Server).waitSettled), allowedAfterShutdown: true},
+	protocol.MethodClearQueues: {scoped: true, handle: typed((*Server).clearQueues)},
+	protocol.MethodCancelInput: {scoped: true, handle: typed((*Server).cancelInput)},
+	protocol.MethodGetState:    {scoped: true, handle: typed((*Server).getState), allowedAfterShutdown: true},
+	protocol.MethodGetMessages: {scoped: true, handle: typed((*Server).getMessages), allowedAfterShutdown: true},
 
-		protocol.MethodPrompt:      {handle: typed((*Server).prompt)},
-		protocol.MethodContinue:    {handle: typed((*Server).continueRun)},
-		protocol.MethodSteer:       {handle: typed((*Server).steer)},
-		protocol.MethodFollowUp:    {handle: typed((*Server).followUp)},
-		protocol.MethodAbort:       {handle: typed((*Server).abort)},
-		protocol.MethodWaitSettled: {handle: typed((*Server).waitSettled), allowedAfterShutdown: true},
-		protocol.MethodClearQueues: {handle: typed((*Server).clearQueues)},
-		protocol.MethodCancelInput: {handle: typed((*Server).cancelInput)},
-		protocol.MethodGetState:    {handle: typed((*Server).getState), allowedAfterShutdown: true},
-		protocol.MethodGetMessages: {handle: typed((*Server).getMessages), allowedAfterShutdown: true},
+	protocol.MethodListModels:       {handle: typed((*Server).listModels)},
+	protocol.MethodSetModel:         {scoped: true, handle: typed((*Server).setModel)},
+	protocol.MethodSetThinkingLevel: {scoped: true, handle: typed((*Server).setThinkingLevel)},
+	protocol.MethodSetOptions:       {scoped: true, handle: typed((*Server).setOptions)},
+	protocol.MethodCompact:          {scoped: true, handle: typed((*Server).compact)},
 
-		protocol.MethodListModels:       {handle: typed((*Server).listModels)},
-		protocol.MethodSetModel:         {handle: typed((*Server).setModel)},
-		protocol.MethodSetThinkingLevel: {handle: typed((*Server).setThinkingLevel)},
-		protocol.MethodSetOptions:       {handle: typed((*Server).setOptions)},
+	protocol.MethodCreateSession: {handle: typed((*Server).createSession)},
+	protocol.MethodCloseSession:  {handle: typed((*Server).closeSession)},
 
-		protocol.MethodCompact: {handle: typed((*Server).compact)},
+	protocol.MethodNewSession:      {scoped: true, handle: typed((*Server).newSession)},
+	protocol.MethodListSessions:    {scoped: true, handle: typed((*Server).listSessions)},
+	protocol.MethodOpenSession:     {scoped: true, handle: typed((*Server).openSession)},
+	protocol.MethodForkSession:     {scoped: true, handle: typed((*Server).forkSession)},
+	protocol.MethodGetTree:         {scoped: true, handle: typed((*Server).getTree), allowedAfterShutdown: true},
+	protocol.MethodGetEntries:      {scoped: true, handle: typed((*Server).getEntries), allowedAfterShutdown: true},
+	protocol.MethodNavigateTree:    {scoped: true, handle: typed((*Server).navigateTree)},
+	protocol.MethodSetLabel:        {scoped: true, handle: typed((*Server).setLabel)},
+	protocol.MethodSetSessionName:  {scoped: true, handle: typed((*Server).setSessionName)},
+	protocol.MethodGetSessionStats: {scoped: true, handle: typed((*Server).getSessionStats), allowedAfterShutdown: true},
 
-		protocol.MethodListTools: {handle: typed((*Server).listTools), allowedAfterShutdown: true},
-	}
+	protocol.MethodBash:      {scoped: true, handle: typed((*Server).bash)},
+	protocol.MethodAbortBash: {scoped: true, handle: typed((*Server).abortBash)},
+
+	protocol.MethodListTools: {scoped: true, handle: typed((*Server).listTools), allowedAfterShutdown: true},
 }
 
 // MethodNames lists the methods the server answers, for the test that checks them against
@@ -127,10 +140,16 @@ func (s *Server) initialize(ctx context.Context, c *call, p *protocol.Initialize
 	}
 	s.mu.Lock()
 	s.caps = p.Capabilities
+	s.initialized = true
 	s.mu.Unlock()
 	s.opts.Writer.SetPartialMessages(p.Capabilities.PartialMessages)
-	s.sup.SettleApprovalDefault(p.Capabilities.Permissions)
-	st := s.sup.State()
+	var st session.Snapshot
+	for i, sup := range s.sessions.all() {
+		sup.SettleApprovalDefault(p.Capabilities.Permissions)
+		if i == 0 {
+			st = sup.State()
+		}
+	}
 	c.reply(protocol.InitializeResult{
 		ProtocolVersion: protocol.ProtocolVersion,
 		ServerInfo:      protocol.ServerInfo{Name: "pi-rpc", Version: s.opts.Version},
@@ -177,12 +196,15 @@ func (s *Server) shutdown(_ context.Context, c *call, _ *protocol.Empty) {
 	s.shutdownSeen = true
 	s.mu.Unlock()
 	s.async(c, func(ctx context.Context) {
-		if err := s.sup.Shutdown(ctx); err != nil {
+		if err := s.ShutdownSessions(ctx); err != nil {
 			s.log.Warn().Err(err).Msg("shutdown")
 		}
-		// The aborted period's agent_settled is written before the response (DESIGN.md §3).
-		st := s.sup.State()
-		c.replyAfter(protocol.ShutdownResult{SessionFile: st.SessionFile}, st.LastSeq)
+		// The aborted periods' agent_settled are written before the response (docs/protocol.md).
+		res := protocol.ShutdownResult{}
+		if sup, err := s.sessions.find(""); err == nil {
+			res.SessionFile = sup.State().SessionFile
+		}
+		c.replyAfter(res, s.opts.Writer.LastSeq())
 	})
 }
 
@@ -219,32 +241,32 @@ func (s *Server) describe(_ context.Context, c *call, _ *protocol.Empty) {
 }
 
 func (s *Server) prompt(_ context.Context, c *call, p *promptParams) {
-	err := s.sup.Prompt(session.PromptRequest{Message: p.Message, Images: toBlocks(p.Images), WhenBusy: p.WhenBusy}, acked(c))
+	err := c.sup.Prompt(session.PromptRequest{Message: p.Message, Images: toBlocks(p.Images), WhenBusy: p.WhenBusy}, acked(c))
 	if err != nil {
 		c.fail(err)
 	}
 }
 
 func (s *Server) steer(_ context.Context, c *call, p *queueParams) {
-	if err := s.sup.Steer(session.QueueRequest{Message: p.Message, Images: toBlocks(p.Images), WhenIdle: p.WhenIdle}, acked(c)); err != nil {
+	if err := c.sup.Steer(session.QueueRequest{Message: p.Message, Images: toBlocks(p.Images), WhenIdle: p.WhenIdle}, acked(c)); err != nil {
 		c.fail(err)
 	}
 }
 
 func (s *Server) followUp(_ context.Context, c *call, p *queueParams) {
-	if err := s.sup.FollowUp(session.QueueRequest{Message: p.Message, Images: toBlocks(p.Images), WhenIdle: p.WhenIdle}, acked(c)); err != nil {
+	if err := c.sup.FollowUp(session.QueueRequest{Message: p.Message, Images: toBlocks(p.Images), WhenIdle: p.WhenIdle}, acked(c)); err != nil {
 		c.fail(err)
 	}
 }
 
 func (s *Server) continueRun(_ context.Context, c *call, _ *protocol.Empty) {
-	if err := s.sup.Continue(acked(c)); err != nil {
+	if err := c.sup.Continue(acked(c)); err != nil {
 		c.fail(err)
 	}
 }
 
 func (s *Server) abort(_ context.Context, c *call, _ *protocol.Empty) {
-	s.sup.Abort(func(aborted bool) { c.reply(protocol.AbortResult{Aborted: aborted}) })
+	c.sup.Abort(func(aborted bool) { c.reply(protocol.AbortResult{Aborted: aborted}) })
 }
 
 func (s *Server) waitSettled(_ context.Context, c *call, p *protocol.WaitSettledParams) {
@@ -256,7 +278,7 @@ func (s *Server) waitSettled(_ context.Context, c *call, p *protocol.WaitSettled
 	if p.TimeoutMs > math.MaxInt64/int64(time.Millisecond) {
 		p.TimeoutMs = 0
 	}
-	wait, err := s.sup.PrepareWait(p.InputID)
+	wait, err := c.sup.PrepareWait(p.InputID)
 	if err != nil {
 		c.fail(err)
 		return
@@ -269,7 +291,7 @@ func (s *Server) waitSettled(_ context.Context, c *call, p *protocol.WaitSettled
 		}
 		st, err := wait(ctx)
 		if errors.Is(err, context.DeadlineExceeded) {
-			busy, lastSeq := s.sup.Busy()
+			busy, lastSeq := c.sup.Busy()
 			err = &session.Error{Kind: session.KindTimeout, Message: fmt.Sprintf("Not settled within %d ms", p.TimeoutMs),
 				Data: map[string]any{"busy": busy, "lastSeq": lastSeq}}
 		}
@@ -282,7 +304,7 @@ func (s *Server) waitSettled(_ context.Context, c *call, p *protocol.WaitSettled
 }
 
 func (s *Server) clearQueues(_ context.Context, c *call, _ *protocol.Empty) {
-	c.reply(s.sup.ClearQueues())
+	c.reply(c.sup.ClearQueues())
 }
 
 type cancelInputParams protocol.CancelInputParams
@@ -295,7 +317,7 @@ func (p *cancelInputParams) validate(*json.RawMessage) error {
 }
 
 func (s *Server) cancelInput(_ context.Context, c *call, p *cancelInputParams) {
-	if err := s.sup.CancelInput(p.InputID); err != nil {
+	if err := c.sup.CancelInput(p.InputID); err != nil {
 		c.fail(err)
 		return
 	}
@@ -303,7 +325,7 @@ func (s *Server) cancelInput(_ context.Context, c *call, p *cancelInputParams) {
 }
 
 func (s *Server) getState(_ context.Context, c *call, _ *protocol.Empty) {
-	st := s.sup.State()
+	st := c.sup.State()
 	c.reply(protocol.StateResult{
 		Model:         s.configuredModel(st.Model),
 		ThinkingLevel: st.ThinkingLevel,
@@ -314,14 +336,14 @@ func (s *Server) getState(_ context.Context, c *call, _ *protocol.Empty) {
 		Settled:       st.Settled,
 		Busy:          st.Busy,
 		BashRunning:   st.BashRunning,
-		ContextFiles:  nonNil(s.opts.ContextFiles),
+		ContextFiles:  nonNil(s.sessions.contextFilesOf(c.sup, s.opts.ContextFiles)),
 		Problems:      nonNil(s.currentProblems()),
 		LastSeq:       st.LastSeq,
 	})
 }
 
 func (s *Server) getMessages(_ context.Context, c *call, _ *protocol.Empty) {
-	c.reply(protocol.MessagesResult{Messages: nonNil(s.sup.Messages())})
+	c.reply(protocol.MessagesResult{Messages: nonNil(c.sup.Messages())})
 }
 
 func (s *Server) listModels(_ context.Context, c *call, _ *protocol.Empty) {
@@ -356,12 +378,12 @@ func (s *Server) setModel(_ context.Context, c *call, p *setModelParams) {
 		c.fail(&session.Error{Kind: session.KindNotFound, Message: err.Error()})
 		return
 	}
-	s.sup.SetProvider(provider)
+	c.sup.SetProvider(provider)
 	s.mu.Lock()
 	s.problems = nil // the model's provider is usable: the startup problem is solved
 	s.mu.Unlock()
-	s.sup.SetModel(model)
-	st := s.sup.State()
+	c.sup.SetModel(model)
+	st := c.sup.State()
 	c.reply(protocol.ModelResult{Model: st.Model, ThinkingLevel: st.ThinkingLevel})
 }
 
@@ -377,7 +399,7 @@ func (p *thinkingParams) validate(*json.RawMessage) error {
 }
 
 func (s *Server) setThinkingLevel(_ context.Context, c *call, p *thinkingParams) {
-	c.reply(protocol.ThinkingLevelResult{Level: s.sup.SetThinkingLevel(p.Level)})
+	c.reply(protocol.ThinkingLevelResult{Level: c.sup.SetThinkingLevel(p.Level)})
 }
 
 type optionsParams protocol.OptionsParams
@@ -402,7 +424,7 @@ func (p *optionsParams) validate(*json.RawMessage) error {
 }
 
 func (s *Server) setOptions(_ context.Context, c *call, p *optionsParams) {
-	opts := s.sup.SetOptions(session.OptionsPatch{
+	opts := c.sup.SetOptions(session.OptionsPatch{
 		SteeringMode: p.SteeringMode, FollowUpMode: p.FollowUpMode, AutoRetry: p.AutoRetry,
 		AutoCompaction: p.AutoCompaction, ToolExecution: p.ToolExecution, Approval: p.Approval,
 	})
@@ -410,14 +432,14 @@ func (s *Server) setOptions(_ context.Context, c *call, p *optionsParams) {
 }
 
 func (s *Server) compact(_ context.Context, c *call, p *protocol.CompactParams) {
-	run, err := s.sup.StartCompact(p.CustomInstructions)
+	run, err := c.sup.StartCompact(p.CustomInstructions)
 	if err != nil {
 		c.fail(err)
 		return
 	}
 	s.async(c, func(context.Context) {
 		res, err := run()
-		_, seq := s.sup.Busy()
+		_, seq := c.sup.Busy()
 		if err != nil {
 			c.s.stream.answerAfter(int64(c.id.Num), seq)
 			c.fail(err)

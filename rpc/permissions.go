@@ -15,7 +15,10 @@ import (
 // asker implements [session.PermissionAsker] with server-to-client permission/request calls.
 // Each request is made from the run's goroutine, never from the read loop, so the client's
 // answer can be read while it waits.
-type asker struct{ s *Server }
+type asker struct {
+	s   *Server
+	sup *session.Supervisor
+}
 
 // CanAsk implements [session.PermissionAsker].
 func (a asker) CanAsk() bool {
@@ -31,6 +34,9 @@ func (a asker) Ask(ctx context.Context, req session.PermissionRequest) session.P
 	id := jsonrpc2.ID{Str: req.RequestID, IsString: true}
 	s.stream.requestAfter(req.RequestID, req.AfterSeq)
 	params := protocol.PermissionRequestParams{RequestID: req.RequestID, ToolCallID: req.ToolCallID, ToolName: req.ToolName, Args: req.Args}
+	if s.opts.Writer.EverySessionID() {
+		params.SessionID = a.sup.SessionID()
+	}
 	if params.Args == nil {
 		params.Args = map[string]any{}
 	}

@@ -34,8 +34,15 @@ type Models interface {
 
 // Options configure a [Server].
 type Options struct {
+	// Supervisor is the session the connection starts with.
 	Supervisor *session.Supervisor
-	// Writer must be the supervisor's Sink.
+	// NewSession builds the sessions createSession opens; nil refuses createSession.
+	NewSession NewSession
+	// MaxSessions bounds the open sessions (default DefaultMaxSessions).
+	MaxSessions int
+	// IDs is the id source of the sessions; Supervisor must have been built with it.
+	IDs *session.IDs
+	// Writer must be every session's Sink.
 	Writer          *Writer
 	In              io.Reader
 	Framing         Framing
@@ -54,14 +61,16 @@ type Options struct {
 // goroutine, and handlers never block on the client: methods that wait (waitSettled,
 // compact, shutdown) answer from their own goroutine.
 type Server struct {
-	opts   Options
-	sup    *session.Supervisor
-	stream *stream
-	conn   *jsonrpc2.Conn
-	log    zerolog.Logger
+	opts     Options
+	sessions sessionSet
+	ids      *session.IDs
+	stream   *stream
+	conn     *jsonrpc2.Conn
+	log      zerolog.Logger
 
 	mu           sync.Mutex
 	caps         protocol.ClientCapabilities
+	initialized  bool
 	problems     []protocol.Problem
 	shutdownSeen bool
 	cancels      map[int64]context.CancelFunc
@@ -80,13 +89,17 @@ func NewServer(opts Options) *Server {
 	s := &Server{
 		opts:     opts,
 		problems: opts.Problems,
-		sup:      opts.Supervisor,
+		ids:      opts.IDs,
 		log:      opts.Logger,
 		cancels:  map[int64]context.CancelFunc{},
 		exit:     make(chan int, 1),
 	}
 	s.stream = newStream(opts.In, opts.Framing, opts.MaxMessageBytes, opts.Writer, opts.Logger)
-	opts.Supervisor.SetPermissionAsker(asker{s})
+	if s.ids == nil {
+		s.ids = &session.IDs{}
+	}
+	s.attach(opts.Supervisor)
+	s.sessions.add(opts.Supervisor)
 	return s
 }
 
@@ -129,9 +142,11 @@ func (l logAdapter) Printf(format string, v ...any) {
 
 // call is one request being answered. Exactly one reply is sent.
 type call struct {
-	s       *Server
-	id      jsonrpc2.ID
-	method  string
+	s      *Server
+	id     jsonrpc2.ID
+	method string
+	// sup is the session a session-scoped method applies to.
+	sup     *session.Supervisor
 	replied atomic.Bool
 }
 
@@ -191,7 +206,9 @@ type method struct {
 	notification bool
 	// allowedAfterShutdown methods still run after shutdown.
 	allowedAfterShutdown bool
-	handle               func(s *Server, ctx context.Context, c *call, params *json.RawMessage)
+	// scoped methods apply to one session, named by params.sessionId (default the first).
+	scoped bool
+	handle func(s *Server, ctx context.Context, c *call, params *json.RawMessage)
 }
 
 // typed adapts a handler with decoded params. Decoding errors answer -32602 naming the field.
@@ -249,6 +266,14 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	// that change state and emit at once (setModel, clearQueues, ...).
 	s.opts.Writer.Hold()
 	defer s.opts.Writer.Release()
+	if m.scoped {
+		sup, err := s.sessionOf(req.Params)
+		if err != nil {
+			c.fail(err)
+			return
+		}
+		c.sup = sup
+	}
 	defer func() {
 		// A bug in one method answers that request with an internal error instead of taking
 		// the whole agent down with it.

@@ -7,23 +7,11 @@ import (
 	"github.com/pi-rpc/pi-rpc/protocol"
 )
 
-// The session methods (DESIGN.md §3, session group). The work is the supervisor's; these
+// The session methods (docs/protocol.md, "Sessions"). The work is the supervisor's; these
 // check params and shape results.
-func init() {
-	methods[protocol.MethodNewSession] = method{handle: typed((*Server).newSession)}
-	methods[protocol.MethodListSessions] = method{handle: typed((*Server).listSessions)}
-	methods[protocol.MethodOpenSession] = method{handle: typed((*Server).openSession)}
-	methods[protocol.MethodForkSession] = method{handle: typed((*Server).forkSession)}
-	methods[protocol.MethodGetTree] = method{handle: typed((*Server).getTree), allowedAfterShutdown: true}
-	methods[protocol.MethodGetEntries] = method{handle: typed((*Server).getEntries), allowedAfterShutdown: true}
-	methods[protocol.MethodNavigateTree] = method{handle: typed((*Server).navigateTree)}
-	methods[protocol.MethodSetLabel] = method{handle: typed((*Server).setLabel)}
-	methods[protocol.MethodSetSessionName] = method{handle: typed((*Server).setSessionName)}
-	methods[protocol.MethodGetSessionStats] = method{handle: typed((*Server).getSessionStats), allowedAfterShutdown: true}
-}
 
 func (s *Server) newSession(_ context.Context, c *call, _ *protocol.Empty) {
-	c.answer(s.sup.NewSession())
+	c.answer(c.sup.NewSession())
 }
 
 type listSessionsParams protocol.ListSessionsParams
@@ -36,7 +24,7 @@ func (p *listSessionsParams) validate(*json.RawMessage) error {
 }
 
 func (s *Server) listSessions(_ context.Context, c *call, p *listSessionsParams) {
-	infos, next, err := s.sup.ListSessions(p.Cwd, p.Cursor, p.Limit)
+	infos, next, err := c.sup.ListSessions(p.Cwd, p.Cursor, p.Limit)
 	if err != nil {
 		c.fail(err)
 		return
@@ -54,7 +42,7 @@ func (p *openSessionParams) validate(*json.RawMessage) error {
 }
 
 func (s *Server) openSession(_ context.Context, c *call, p *openSessionParams) {
-	c.answer(s.sup.OpenSession(p.Session))
+	c.answer(c.sup.OpenSession(p.Session))
 }
 
 type forkSessionParams protocol.ForkSessionParams
@@ -67,11 +55,11 @@ func (p *forkSessionParams) validate(*json.RawMessage) error {
 }
 
 func (s *Server) forkSession(_ context.Context, c *call, p *forkSessionParams) {
-	c.answer(s.sup.ForkSession(p.EntryID))
+	c.answer(c.sup.ForkSession(p.EntryID))
 }
 
 func (s *Server) getTree(_ context.Context, c *call, _ *protocol.Empty) {
-	c.reply(s.sup.Tree())
+	c.reply(c.sup.Tree())
 }
 
 type getEntriesParams protocol.GetEntriesParams
@@ -84,7 +72,7 @@ func (p *getEntriesParams) validate(*json.RawMessage) error {
 }
 
 func (s *Server) getEntries(_ context.Context, c *call, p *getEntriesParams) {
-	page, err := s.sup.BranchEntries(p.Since, p.Limit)
+	page, err := c.sup.BranchEntries(p.Since, p.Limit)
 	if err != nil {
 		c.fail(err)
 		return
@@ -108,14 +96,14 @@ func (p *navigateTreeParams) validate(*json.RawMessage) error {
 // navigateTree may ask the model for a branch summary: that busy period starts in the handler
 // and the answer comes from its own goroutine, after the period's agent_settled.
 func (s *Server) navigateTree(_ context.Context, c *call, p *navigateTreeParams) {
-	res, run, err := s.sup.StartNavigate(p.EntryID, p.Summarize)
+	res, run, err := c.sup.StartNavigate(p.EntryID, p.Summarize)
 	if err != nil || run == nil {
 		c.answer(res, err)
 		return
 	}
 	s.async(c, func(context.Context) {
 		res, err := run()
-		_, seq := s.sup.Busy()
+		_, seq := c.sup.Busy()
 		c.s.stream.answerAfter(int64(c.id.Num), seq)
 		c.answer(res, err)
 	})
@@ -131,7 +119,7 @@ func (p *setLabelParams) validate(*json.RawMessage) error {
 }
 
 func (s *Server) setLabel(_ context.Context, c *call, p *setLabelParams) {
-	if err := s.sup.SetLabel(p.EntryID, p.Label); err != nil {
+	if err := c.sup.SetLabel(p.EntryID, p.Label); err != nil {
 		c.fail(err)
 		return
 	}
@@ -139,7 +127,7 @@ func (s *Server) setLabel(_ context.Context, c *call, p *setLabelParams) {
 }
 
 func (s *Server) setSessionName(_ context.Context, c *call, p *protocol.SetSessionNameParams) {
-	name, err := s.sup.SetSessionName(p.Name)
+	name, err := c.sup.SetSessionName(p.Name)
 	if err != nil {
 		c.fail(err)
 		return
@@ -148,5 +136,5 @@ func (s *Server) setSessionName(_ context.Context, c *call, p *protocol.SetSessi
 }
 
 func (s *Server) getSessionStats(_ context.Context, c *call, _ *protocol.Empty) {
-	c.reply(s.sup.Stats())
+	c.reply(c.sup.Stats())
 }

@@ -9,11 +9,6 @@ import (
 	"github.com/pi-rpc/pi-rpc/protocol"
 )
 
-func init() {
-	methods[protocol.MethodBash] = method{handle: typed((*Server).bash)}
-	methods[protocol.MethodAbortBash] = method{handle: typed((*Server).abortBash)}
-}
-
 type bashParams protocol.BashParams
 
 func (p *bashParams) validate(raw *json.RawMessage) error {
@@ -34,7 +29,7 @@ func (p *bashParams) validate(raw *json.RawMessage) error {
 
 // bash runs the user's command and answers when it ends, after its last bash_update.
 func (s *Server) bash(_ context.Context, c *call, p *bashParams) {
-	run, err := s.sup.StartBash(p.Command, time.Duration(p.Timeout*float64(time.Second)))
+	run, err := c.sup.StartBash(p.Command, time.Duration(p.Timeout*float64(time.Second)))
 	if err != nil {
 		c.fail(err)
 		return
@@ -50,5 +45,5 @@ func (s *Server) bash(_ context.Context, c *call, p *bashParams) {
 }
 
 func (s *Server) abortBash(_ context.Context, c *call, _ *protocol.Empty) {
-	c.reply(protocol.AbortBashResult{Aborted: s.sup.AbortBash()})
+	c.reply(protocol.AbortBashResult{Aborted: c.sup.AbortBash()})
 }

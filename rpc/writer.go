@@ -90,6 +90,20 @@ func (w *Writer) SetPartialMessages(on bool) {
 	w.mu.Unlock()
 }
 
+// SetEverySessionID makes every event carry sessionId (the connection has several sessions).
+func (w *Writer) SetEverySessionID(on bool) {
+	w.mu.Lock()
+	w.encoder.EverySessionID = on
+	w.mu.Unlock()
+}
+
+// EverySessionID reports whether every event carries sessionId.
+func (w *Writer) EverySessionID() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.encoder.EverySessionID
+}
+
 // SetLogger sets the logger for events that cannot be encoded.
 func (w *Writer) SetLogger(log zerolog.Logger) {
 	w.mu.Lock()

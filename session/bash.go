@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -25,7 +24,6 @@ type BashResult struct {
 // bashState is the user's running command and the messages waiting for the next period.
 type bashState struct {
 	running bool
-	count   int
 	cancel  context.CancelFunc
 	// pending are bash executions that finished during a busy period; they enter the
 	// context when the next period starts (the context cannot change under a run).
@@ -58,8 +56,7 @@ func (s *Supervisor) StartBash(command string, timeout time.Duration) (func(cont
 	if s.bash.running {
 		return nil, errBusy("A bash command is already running; abort it with abortBash or wait for its result")
 	}
-	s.bash.count++
-	id := fmt.Sprintf("bash%d", s.bash.count)
+	id := s.ids.bashCommand()
 	runCtx, cancel := context.WithCancel(context.Background())
 	s.bash.running, s.bash.cancel = true, cancel
 	shell := s.cfg.Shell

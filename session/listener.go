@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -17,8 +16,7 @@ func (s *Supervisor) onCoreEvent(ctx context.Context, ev core.Event) {
 	var after []func()
 	switch ev.Type {
 	case core.AgentStart:
-		s.runs++
-		s.runID = fmt.Sprintf("r%d", s.runs)
+		s.runID = s.ids.run()
 	case core.MessageStart:
 		switch m := ev.Message.(type) {
 		case *core.AssistantMessage:

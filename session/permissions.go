@@ -189,9 +189,8 @@ func denied(reason string) *core.BeforeToolCallResult {
 
 // requestLocked registers a pending request and emits permission_requested.
 func (s *Supervisor) requestLocked(c *core.BeforeToolCallContext) PermissionRequest {
-	s.permissions++
 	req := PermissionRequest{
-		RequestID:  fmt.Sprintf("perm%d", s.permissions),
+		RequestID:  s.ids.permission(),
 		ToolCallID: c.Call.ID,
 		ToolName:   c.Call.Name,
 		Args:       c.Args,
@@ -204,8 +203,7 @@ func (s *Supervisor) requestLocked(c *core.BeforeToolCallContext) PermissionRequ
 // resolvePolicyLocked records a decision the policy made without asking: both events, so a
 // client sees every decision.
 func (s *Supervisor) resolvePolicyLocked(c *core.BeforeToolCallContext, decision, reason string) {
-	s.permissions++
-	id := fmt.Sprintf("perm%d", s.permissions)
+	id := s.ids.permission()
 	s.emitLocked(EventPermissionRequested, PermissionRequested{RequestID: id, ToolCallID: c.Call.ID, ToolName: c.Call.Name})
 	s.emitLocked(EventPermissionResolved, PermissionResolved{RequestID: id, ToolCallID: c.Call.ID, Decision: decision, By: ByPolicy, Reason: reason})
 }

@@ -89,7 +89,10 @@ type Config struct {
 	// Sessions is where sessions are created and opened (newSession, openSession, fork);
 	// nil keeps them in memory.
 	Sessions *Catalog
-	Logger   zerolog.Logger
+	// IDs hands out input, run, permission and bash ids; sessions of one process share it.
+	// Nil gives the session its own.
+	IDs    *IDs
+	Logger zerolog.Logger
 }
 
 // Supervisor runs one agent for one client. See the package documentation.
@@ -97,6 +100,7 @@ type Supervisor struct {
 	agent *core.Agent
 	clock core.Clock
 	log   zerolog.Logger
+	ids   *IDs
 
 	// mu guards everything below, and is held while an event is given its seq and handed to
 	// the sink, so that a state snapshot reflects exactly the events up to its lastSeq.
@@ -104,9 +108,7 @@ type Supervisor struct {
 	cfg             Config
 	store           Store
 	sink            Sink
-	runs            int
 	runID           string
-	inputs          int
 	period          *period
 	settledByInput  map[string]*Settled
 	knownInputs     map[string]bool
@@ -119,7 +121,6 @@ type Supervisor struct {
 	shuttingDown    bool
 	asker           PermissionAsker
 	approvalChosen  bool
-	permissions     int
 	allowed         map[string]bool
 	bash            bashState
 }
@@ -147,12 +148,16 @@ func New(cfg Config) *Supervisor {
 	if cfg.Approval == "" {
 		cfg.Approval = "auto"
 	}
+	if cfg.IDs == nil {
+		cfg.IDs = &IDs{}
+	}
 	opts := cfg.Agent
 	opts.Clock = cfg.Clock
 	opts.SessionID = cfg.Store.SessionID()
 	s := &Supervisor{
 		clock:          cfg.Clock,
 		log:            cfg.Logger,
+		ids:            cfg.IDs,
 		cfg:            cfg,
 		store:          cfg.Store,
 		sink:           cfg.Sink,
@@ -195,8 +200,7 @@ func (s *Supervisor) emitLocked(typ string, payload any) int64 {
 }
 
 func (s *Supervisor) newInputLocked(kind inputKind, text string, images []core.Content) *input {
-	s.inputs++
-	in := &input{id: fmt.Sprintf("in%d", s.inputs), kind: kind, text: text}
+	in := &input{id: s.ids.input(), kind: kind, text: text}
 	if kind != kindContinue {
 		in.msg = core.NewUserMessage(text, images, s.clock.Now().UnixMilli())
 	}
@@ -719,4 +723,21 @@ func (s *Supervisor) Shutdown(ctx context.Context) error {
 		}
 	}
 	return s.store.Sync()
+}
+
+// SessionID is the id of the session's current store; it changes with newSession,
+// openSession and forkSession (session_changed says so).
+func (s *Supervisor) SessionID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.store.SessionID()
+}
+
+// Close ends the session for good: as Shutdown (abort, settle, sync), then the store is
+// closed, which releases its lock so that another process may open the file.
+func (s *Supervisor) Close(ctx context.Context) error {
+	err := s.Shutdown(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return errors.Join(err, s.store.Close())
 }
