@@ -37,6 +37,9 @@ type options struct {
 	keepStderr bool
 	// cwd is --cwd (default a fresh temp dir).
 	cwd string
+	// multiSession checks the stream as that of a connection with several sessions: every
+	// event carries sessionId, and the run rules hold per session.
+	multiSession bool
 }
 
 // message is one JSON-RPC message read from stdout.
@@ -177,6 +180,7 @@ func start(t *testing.T, o options) *proc {
 		t: t, cmd: cmd, stdin: inW, stdout: outR, stderr: errR, dir: cwd, lsp: o.lsp,
 		gate: newGate(), cond: make(chan struct{}), exited: make(chan struct{}), stderrDone: make(chan struct{}),
 	}
+	p.checker.multi = o.multiSession
 	go func() {
 		err := cmd.Wait()
 		p.waitErr = err
@@ -709,7 +713,10 @@ func truncate(s string, n int) string {
 
 // streamChecker checks DESIGN.md §4's invariants on the event stream as it is read.
 type streamChecker struct {
-	lastSeq  int64
+	lastSeq int64
+	// multi: several sessions; runs are checked per session (the open run of each).
+	multi    bool
+	open     map[string]string
 	runID    string // the open run, "" when none
 	runs     map[string]bool
 	settled  map[string]int64 // inputId -> seq of its agent_settled
@@ -738,7 +745,18 @@ func (c *streamChecker) check(m *message) []string {
 	c.lastSeq = seq
 	typ := m.typ()
 	runID, hasRun := m.ev["runId"].(string)
-	if _, has := m.ev["sessionId"]; has != sessionIDEvents[typ] {
+	sessionID, has := m.ev["sessionId"].(string)
+	if c.multi {
+		if !has || sessionID == "" {
+			bad("no sessionId on a connection with several sessions")
+		}
+		// the rules below are per session: swap in this session's open run
+		if c.open == nil {
+			c.open = map[string]string{}
+		}
+		c.runID = c.open[sessionID]
+		defer func() { c.open[sessionID] = c.runID }()
+	} else if has != sessionIDEvents[typ] {
 		bad("sessionId present = %v", has)
 	}
 	switch typ {

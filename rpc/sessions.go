@@ -30,6 +30,8 @@ type OpenedSession struct {
 	// ContextFiles are the AGENTS.md / CLAUDE.md files of its system prompt (getState).
 	ContextFiles []string
 	Result       protocol.CreateSessionResult
+	// Closed, when set, is called once closeSession has closed it.
+	Closed func()
 }
 
 // DefaultMaxSessions bounds the sessions of one connection unless Options.MaxSessions says
@@ -43,8 +45,9 @@ const DefaultMaxSessions = 16
 type sessionSet struct {
 	mu   sync.Mutex
 	list []*session.Supervisor
-	// contextFiles are those of sessions createSession opened.
+	// contextFiles and closed are those of sessions createSession opened.
 	contextFiles map[*session.Supervisor][]string
+	closed       map[*session.Supervisor]func()
 	// reserved counts sessions being created, so that two createSession calls cannot both
 	// pass the limit.
 	reserved int
@@ -85,6 +88,12 @@ func (ss *sessionSet) settle(opened *OpenedSession) {
 			ss.contextFiles = map[*session.Supervisor][]string{}
 		}
 		ss.contextFiles[opened.Supervisor] = opened.ContextFiles
+		if opened.Closed != nil {
+			if ss.closed == nil {
+				ss.closed = map[*session.Supervisor]func(){}
+			}
+			ss.closed[opened.Supervisor] = opened.Closed
+		}
 	}
 }
 
@@ -98,16 +107,23 @@ func (ss *sessionSet) contextFilesOf(sup *session.Supervisor, def []string) []st
 	return def
 }
 
-func (ss *sessionSet) remove(sup *session.Supervisor) {
+// remove takes a session out of the set and returns its Closed callback (or a no-op).
+func (ss *sessionSet) remove(sup *session.Supervisor) func() {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	delete(ss.contextFiles, sup)
+	closed := ss.closed[sup]
+	delete(ss.closed, sup)
+	if closed == nil {
+		closed = func() {}
+	}
 	for i, x := range ss.list {
 		if x == sup {
 			ss.list = append(ss.list[:i], ss.list[i+1:]...)
-			return
+			break
 		}
 	}
+	return closed
 }
 
 // find returns the session named id, or the default session when id is empty.
@@ -198,11 +214,12 @@ func (s *Server) closeSession(_ context.Context, c *call, p *closeSessionParams)
 		c.fail(err)
 		return
 	}
-	s.sessions.remove(sup)
+	closed := s.sessions.remove(sup)
 	s.async(c, func(ctx context.Context) {
 		if err := sup.Close(ctx); err != nil {
 			s.log.Warn().Err(err).Str("session", p.SessionID).Msg("closing session")
 		}
+		closed()
 		c.replyAfter(protocol.Empty{}, s.opts.Writer.LastSeq())
 	})
 }

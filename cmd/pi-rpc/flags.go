@@ -29,6 +29,7 @@ type config struct {
 	allowOutsideCwd    bool
 	framing            string
 	maxMessageBytes    int
+	maxSessions        int
 	onEOF              string
 	approval           string
 	noSession          bool
@@ -101,6 +102,7 @@ func parseFlags(args []string, helpOut io.Writer) (*config, error) {
 	fs.BoolVar(&c.allowOutsideCwd, "allow-outside-cwd", false, "let write and edit change files outside --cwd")
 	fs.StringVar(&c.framing, "framing", "auto", "message framing: auto, ndjson or lsp (Content-Length headers)")
 	fs.IntVar(&c.maxMessageBytes, "max-message-bytes", 64<<20, "largest accepted message")
+	fs.IntVar(&c.maxSessions, "max-sessions", 16, "most sessions open at once on the connection (the first one and those createSession opens)")
 	fs.StringVar(&c.onEOF, "on-eof", "abort", "when stdin ends: abort the busy period, or finish it first")
 	fs.StringVar(&c.approval, "approval", "", "tool approval: auto, ask (the client approves write, edit and bash) or deny-writes; default ask if the client declares the permissions capability, else auto")
 	fs.BoolVar(&c.noSession, "no-session", false, "keep the session in memory only")
@@ -176,6 +178,9 @@ func (c *config) validate() error {
 	}
 	if c.maxMessageBytes < 1024 {
 		errs = append(errs, fmt.Errorf("--max-message-bytes: must be at least 1024, got %d", c.maxMessageBytes))
+	}
+	if c.maxSessions < 1 {
+		errs = append(errs, fmt.Errorf("--max-sessions: must be at least 1, got %d", c.maxSessions))
 	}
 	switch c.fsync {
 	case "settled", "entry":

@@ -19,7 +19,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/protocol"
 	"github.com/pi-rpc/pi-rpc/rpc"
 	"github.com/pi-rpc/pi-rpc/session"
@@ -116,27 +115,13 @@ func serve(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpHos
 	if len(setup.problems) > 0 {
 		problem = setup.problems[0].Message
 	}
-	sup := session.New(session.Config{
-		Agent: core.Options{
-			Provider: setup.provider, Model: setup.model, ThinkingLevel: setup.thinking,
-			Tools: host.tools(), SystemPrompt: setup.systemPrompt,
-		},
-		ProviderProblem: problem,
-		Store:           sessions.store,
-		Sessions:        sessions.catalog,
-		Sink:            writer,
-		Retry:           session.DefaultRetrySettings(),
-		Compaction:      session.DefaultCompactionSettings(),
-		Approval:        cfg.approval,
-		ApprovalFixed:   cfg.approval != "",
-		Shell:           shellRunner(setup.cwd),
-		Logger:          log,
-	})
-	sup.StartSession()
-	host.attach(sup)
+	ids := &session.IDs{}
+	sup := newSupervisor(cfg, setup, host.toolsWith(setup.tools), problem, sessions, writer, ids, log)
+	host.attach(sup, setup.tools)
 	server := rpc.NewServer(rpc.Options{
 		MCP:        host,
-		Supervisor: sup, Writer: writer, In: stdin,
+		Supervisor: sup, Writer: writer, In: stdin, IDs: ids,
+		NewSession: sessionFactory(cfg, setup, host, writer, log), MaxSessions: cfg.maxSessions,
 		Framing: rpc.Framing(cfg.framing), MaxMessageBytes: cfg.maxMessageBytes,
 		Logger: log, Version: version, Models: setup.models,
 		Problems: setup.problems, Warnings: setup.warnings, ContextFiles: setup.contextFiles,
@@ -177,7 +162,7 @@ func serve(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpHos
 			case <-waitCtx.Done():
 			}
 		}()
-		if _, err := sup.WaitSettled(waitCtx, ""); err != nil {
+		if err := server.WaitSettled(waitCtx); err != nil {
 			log.Warn().Err(err).Msg("busy period did not finish")
 		}
 		stop()
@@ -185,7 +170,7 @@ func serve(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpHos
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := sup.Shutdown(ctx); err != nil {
+	if err := server.ShutdownSessions(ctx); err != nil {
 		log.Warn().Err(err).Msg("shutdown")
 	}
 	// Requests still waiting (a waitSettled for an input that never came) end now.

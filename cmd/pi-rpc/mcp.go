@@ -16,14 +16,20 @@ import (
 	"github.com/pi-rpc/pi-rpc/tools/mcp"
 )
 
-// mcpHost owns the session's MCP servers: it keeps the agent's tools (the built-ins, then the
-// servers' tools) current, reports faults as session_error, and implements rpc.MCPHost.
+// mcpHost owns the process's MCP servers: it keeps every session's tools (its built-ins, then
+// the servers' tools) current, reports faults to every session as session_error, and
+// implements rpc.MCPHost.
 type mcpHost struct {
-	set      *mcp.Set
-	builtins []core.Tool
+	set *mcp.Set
 
-	mu  sync.Mutex
-	sup *session.Supervisor
+	mu       sync.Mutex
+	sessions []mcpSession
+}
+
+// mcpSession is a session the servers' tools are given to, with its own built-in tools.
+type mcpSession struct {
+	sup      *session.Supervisor
+	builtins []core.Tool
 }
 
 // startMCP connects the servers of $PI_RPC_HOME/mcp.json and the --mcp-config files (later
@@ -42,7 +48,7 @@ func startMCP(c *config, setup *agentSetup, log zerolog.Logger) (*mcpHost, error
 		}
 		layers = append(layers, servers)
 	}
-	h := &mcpHost{builtins: setup.tools}
+	h := &mcpHost{}
 	set, err := mcp.Connect(context.Background(), mcp.Merge(layers...), mcp.Options{
 		CallTimeout: c.mcpTimeout, Cwd: setup.cwd, ClientVersion: version, Logger: log,
 		OnToolsChanged: h.refresh, OnFault: h.fault,
@@ -54,35 +60,42 @@ func startMCP(c *config, setup *agentSetup, log zerolog.Logger) (*mcpHost, error
 	return h, nil
 }
 
-// tools are the agent's tools: the built-ins, then every connected server's.
-func (h *mcpHost) tools() []core.Tool {
-	return append(slices.Clone(h.builtins), h.set.Tools()...)
+// toolsWith are a session's tools: its built-ins, then every connected server's.
+func (h *mcpHost) toolsWith(builtins []core.Tool) []core.Tool {
+	return append(slices.Clone(builtins), h.set.Tools()...)
 }
 
-// attach hands tool changes and faults to the supervisor from now on.
-func (h *mcpHost) attach(sup *session.Supervisor) {
+// attach hands tool changes and faults to the session from now on.
+func (h *mcpHost) attach(sup *session.Supervisor, builtins []core.Tool) {
 	h.mu.Lock()
-	h.sup = sup
+	h.sessions = append(h.sessions, mcpSession{sup: sup, builtins: builtins})
 	h.mu.Unlock()
-	sup.SetTools(h.tools())
+	sup.SetTools(h.toolsWith(builtins))
 }
 
-func (h *mcpHost) supervisor() *session.Supervisor {
+// detach stops handing tool changes and faults to a closed session.
+func (h *mcpHost) detach(sup *session.Supervisor) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.sup
+	h.sessions = slices.DeleteFunc(h.sessions, func(s mcpSession) bool { return s.sup == sup })
 }
 
-// refresh gives the agent the current tools; they apply from its next model request.
+func (h *mcpHost) attached() []mcpSession {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.sessions)
+}
+
+// refresh gives every session the current tools; they apply from its next model request.
 func (h *mcpHost) refresh() {
-	if sup := h.supervisor(); sup != nil {
-		sup.SetTools(h.tools())
+	for _, s := range h.attached() {
+		s.sup.SetTools(h.toolsWith(s.builtins))
 	}
 }
 
 func (h *mcpHost) fault(f mcp.Fault) {
-	if sup := h.supervisor(); sup != nil {
-		sup.ReportError(faultMessage(f))
+	for _, s := range h.attached() {
+		s.sup.ReportError(faultMessage(f))
 	}
 }
 

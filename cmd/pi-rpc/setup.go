@@ -87,6 +87,14 @@ func setupAgent(c *config, getenv func(string) string, now time.Time) (*agentSet
 	}
 	s.thinking = s.model.ClampThinkingLevel(s.thinking)
 
+	if err := s.setupTools(c, now); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// setupTools builds the tools, the system prompt and its context files for s.cwd.
+func (s *agentSetup) setupTools(c *config, now time.Time) error {
 	var names []string
 	switch {
 	case c.noTools:
@@ -94,9 +102,10 @@ func setupAgent(c *config, getenv func(string) string, now time.Time) (*agentSet
 	case c.toolsSet:
 		names = tools.ParseNames(c.tools)
 	}
+	var err error
 	s.tools, err = tools.New(names, tools.Options{Cwd: s.cwd, AllowOutsideCwd: c.allowOutsideCwd})
 	if err != nil {
-		return nil, fmt.Errorf("--tools: %w", err)
+		return fmt.Errorf("--tools: %w", err)
 	}
 	active := make([]string, 0, len(s.tools))
 	for _, t := range s.tools {
@@ -111,7 +120,7 @@ func setupAgent(c *config, getenv func(string) string, now time.Time) (*agentSet
 	for _, f := range files {
 		s.contextFiles = append(s.contextFiles, f.Path)
 	}
-	return s, nil
+	return nil
 }
 
 // setupOpenAI resolves the model against the catalogue and models.json files and builds the
