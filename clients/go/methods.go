@@ -203,3 +203,23 @@ func (c *Client) Bash(ctx context.Context, p protocol.BashParams) (*protocol.Bas
 func (c *Client) AbortBash(ctx context.Context) (*protocol.AbortBashResult, error) {
 	return callFor[protocol.AbortBashResult](ctx, c, protocol.MethodAbortBash, nil)
 }
+
+// ListTools lists the agent's tools (built-in and MCP) and the MCP servers with their status.
+func (c *Client) ListTools(ctx context.Context) (*protocol.ListToolsResult, error) {
+	return callFor[protocol.ListToolsResult](ctx, c, protocol.MethodListTools, nil)
+}
+
+// CreateSession opens another session on the connection, with its own working directory,
+// model and queue; its events carry its sessionId. The typed calls above apply to the
+// connection's first session; to address another, use [Client.Call] with params that set
+// sessionId (protocol.SessionParams is embedded in every session-scoped params type).
+func (c *Client) CreateSession(ctx context.Context, p protocol.CreateSessionParams) (*protocol.CreateSessionResult, error) {
+	return callFor[protocol.CreateSessionResult](ctx, c, protocol.MethodCreateSession, p)
+}
+
+// CloseSession aborts and settles a session, syncs and releases its file; it returns after
+// the session's agent_settled.
+func (c *Client) CloseSession(ctx context.Context, sessionID string) error {
+	_, err := c.call(ctx, protocol.MethodCloseSession, protocol.CloseSessionParams{SessionID: sessionID})
+	return err
+}

@@ -61,6 +61,14 @@ export abstract class ProtocolMethods {
     return this.request('clearQueues', params ?? {}, options);
   }
 
+  /** Aborts and settles a session, syncs and releases its file; answers after its agent_settled. */
+  closeSession(
+    params: RequestMap['closeSession']['params'],
+    options?: CallOptions,
+  ): Promise<RequestMap['closeSession']['result']> {
+    return this.request('closeSession', params, options);
+  }
+
   /** Compacts the context now; answers after compaction_end. */
   compact(
     params?: RequestMap['compact']['params'],
@@ -75,6 +83,14 @@ export abstract class ProtocolMethods {
     options?: CallOptions,
   ): Promise<RequestMap['continue']['result']> {
     return this.request('continue', params ?? {}, options);
+  }
+
+  /** Opens another session beside the current ones (its own cwd, model, queue and busy periods) and returns its sessionId. */
+  createSession(
+    params?: RequestMap['createSession']['params'],
+    options?: CallOptions,
+  ): Promise<RequestMap['createSession']['result']> {
+    return this.request('createSession', params ?? {}, options);
   }
 
   /** Returns this schema. */

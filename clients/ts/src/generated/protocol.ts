@@ -511,6 +511,10 @@ export interface AutoRetryStartEvent {
  * BashParams are bash's params: a command the user runs directly, whose output streams as bash_update events and whose bashExecution message enters the model context.
  */
 export interface BashParams {
+  /**
+   * SessionID is a session's current id (createSession's answer, getState's sessionId; it changes with newSession, openSession and forkSession, as session_changed says).
+   */
+  sessionId?: string;
   command: string;
   /**
    * Timeout, in seconds, kills the command; absent or 0 means none.
@@ -577,6 +581,10 @@ export interface QueuedInput {
  * CancelInputParams are cancelInput's params.
  */
 export interface CancelInputParams {
+  /**
+   * SessionID is a session's current id (createSession's answer, getState's sessionId; it changes with newSession, openSession and forkSession, as session_changed says).
+   */
+  sessionId?: string;
   inputId: string;
 }
 /**
@@ -606,9 +614,19 @@ export interface ClientInfo {
   version?: string;
 }
 /**
+ * CloseSessionParams are closeSession's params.
+ */
+export interface CloseSessionParams {
+  sessionId: string;
+}
+/**
  * CompactParams are compact's params.
  */
 export interface CompactParams {
+  /**
+   * SessionID is a session's current id (createSession's answer, getState's sessionId; it changes with newSession, openSession and forkSession, as session_changed says).
+   */
+  sessionId?: string;
   customInstructions?: string;
 }
 /**
@@ -668,6 +686,69 @@ export interface ContextUsage {
   tokens: number;
   contextWindow: number;
   percent: number;
+}
+/**
+ * CreateSessionParams are createSession's params.
+ */
+export interface CreateSessionParams {
+  /**
+   * Cwd is the session's working directory (absolute, or relative to the server's); default the server's --cwd. Tools are confined to it and its sessions are listed there.
+   */
+  cwd?: string;
+  /**
+   * Model is a model id, or provider/id; default the server's model.
+   */
+  model?: string;
+  /**
+   * SessionFile resumes a session file or id instead of starting a new session.
+   */
+  sessionFile?: string;
+}
+/**
+ * CreateSessionResult is createSession's result.
+ */
+export interface CreateSessionResult {
+  sessionId: string;
+  sessionFile?: string;
+  cwd: string;
+  model: Model;
+}
+/**
+ * Model describes a model as pi does (pi §1.5).
+ */
+export interface Model {
+  id: string;
+  name: string;
+  api: string;
+  provider: string;
+  baseUrl?: string;
+  /**
+   * Reasoning says the model accepts a thinking level other than off.
+   */
+  reasoning: boolean;
+  /**
+   * ThinkingLevelMap maps a level to the provider's value; a nil value marks the level unsupported, and xhigh is supported only when it is present.
+   */
+  thinkingLevelMap?: {
+    [k: string]: string | null | undefined;
+  };
+  input: string[];
+  cost: ModelCost;
+  contextWindow: number;
+  maxTokens: number;
+  headers?: {
+    [k: string]: string | undefined;
+  };
+  compat?: {};
+}
+/**
+ * ModelCost is a model's price in dollars per million tokens.
+ */
+export interface ModelCost {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
 }
 /**
  * DescribeResult stands for describe's result, which is schema.json itself.
@@ -1065,43 +1146,6 @@ export interface ModelChangedEvent {
   runId?: string;
 }
 /**
- * Model describes a model as pi does (pi §1.5).
- */
-export interface Model {
-  id: string;
-  name: string;
-  api: string;
-  provider: string;
-  baseUrl?: string;
-  /**
-   * Reasoning says the model accepts a thinking level other than off.
-   */
-  reasoning: boolean;
-  /**
-   * ThinkingLevelMap maps a level to the provider's value; a nil value marks the level unsupported, and xhigh is supported only when it is present.
-   */
-  thinkingLevelMap?: {
-    [k: string]: string | null | undefined;
-  };
-  input: string[];
-  cost: ModelCost;
-  contextWindow: number;
-  maxTokens: number;
-  headers?: {
-    [k: string]: string | undefined;
-  };
-  compat?: {};
-}
-/**
- * ModelCost is a model's price in dollars per million tokens.
- */
-export interface ModelCost {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-}
-/**
  * ThinkingLevelChangedEvent says the thinking level changed.
  */
 export interface ThinkingLevelChangedEvent {
@@ -1129,6 +1173,10 @@ export interface ForkResult {
  */
 export interface ForkSessionParams {
   /**
+   * SessionID is a session's current id (createSession's answer, getState's sessionId; it changes with newSession, openSession and forkSession, as session_changed says).
+   */
+  sessionId?: string;
+  /**
    * EntryID is a user message entry: the new session holds the branch before it.
    */
   entryId: string;
@@ -1137,6 +1185,10 @@ export interface ForkSessionParams {
  * GetEntriesParams are getEntries' params.
  */
 export interface GetEntriesParams {
+  /**
+   * SessionID is a session's current id (createSession's answer, getState's sessionId; it changes with newSession, openSession and forkSession, as session_changed says).
+   */
+  sessionId?: string;
   /**
    * Since is an entry id of the current branch: only the entries after it are returned (a previous page's nextCursor, or the last entry a client has).
    */
@@ -1236,6 +1288,10 @@ export interface InputResult {
  * ListSessionsParams are listSessions' params.
  */
 export interface ListSessionsParams {
+  /**
+   * SessionID is a session's current id (createSession's answer, getState's sessionId; it changes with newSession, openSession and forkSession, as session_changed says).
+   */
+  sessionId?: string;
   /**
    * Cwd selects another working directory's sessions; default the server's.
    */
@@ -1389,6 +1445,10 @@ export interface NavigateResult {
  * NavigateTreeParams are navigateTree's params.
  */
 export interface NavigateTreeParams {
+  /**
+   * SessionID is a session's current id (createSession's answer, getState's sessionId; it changes with newSession, openSession and forkSession, as session_changed says).
+   */
+  sessionId?: string;
   entryId: string;
   /**
    * Summarize asks the model to summarise the branch being left into a branch_summary entry at the new position.
@@ -1399,6 +1459,10 @@ export interface NavigateTreeParams {
  * OpenSessionParams are openSession's params.
  */
 export interface OpenSessionParams {
+  /**
+   * SessionID is a session's current id (createSession's answer, getState's sessionId; it changes with newSession, openSession and forkSession, as session_changed says).
+   */
+  sessionId?: string;
   /**
    * Session is a session file path, or a session id or a unique prefix of one.
    */
@@ -1419,6 +1483,10 @@ export interface Options {
  * OptionsParams are setOptions' params; absent fields keep their value.
  */
 export interface OptionsParams {
+  /**
+   * SessionID is a session's current id (createSession's answer, getState's sessionId; it changes with newSession, openSession and forkSession, as session_changed says).
+   */
+  sessionId?: string;
   steeringMode?: QueueMode;
   followUpMode?: QueueMode;
   autoRetry?: boolean;
@@ -1440,6 +1508,10 @@ export interface PermissionRequestParams {
    * RequestID identifies the request in permission_requested and permission_resolved.
    */
   requestId: string;
+  /**
+   * SessionID names the session asking, once the connection has several.
+   */
+  sessionId?: string;
   toolCallId: string;
   toolName: string;
   /**
@@ -1464,6 +1536,10 @@ export interface PermissionRequestResult {
  * PromptParams are prompt's params.
  */
 export interface PromptParams {
+  /**
+   * SessionID is a session's current id (createSession's answer, getState's sessionId; it changes with newSession, openSession and forkSession, as session_changed says).
+   */
+  sessionId?: string;
   message: string;
   images?: Image[];
   /**
@@ -1475,6 +1551,10 @@ export interface PromptParams {
  * QueueParams are steer's and followUp's params.
  */
 export interface QueueParams {
+  /**
+   * SessionID is a session's current id (createSession's answer, getState's sessionId; it changes with newSession, openSession and forkSession, as session_changed says).
+   */
+  sessionId?: string;
   message: string;
   images?: Image[];
   /**
@@ -1496,6 +1576,15 @@ export interface SessionNameResult {
   name: string;
 }
 /**
+ * SessionParams name the session a method applies to.
+ */
+export interface SessionParams {
+  /**
+   * SessionID is a session's current id (createSession's answer, getState's sessionId; it changes with newSession, openSession and forkSession, as session_changed says).
+   */
+  sessionId?: string;
+}
+/**
  * SessionRef names the session a switch landed on (newSession's and openSession's result).
  */
 export interface SessionRef {
@@ -1510,6 +1599,10 @@ export interface SessionRef {
  * SetLabelParams are setLabel's params.
  */
 export interface SetLabelParams {
+  /**
+   * SessionID is a session's current id (createSession's answer, getState's sessionId; it changes with newSession, openSession and forkSession, as session_changed says).
+   */
+  sessionId?: string;
   entryId: string;
   /**
    * Label is the new label; absent or empty clears it.
@@ -1520,6 +1613,10 @@ export interface SetLabelParams {
  * SetModelParams are setModel's params.
  */
 export interface SetModelParams {
+  /**
+   * SessionID is a session's current id (createSession's answer, getState's sessionId; it changes with newSession, openSession and forkSession, as session_changed says).
+   */
+  sessionId?: string;
   provider?: string;
   modelId: string;
 }
@@ -1527,6 +1624,10 @@ export interface SetModelParams {
  * SetSessionNameParams are setSessionName's params.
  */
 export interface SetSessionNameParams {
+  /**
+   * SessionID is a session's current id (createSession's answer, getState's sessionId; it changes with newSession, openSession and forkSession, as session_changed says).
+   */
+  sessionId?: string;
   /**
    * Name is trimmed; empty clears the name.
    */
@@ -1599,6 +1700,10 @@ export interface TokenStats {
  * ThinkingLevelParams are setThinkingLevel's params.
  */
 export interface ThinkingLevelParams {
+  /**
+   * SessionID is a session's current id (createSession's answer, getState's sessionId; it changes with newSession, openSession and forkSession, as session_changed says).
+   */
+  sessionId?: string;
   level: ThinkingLevel;
 }
 /**
@@ -1645,6 +1750,10 @@ export interface TreeView {
  * WaitSettledParams are waitSettled's params.
  */
 export interface WaitSettledParams {
+  /**
+   * SessionID is a session's current id (createSession's answer, getState's sessionId; it changes with newSession, openSession and forkSession, as session_changed says).
+   */
+  sessionId?: string;
   inputId?: string;
   timeoutMs?: number;
 }
@@ -1655,19 +1764,23 @@ export const PROTOCOL_VERSION = 1 as const;
 /** Client-to-server requests: params and result of each. */
 export interface RequestMap {
   /** Aborts the busy period; aborted is false when idle. */
-  abort: { params: Empty; result: AbortResult };
+  abort: { params: SessionParams; result: AbortResult };
   /** Kill the running bash command. */
-  abortBash: { params: Empty; result: AbortBashResult };
+  abortBash: { params: SessionParams; result: AbortBashResult };
   /** Run a shell command for the user; answers when it ends. */
   bash: { params: BashParams; result: BashResult };
   /** Removes one queued input; it settles cancelled. */
   cancelInput: { params: CancelInputParams; result: Empty };
   /** Removes every queued input and returns them; they settle cancelled. */
-  clearQueues: { params: Empty; result: QueueUpdate };
+  clearQueues: { params: SessionParams; result: QueueUpdate };
+  /** Aborts and settles a session, syncs and releases its file; answers after its agent_settled. */
+  closeSession: { params: CloseSessionParams; result: Empty };
   /** Compacts the context now; answers after compaction_end. */
   compact: { params: CompactParams; result: CompactionResult };
   /** Continues from the current context without a new message. */
-  continue: { params: Empty; result: InputResult };
+  continue: { params: SessionParams; result: InputResult };
+  /** Opens another session beside the current ones (its own cwd, model, queue and busy periods) and returns its sessionId. */
+  createSession: { params: CreateSessionParams; result: CreateSessionResult };
   /** Returns this schema. */
   describe: { params: Empty; result: DescribeResult };
   /** Queues a message delivered when the agent would stop; starts a run when idle. */
@@ -1677,13 +1790,13 @@ export interface RequestMap {
   /** Returns the current branch's entries from the root (compacted ones included), a page at a time. */
   getEntries: { params: GetEntriesParams; result: EntriesResult };
   /** Returns the model context. */
-  getMessages: { params: Empty; result: MessagesResult };
+  getMessages: { params: SessionParams; result: MessagesResult };
   /** Returns message counts, token and cost totals and context usage of the current context. */
-  getSessionStats: { params: Empty; result: Stats };
+  getSessionStats: { params: SessionParams; result: Stats };
   /** Returns the session state as of the event with seq lastSeq. */
-  getState: { params: Empty; result: StateResult };
+  getState: { params: SessionParams; result: StateResult };
   /** Returns every entry of the session, flat, with labels and the leaf. */
-  getTree: { params: Empty; result: TreeView };
+  getTree: { params: SessionParams; result: TreeView };
   /** Optional handshake: protocol version, capabilities, model, session. */
   initialize: { params: InitializeParams; result: InitializeResult };
   /** Lists the models of the configured providers. */
@@ -1695,7 +1808,7 @@ export interface RequestMap {
   /** Moves the leaf to another entry of the session, optionally summarising the branch left. */
   navigateTree: { params: NavigateTreeParams; result: NavigateResult };
   /** Switches to a new, empty session (refused while busy). */
-  newSession: { params: Empty; result: SessionRef };
+  newSession: { params: SessionParams; result: SessionRef };
   /** Switches to an existing session by file or id (refused while busy; -32011 if another process holds it). */
   openSession: { params: OpenSessionParams; result: SessionRef };
   /** Sends a user message: starts a run, or with whenBusy queues it while busy. */
@@ -1747,8 +1860,10 @@ export const REQUEST_METHODS = [
   'bash',
   'cancelInput',
   'clearQueues',
+  'closeSession',
   'compact',
   'continue',
+  'createSession',
   'describe',
   'followUp',
   'forkSession',
