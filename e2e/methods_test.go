@@ -363,14 +363,21 @@ func TestSetModelOpenAI(t *testing.T) {
 	p := start(t, options{mock: mock})
 	var models struct {
 		Models []struct {
-			ID string `json:"id"`
+			ID       string `json:"id"`
+			Provider string `json:"provider"`
 		} `json:"models"`
 	}
 	p.result("listModels", nil, &models)
 	if len(models.Models) < 2 {
 		t.Fatalf("listModels = %+v, want the catalogue", models)
 	}
-	target := models.Models[len(models.Models)-1].ID
+	// The last OpenAI model (Anthropic's catalogue follows OpenAI's).
+	target := ""
+	for _, m := range models.Models {
+		if m.Provider == "openai" {
+			target = m.ID
+		}
+	}
 	var sm struct {
 		Model struct {
 			ID string `json:"id"`

@@ -146,7 +146,7 @@ func TestStartupErrors(t *testing.T) {
 	}{
 		{"bad flag", []string{"--no-such-flag"}, []string{"no-such-flag"}},
 		{"bad flag value", []string{"--framing", "xml"}, []string{"--framing"}},
-		{"unknown provider", []string{"--provider", "anthropic"}, []string{"--provider", "anthropic"}},
+		{"unknown provider", []string{"--provider", "gemini"}, []string{"--provider", "gemini"}},
 		{"faux without script", []string{"--provider", "faux"}, []string{"--faux-script"}},
 		{"unreadable faux script", []string{"--provider", "faux", "--faux-script", filepath.Join(dir, "missing.json")}, []string{"missing.json"}},
 		{"invalid faux script", []string{"--provider", "faux", "--faux-script", badScript}, []string{"bad-script.json:3", "stopReason"}},

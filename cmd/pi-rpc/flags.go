@@ -82,9 +82,9 @@ func parseFlags(args []string, helpOut io.Writer) (*config, error) {
 	// line returned to the caller.
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	fs.StringVar(&c.provider, "provider", "", "model provider: openai (default when OPENAI_API_KEY is set) or faux")
+	fs.StringVar(&c.provider, "provider", "", "model provider: openai (default when OPENAI_API_KEY is set), anthropic (default when only ANTHROPIC_API_KEY is set) or faux")
 	fs.StringVar(&c.model, "model", "", "model id, or provider/id for a models.json provider")
-	fs.StringVar(&c.baseURL, "base-url", "", "OpenAI-compatible API root (default $OPENAI_BASE_URL or https://api.openai.com/v1)")
+	fs.StringVar(&c.baseURL, "base-url", "", "API root of the --provider endpoint (default $OPENAI_BASE_URL or https://api.openai.com/v1; with --provider anthropic $ANTHROPIC_BASE_URL or https://api.anthropic.com)")
 	fs.StringVar(&c.modelsFile, "models", "", "models.json with extra providers and models (default $PI_RPC_HOME/models.json if present)")
 	fs.StringVar(&c.fauxScript, "faux-script", "", "script file for --provider faux")
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", 120*time.Second, "fail a model request after this long without data")
@@ -141,9 +141,9 @@ func parseFlags(args []string, helpOut io.Writer) (*config, error) {
 func (c *config) validate() error {
 	var errs []error
 	switch c.provider {
-	case "", "openai", "faux":
+	case "", "openai", "anthropic", "faux":
 	default:
-		errs = append(errs, fmt.Errorf("--provider: unknown provider %q (use openai or faux)", c.provider))
+		errs = append(errs, fmt.Errorf("--provider: unknown provider %q (use openai, anthropic or faux)", c.provider))
 	}
 	if c.provider == "faux" && c.fauxScript == "" {
 		errs = append(errs, errors.New("--provider faux needs --faux-script FILE"))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/anthropic"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/llm/openai"
 	"github.com/pi-rpc/pi-rpc/protocol"
@@ -16,8 +17,12 @@ import (
 	"github.com/pi-rpc/pi-rpc/tools"
 )
 
-// defaultOpenAIModel is used when --model is not given.
-const defaultOpenAIModel = "gpt-4.1"
+// The models used when --model is not given: OpenAI's, or Anthropic's with --provider
+// anthropic or when only ANTHROPIC_API_KEY is set.
+const (
+	defaultOpenAIModel    = "gpt-4.1"
+	defaultAnthropicModel = "claude-sonnet-4-6"
+)
 
 // agentSetup is everything the command line configures about the agent.
 type agentSetup struct {
@@ -77,7 +82,7 @@ func setupAgent(c *config, getenv func(string) string, now time.Time) (*agentSet
 		s.provider = script.NewProvider()
 		s.model = script.Model
 		s.models = &modelSet{fixed: []core.Model{script.Model}, fixedProvider: s.provider}
-	} else if err := s.setupOpenAI(c, getenv); err != nil {
+	} else if err := s.setupModels(c, getenv); err != nil {
 		return nil, err
 	}
 
@@ -123,9 +128,9 @@ func (s *agentSetup) setupTools(c *config, now time.Time) error {
 	return nil
 }
 
-// setupOpenAI resolves the model against the catalogue and models.json files and builds the
-// provider that serves it.
-func (s *agentSetup) setupOpenAI(c *config, getenv func(string) string) error {
+// setupModels resolves the model against the catalogues and models.json files and builds the
+// provider that serves it (OpenAI-compatible or Anthropic, by the model's api).
+func (s *agentSetup) setupModels(c *config, getenv func(string) string) error {
 	// $PI_RPC_HOME/models.json applies to every project; --models adds to it, and where
 	// both define a model the later file wins (the registry merges in order).
 	var paths []string
@@ -145,27 +150,43 @@ func (s *agentSetup) setupOpenAI(c *config, getenv func(string) string) error {
 		s.logWarnings = append(s.logWarnings, f.Warnings...)
 	}
 	apiKey := getenv("OPENAI_API_KEY")
-	baseURL := c.baseURL
-	if baseURL == "" {
-		baseURL = getenv("OPENAI_BASE_URL")
-	}
-	// An endpoint the user named (a local llama.cpp, Ollama or vLLM) may need no key: the
-	// requests then go without an Authorization header. Only api.openai.com by default
-	// insists on one (docs/configuration.md "Provider, endpoint and key").
-	explicitURL := baseURL != ""
+	baseURL := getenv("OPENAI_BASE_URL")
 	if baseURL == "" {
 		baseURL = "https://api.openai.com/v1"
 	}
+	anthropicKey := getenv("ANTHROPIC_API_KEY")
+	anthropicURL := getenv("ANTHROPIC_BASE_URL")
+	if anthropicURL == "" {
+		anthropicURL = anthropic.DefaultBaseURL
+	}
+	// An endpoint the user named (a local llama.cpp, Ollama or vLLM) may need no key: the
+	// requests then go without one. Only the default endpoints insist on one
+	// (docs/configuration.md "Provider, endpoint and key").
+	openaiKeyless := getenv("OPENAI_BASE_URL") != ""
+	anthropicKeyless := getenv("ANTHROPIC_BASE_URL") != ""
+	// --base-url is the root of the endpoint --provider names (OpenAI's by default).
+	if c.baseURL != "" && c.provider == anthropic.ProviderName {
+		anthropicURL, anthropicKeyless = c.baseURL, true
+	} else if c.baseURL != "" {
+		baseURL, openaiKeyless = c.baseURL, true
+	}
 	set := &modelSet{
-		registry: openai.NewRegistry(files...), builtinURL: baseURL, builtinKey: apiKey, builtinKeyless: explicitURL,
+		registry: openai.NewRegistryWith([]openai.Builtin{{Provider: anthropic.ProviderName, API: anthropic.API, Models: anthropic.Catalogue()}}, files...),
+		builtins: map[string]endpoint{
+			openai.ProviderName:    {name: "OpenAI", url: baseURL, key: apiKey, keySource: "OPENAI_API_KEY", keyless: openaiKeyless},
+			anthropic.ProviderName: {name: "Anthropic", url: anthropicURL, key: anthropicKey, keySource: "ANTHROPIC_API_KEY", keyless: anthropicKeyless},
+		},
 		idleTimeout: c.idleTimeout, contextWindow: c.contextWindow, providers: map[string]core.Provider{},
 	}
 	s.models = set
 	id := c.model
 	if id == "" {
 		id = defaultOpenAIModel
+		if c.provider == anthropic.ProviderName || (c.provider == "" && apiKey == "" && anthropicKey != "") {
+			id = defaultAnthropicModel
+		}
 	}
-	res, err := set.registry.Lookup(id, c.contextWindow)
+	res, err := set.registry.LookupFor(id, c.contextWindow, c.provider)
 	if err != nil {
 		return fmt.Errorf("--model: %w", err)
 	}
@@ -173,9 +194,9 @@ func (s *agentSetup) setupOpenAI(c *config, getenv func(string) string) error {
 		s.warnings = append(s.warnings, res.Warning)
 	}
 	s.model = res.Model
-	if res.Provider == nil && c.provider == "" && apiKey == "" && !explicitURL {
+	if b := set.builtins[res.ProviderName]; res.Provider == nil && c.provider == "" && b.key == "" && !b.keyless {
 		s.problems = append(s.problems, protocol.Problem{Kind: "noProvider",
-			Message: "No model provider is configured: set OPENAI_API_KEY, pass --base-url for a local server, pick a models.json provider with --model provider/id, or use --provider faux"})
+			Message: "No model provider is configured: set OPENAI_API_KEY or ANTHROPIC_API_KEY, pass --base-url for a local server, pick a models.json provider with --model provider/id, or use --provider faux"})
 		return nil
 	}
 	provider, problem, err := set.providerFor(res.Entry)
@@ -197,20 +218,24 @@ func fileExists(path string) bool {
 // modelSet implements rpc.Models over the registry (or faux's one model), building and
 // caching one provider per endpoint.
 type modelSet struct {
-	registry   *openai.Registry
-	builtinURL string
-	builtinKey string
-	// builtinKeyless: the built-in provider's endpoint was given explicitly (--base-url or
-	// OPENAI_BASE_URL), so it works without a key.
-	builtinKeyless bool
-	idleTimeout    time.Duration
-	contextWindow  int
+	registry      *openai.Registry
+	builtins      map[string]endpoint
+	idleTimeout   time.Duration
+	contextWindow int
 
 	fixed         []core.Model
 	fixedProvider core.Provider
 
 	mu        sync.Mutex
 	providers map[string]core.Provider
+}
+
+// endpoint is a built-in provider's API root and key, and the setting the key came from.
+type endpoint struct {
+	name, url, key, keySource string
+	// keyless: the endpoint was named explicitly (--base-url or *_BASE_URL), so it works
+	// without a key.
+	keyless bool
 }
 
 // List returns the selectable models.
@@ -236,7 +261,7 @@ func (m *modelSet) Resolve(provider, id string) (core.Model, core.Provider, erro
 		return core.Model{}, nil, fmt.Errorf("Model not found: %s", id)
 	}
 	key := id
-	if provider != "" && provider != openai.ProviderName {
+	if provider != "" {
 		key = provider + "/" + id
 	}
 	res, err := m.registry.Lookup(key, m.contextWindow)
@@ -256,42 +281,54 @@ func (m *modelSet) Resolve(provider, id string) (core.Model, core.Provider, erro
 	return res.Model, p, nil
 }
 
-// providerFor returns the provider serving an entry, and a problem when it has no key.
+// providerFor returns the provider serving an entry, and a problem when it has no key. A
+// models.json entry of a built-in provider without baseUrl or apiKey uses the built-in
+// endpoint's.
 func (m *modelSet) providerFor(e openai.Entry) (core.Provider, string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	name := e.ProviderName
-	if e.Provider == nil {
-		name = openai.ProviderName
-	}
-	if p, ok := m.providers[name]; ok {
+	cacheKey := e.ProviderName + "\x00" + e.Model.API
+	if p, ok := m.providers[cacheKey]; ok {
 		return p, "", nil
 	}
-	cfg := openai.Config{BaseURL: m.builtinURL, APIKey: m.builtinKey, KeySource: "OPENAI_API_KEY", IdleTimeout: m.idleTimeout}
+	builtin, isBuiltin := m.builtins[e.ProviderName]
+	url, key, keySource := builtin.url, builtin.key, builtin.keySource
+	var headers map[string]string
 	problem := ""
-	if e.Provider == nil {
-		if m.builtinKey == "" && !m.builtinKeyless {
-			problem = "No API key for OpenAI: set OPENAI_API_KEY (or pass --base-url for a server that needs none)"
+	if e.Provider != nil {
+		if e.Provider.BaseURL != "" || !isBuiltin {
+			url = e.Provider.BaseURL
 		}
-	} else {
-		key, err := openai.ResolveValue(context.Background(), e.Provider.APIKey, os.LookupEnv)
-		if err != nil {
-			problem = fmt.Sprintf("No API key for provider %s: %v", e.ProviderName, err)
+		if e.Provider.APIKey != "" || !isBuiltin {
+			var err error
+			key, err = openai.ResolveValue(context.Background(), e.Provider.APIKey, os.LookupEnv)
+			if err != nil {
+				problem = fmt.Sprintf("No API key for provider %s: %v", e.ProviderName, err)
+			}
+			keySource = openai.KeySource(e.File, e.ProviderName, e.Provider.APIKey)
 		}
-		headers := map[string]string{}
+		headers = map[string]string{}
 		for k, v := range e.Provider.Headers {
 			if hv, err := openai.ResolveValue(context.Background(), v, os.LookupEnv); err == nil {
 				headers[k] = hv
 			}
 		}
-		cfg = openai.Config{BaseURL: e.Provider.BaseURL, APIKey: key, KeySource: openai.KeySource(e.File, e.ProviderName, e.Provider.APIKey), Headers: headers, IdleTimeout: m.idleTimeout}
 	}
-	p, err := openai.New(cfg)
+	if isBuiltin && key == "" && keySource == builtin.keySource && !builtin.keyless {
+		problem = fmt.Sprintf("No API key for %s: set %s (or pass --base-url for a server that needs none)", builtin.name, keySource)
+	}
+	var p core.Provider
+	var err error
+	if e.Model.API == anthropic.API {
+		p, err = anthropic.New(anthropic.Config{BaseURL: url, APIKey: key, KeySource: keySource, Headers: headers, IdleTimeout: m.idleTimeout})
+	} else {
+		p, err = openai.New(openai.Config{BaseURL: url, APIKey: key, KeySource: keySource, Headers: headers, IdleTimeout: m.idleTimeout})
+	}
 	if err != nil {
 		return nil, "", err
 	}
 	if problem == "" {
-		m.providers[name] = p
+		m.providers[cacheKey] = p
 	}
 	return p, problem, nil
 }

@@ -6,6 +6,9 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/pi-rpc/pi-rpc/llm/anthropic"
+	"github.com/pi-rpc/pi-rpc/llm/openai"
 )
 
 func writeModels(t *testing.T, path, provider, model string) {
@@ -60,4 +63,92 @@ func indexOf(s, sub string) int {
 		}
 	}
 	return -1
+}
+
+// TestAnthropicSetup checks how the Anthropic provider is chosen and configured: by
+// --provider anthropic, by ANTHROPIC_API_KEY alone, by a Claude model id, and by a models.json
+// provider with api anthropic-messages; and that a missing key is a problem naming it.
+func TestAnthropicSetup(t *testing.T) {
+	models := filepath.Join(t.TempDir(), "models.json")
+	data := `{"providers": {
+	  "proxy": {"baseUrl": "http://127.0.0.1:1", "api": "anthropic-messages", "apiKey": "k", "models": [{"id": "claude-proxied"}]},
+	  "anthropic": {"modelOverrides": {"claude-haiku-4-5": {"maxTokens": 1000}}}
+	}}`
+	if err := os.WriteFile(models, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name      string
+		c         config
+		env       map[string]string
+		model     string
+		anthropic bool
+		problem   string
+	}{
+		{name: "--provider anthropic", c: config{provider: "anthropic", baseURL: "http://127.0.0.1:2"}, env: map[string]string{"ANTHROPIC_API_KEY": "a"}, model: defaultAnthropicModel, anthropic: true},
+		{name: "only ANTHROPIC_API_KEY", env: map[string]string{"ANTHROPIC_API_KEY": "a"}, model: defaultAnthropicModel, anthropic: true},
+		{name: "both keys default to OpenAI", env: map[string]string{"ANTHROPIC_API_KEY": "a", "OPENAI_API_KEY": "o"}, model: defaultOpenAIModel},
+		{name: "a Claude id", c: config{model: "claude-opus-4-5"}, env: map[string]string{"ANTHROPIC_API_KEY": "a", "OPENAI_API_KEY": "o"}, model: "claude-opus-4-5", anthropic: true},
+		{name: "--provider openai keeps a Claude id on the OpenAI endpoint", c: config{provider: "openai", model: "claude-opus-4-5"}, env: map[string]string{"OPENAI_API_KEY": "o"}, model: "claude-opus-4-5"},
+		{name: "models.json anthropic-messages provider", c: config{model: "proxy/claude-proxied"}, model: "claude-proxied", anthropic: true},
+		{name: "models.json override of a built-in Claude model", c: config{model: "claude-haiku-4-5"}, env: map[string]string{"ANTHROPIC_API_KEY": "a"}, model: "claude-haiku-4-5", anthropic: true},
+		{name: "no key", c: config{provider: "anthropic"}, model: defaultAnthropicModel, anthropic: true, problem: "noApiKey: No API key for Anthropic: set ANTHROPIC_API_KEY (or pass --base-url for a server that needs none)"},
+		{name: "no provider at all", model: defaultOpenAIModel, problem: "noProvider: No model provider is configured: set OPENAI_API_KEY or ANTHROPIC_API_KEY, pass --base-url for a local server, pick a models.json provider with --model provider/id, or use --provider faux"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]string{"PI_RPC_HOME": t.TempDir()}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			c := tc.c
+			c.cwd, c.modelsFile, c.idleTimeout = t.TempDir(), models, time.Second
+			s, err := setupAgent(&c, func(k string) string { return env[k] }, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.model.ID != tc.model {
+				t.Errorf("model = %s, want %s", s.model.ID, tc.model)
+			}
+			var problems []string
+			for _, p := range s.problems {
+				problems = append(problems, p.Kind+": "+p.Message)
+			}
+			if want := []string{tc.problem}; tc.problem != "" && !slices.Equal(problems, want) || tc.problem == "" && len(problems) > 0 {
+				t.Errorf("problems = %q, want %q", problems, tc.problem)
+			}
+			if tc.problem != "" {
+				return
+			}
+			_, isAnthropic := s.provider.(*anthropic.Provider)
+			if isAnthropic != tc.anthropic || (s.model.API == anthropic.API) != tc.anthropic {
+				t.Errorf("provider %T, model api %s; want anthropic=%v", s.provider, s.model.API, tc.anthropic)
+			}
+		})
+	}
+}
+
+// TestResolveAcrossProviders checks setModel's lookup: a Claude model and an OpenAI model
+// each get their own provider, cached per endpoint.
+func TestResolveAcrossProviders(t *testing.T) {
+	env := map[string]string{"PI_RPC_HOME": t.TempDir(), "OPENAI_API_KEY": "o", "ANTHROPIC_API_KEY": "a"}
+	s, err := setupAgent(&config{cwd: t.TempDir(), idleTimeout: time.Second}, func(k string) string { return env[k] }, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, p, err := s.models.Resolve("anthropic", "claude-opus-4-5")
+	if _, ok := p.(*anthropic.Provider); err != nil || !ok || m.Provider != "anthropic" {
+		t.Fatalf("Resolve(anthropic, claude-opus-4-5) = %v, %T, %v", m.ID, p, err)
+	}
+	m2, p2, err := s.models.Resolve("", "claude-sonnet-4-5")
+	if err != nil || p2 != p || m2.ID != "claude-sonnet-4-5" {
+		t.Errorf("second Claude model: %v, same provider %v, %v", m2.ID, p2 == p, err)
+	}
+	m3, p3, err := s.models.Resolve("openai", "gpt-4.1")
+	if _, ok := p3.(*openai.Provider); err != nil || !ok || m3.API != openai.API {
+		t.Errorf("Resolve(openai, gpt-4.1) = %v, %T, %v", m3.ID, p3, err)
+	}
+	if _, _, err := s.models.Resolve("openai", "claude-opus-4-5"); err == nil {
+		t.Error("Resolve(openai, claude-opus-4-5) found a model")
+	}
 }

@@ -1,5 +1,5 @@
 // Package archtest enforces the import graph of DESIGN.md §1: dependencies point one way,
-// and only the named packages may import jsonrpc2 and openai-go.
+// and only the named packages may import jsonrpc2, openai-go and anthropic-sdk-go.
 package archtest
 
 import (
@@ -25,7 +25,9 @@ type pkg struct {
 var allowed = map[string][]string{
 	"core":                {},
 	"llm/faux":            {"core"},
-	"llm/openai":          {"core"},
+	"llm/openai":          {"core", "llm/internal/"},
+	"llm/anthropic":       {"core", "llm/internal/"},
+	"llm/internal/":       {"core"},
 	"internal/mockopenai": {},
 	"tools":               {"core"},
 	// tools/mcp knows neither the protocol nor the session; its internal test server only
@@ -50,6 +52,7 @@ var thirdParty = map[string][]string{
 	"github.com/sourcegraph/jsonrpc2":        {"rpc"},
 	"github.com/openai/openai-go":            {"llm/openai"},
 	"github.com/modelcontextprotocol/go-sdk": {"tools/mcp"},
+	"github.com/anthropics/anthropic-sdk-go": {"llm/anthropic"},
 }
 
 func rel(path string) string {

@@ -8,15 +8,24 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
-// Registry is the set of selectable models: the built-in catalogue, changed and extended by
+// Registry is the set of selectable models: the built-in catalogues, changed and extended by
 // models.json files (pi's merge: a models.json model with a built-in id replaces it,
 // modelOverrides patch built-in models, other providers add theirs).
 type Registry struct {
-	entries []Entry
+	entries  []Entry
+	builtins []Builtin
 }
 
-// Entry is a selectable model and the models.json provider serving it (nil for the built-in
-// OpenAI endpoint, which the binary configures from --base-url and OPENAI_API_KEY).
+// Builtin is a provider whose models are built in: OpenAI's catalogue always, and others the
+// binary adds (Anthropic's), each served by its own package.
+type Builtin struct {
+	Provider string
+	API      string
+	Models   []core.Model
+}
+
+// Entry is a selectable model and the models.json provider serving it (nil for a built-in
+// endpoint, which the binary configures, e.g. from --base-url and OPENAI_API_KEY).
 type Entry struct {
 	Model core.Model
 	// Provider is the models.json provider entry; ProviderName its key.
@@ -37,10 +46,15 @@ type Resolution struct {
 }
 
 // NewRegistry merges the catalogue with files, in order (later files win).
-func NewRegistry(files ...*ModelsFile) *Registry {
-	r := &Registry{}
-	for _, m := range Catalogue() {
-		r.entries = append(r.entries, Entry{Model: m, ProviderName: ProviderName})
+func NewRegistry(files ...*ModelsFile) *Registry { return NewRegistryWith(nil, files...) }
+
+// NewRegistryWith is [NewRegistry] with more built-in providers, listed after OpenAI's.
+func NewRegistryWith(extra []Builtin, files ...*ModelsFile) *Registry {
+	r := &Registry{builtins: append([]Builtin{{Provider: ProviderName, API: API, Models: Catalogue()}}, extra...)}
+	for _, b := range r.builtins {
+		for _, m := range b.Models {
+			r.entries = append(r.entries, Entry{Model: m, ProviderName: b.Provider})
+		}
 	}
 	for _, f := range files {
 		if f == nil {
@@ -49,8 +63,8 @@ func NewRegistry(files ...*ModelsFile) *Registry {
 		for _, name := range sortedKeys(f.Providers) {
 			p := f.Providers[name]
 			pp := &p
-			if name == ProviderName {
-				r.patchBuiltins(pp, f.Path)
+			if r.builtin(name) != nil {
+				r.patchBuiltins(name, pp, f.Path)
 			}
 			for _, me := range p.Models {
 				m := modelFromEntry(name, pp, &me)
@@ -61,12 +75,32 @@ func NewRegistry(files ...*ModelsFile) *Registry {
 	return r
 }
 
-// patchBuiltins applies an "openai" provider's baseUrl, headers, compat and modelOverrides
-// to the built-in models.
-func (r *Registry) patchBuiltins(p *ProviderEntry, file string) {
+// builtin returns the built-in provider called name, or nil.
+func (r *Registry) builtin(name string) *Builtin {
+	for i := range r.builtins {
+		if r.builtins[i].Provider == name {
+			return &r.builtins[i]
+		}
+	}
+	return nil
+}
+
+// serves reports whether a built-in provider's package serves api.
+func (r *Registry) serves(api string) bool {
+	for _, b := range r.builtins {
+		if b.API == api {
+			return true
+		}
+	}
+	return false
+}
+
+// patchBuiltins applies a models.json provider's baseUrl, headers, compat and modelOverrides
+// to the built-in models of the provider of the same name.
+func (r *Registry) patchBuiltins(name string, p *ProviderEntry, file string) {
 	for i := range r.entries {
 		e := &r.entries[i]
-		if e.ProviderName != ProviderName || e.File != "" {
+		if e.ProviderName != name || e.File != "" {
 			continue
 		}
 		if p.BaseURL != "" {
@@ -95,46 +129,75 @@ func (r *Registry) upsert(e Entry) {
 func (r *Registry) Entries() []Entry { return append([]Entry(nil), r.entries...) }
 
 // Lookup resolves a --model id: "id" or "provider/id". Known models come from the
-// catalogue and models.json; an unknown id is used as given with default metadata
+// catalogues and models.json; an unknown id is used as given with default metadata
 // (DESIGN.md §3 "Startup"): contextWindow (or 128000 when 0), maxTokens 16384, no reasoning,
-// text input, cost 0, and a warning. A model of a provider whose api this package does not
-// serve is an error.
+// text input, cost 0, and a warning. A model of a provider whose api no built-in provider
+// serves is an error.
 func (r *Registry) Lookup(id string, contextWindow int) (Resolution, error) {
+	return r.LookupFor(id, contextWindow, "")
+}
+
+// LookupFor is [Registry.Lookup] for the built-in provider a user chose (--provider): the
+// other built-in providers' models are not candidates, and an unknown id gets that
+// provider's api. An empty provider means any, with OpenAI's api for unknown ids.
+func (r *Registry) LookupFor(id string, contextWindow int, provider string) (Resolution, error) {
 	var found *Entry
 	for i := range r.entries {
 		e := &r.entries[i]
+		if provider != "" && e.ProviderName != provider && r.builtin(e.ProviderName) != nil {
+			continue
+		}
 		if e.Model.ID == id || e.ProviderName+"/"+e.Model.ID == id {
 			found = e
 			break
 		}
 	}
 	if found != nil {
-		if found.Model.API != API {
-			return Resolution{}, fmt.Errorf("model %q of provider %q uses api %q; pi-rpc supports only %s", found.Model.ID, found.ProviderName, found.Model.API, API)
+		if !r.serves(found.Model.API) {
+			return Resolution{}, fmt.Errorf("model %q of provider %q uses api %q; pi-rpc supports only %s", found.Model.ID, found.ProviderName, found.Model.API, r.apis())
 		}
 		src := "catalogue"
-		if found.File != "" && found.Provider != nil && (found.ProviderName != ProviderName || !isBuiltin(found.Model.ID) || hasModel(found.Provider, found.Model.ID)) {
+		if found.File != "" && found.Provider != nil && (r.builtin(found.ProviderName) == nil || !r.isBuiltin(found.ProviderName, found.Model.ID) || hasModel(found.Provider, found.Model.ID)) {
 			src = "models.json"
 		}
 		return Resolution{Entry: *found, Source: src}, nil
+	}
+	b := r.builtin(provider)
+	if b == nil {
+		b = &r.builtins[0]
+	}
+	if b.Provider != ProviderName {
+		// "anthropic/claude-next" is claude-next of that provider.
+		id = strings.TrimPrefix(id, b.Provider+"/")
 	}
 	cw := contextWindow
 	if cw <= 0 {
 		cw = DefaultContextWindow
 	}
-	m := core.Model{ID: id, Name: id, API: API, Provider: ProviderName, Input: []string{"text"}, ContextWindow: cw, MaxTokens: DefaultMaxTokens}
+	m := core.Model{ID: id, Name: id, API: b.API, Provider: b.Provider, Input: []string{"text"}, ContextWindow: cw, MaxTokens: DefaultMaxTokens}
 	return Resolution{
-		Entry:  Entry{Model: m, ProviderName: ProviderName},
+		Entry:  Entry{Model: m, ProviderName: b.Provider},
 		Source: "default",
 		Warning: fmt.Sprintf("model %q is in neither the built-in catalogue nor models.json; using default metadata: context window %d tokens, max output %d tokens, no reasoning, text input only, cost not tracked",
 			id, cw, DefaultMaxTokens),
 	}, nil
 }
 
-func isBuiltin(id string) bool {
-	for _, m := range Catalogue() {
-		if m.ID == id {
-			return true
+// apis lists the served apis for messages.
+func (r *Registry) apis() string {
+	var out []string
+	for _, b := range r.builtins {
+		out = append(out, b.API)
+	}
+	return strings.Join(out, " and ")
+}
+
+func (r *Registry) isBuiltin(provider, id string) bool {
+	if b := r.builtin(provider); b != nil {
+		for _, m := range b.Models {
+			if m.ID == id {
+				return true
+			}
 		}
 	}
 	return false
@@ -163,7 +226,7 @@ func modelFromEntry(provider string, p *ProviderEntry, me *ModelEntry) core.Mode
 		m.API = p.API
 	}
 	if m.API == "" {
-		m.API = API
+		m.API = builtinAPI(provider)
 	}
 	applyOverride(&m, me)
 	return m

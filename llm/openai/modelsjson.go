@@ -19,8 +19,8 @@ import (
 )
 
 // ModelsFile is a models.json in pi's format: providers, each with an endpoint and models.
-// Providers whose api is not openai-completions are kept (pi users share one file between
-// tools) but their models cannot be selected here.
+// Providers whose api is neither openai-completions nor anthropic-messages are kept (pi users
+// share one file between tools) but their models cannot be selected here.
 type ModelsFile struct {
 	Path      string                   `json:"-"`
 	Providers map[string]ProviderEntry `json:"providers"`
@@ -107,7 +107,7 @@ func ParseModelsFile(path string, data []byte) (*ModelsFile, error) {
 		if p.API != "" && !knownAPI(p.API) {
 			return nil, fail(base+".api", "unknown api %q", p.API)
 		}
-		if len(p.Models) > 0 && p.BaseURL == "" && name != ProviderName {
+		if len(p.Models) > 0 && p.BaseURL == "" && builtinAPIs[name] == "" {
 			return nil, fail(base+".baseUrl", "required for a provider that defines models")
 		}
 		seen := map[string]bool{}
@@ -124,7 +124,7 @@ func ParseModelsFile(path string, data []byte) (*ModelsFile, error) {
 			if api == "" {
 				api = p.API
 			}
-			if api == "" && name != ProviderName {
+			if api == "" && builtinAPIs[name] == "" {
 				return nil, fail(mf+".api", "no api for model %q (set api on the provider or the model)", m.ID)
 			}
 			if api != "" && !knownAPI(api) {
@@ -234,6 +234,19 @@ func checkModel(m *ModelEntry, field string, fail func(field, format string, arg
 		}
 	}
 	return nil
+}
+
+// builtinAPIs are the providers pi-rpc has built in, by name, and their api: their models.json
+// entries may omit baseUrl (the built-in endpoint's is used) and api.
+var builtinAPIs = map[string]string{ProviderName: API, "anthropic": "anthropic-messages"}
+
+// builtinAPI is the api of a models.json model that states none: its built-in provider's, else
+// openai-completions.
+func builtinAPI(provider string) string {
+	if api := builtinAPIs[provider]; api != "" {
+		return api
+	}
+	return API
 }
 
 // knownAPI lists pi's api values: a file may configure any of them, this package serves one.

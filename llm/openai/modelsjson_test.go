@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/pi-rpc/pi-rpc/core"
 )
 
 const goodModels = `{
@@ -162,5 +164,80 @@ func TestModelsFileUnknownKeys(t *testing.T) {
 	}
 	if strings.Join(f.Warnings, "\n") != strings.Join(want, "\n") {
 		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(f.Warnings, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestLookupWithAnthropic checks a registry that also has a built-in Anthropic catalogue, as
+// the binary builds it: anthropic-messages models (built in, from a models.json provider in
+// pi's format, and from an "anthropic" entry that patches the built-ins) are selectable, and
+// a chosen provider keeps the other built-in provider's models out of the way.
+func TestLookupWithAnthropic(t *testing.T) {
+	const anthropicModels = `{
+  "providers": {
+    "anthropic-proxy": {
+      "baseUrl": "https://proxy.example",
+      "api": "anthropic-messages",
+      "apiKey": "$PROXY_KEY",
+      "models": [{"id": "claude-x", "reasoning": true, "contextWindow": 100000}]
+    },
+    "anthropic": {
+      "baseUrl": "https://gateway.example",
+      "modelOverrides": {"claude-a": {"maxTokens": 1000}},
+      "models": [{"id": "claude-custom"}]
+    }
+  }
+}`
+	f, err := ParseModelsFile("models.json", []byte(anthropicModels))
+	if err != nil {
+		t.Fatal(err)
+	}
+	claude := core.Model{ID: "claude-a", API: "anthropic-messages", Provider: "anthropic", Input: []string{"text"}, ContextWindow: 200000, MaxTokens: 64000}
+	r := NewRegistryWith([]Builtin{{Provider: "anthropic", API: "anthropic-messages", Models: []core.Model{claude}}}, f)
+	tests := []struct {
+		id, provider                      string
+		source, api, gotProvider, baseURL string
+		maxTokens                         int
+	}{
+		{id: "claude-a", source: "catalogue", api: "anthropic-messages", gotProvider: "anthropic", baseURL: "https://gateway.example", maxTokens: 1000},
+		{id: "anthropic/claude-a", source: "catalogue", api: "anthropic-messages", gotProvider: "anthropic", baseURL: "https://gateway.example", maxTokens: 1000},
+		{id: "claude-custom", source: "models.json", api: "anthropic-messages", gotProvider: "anthropic", baseURL: "https://gateway.example", maxTokens: DefaultMaxTokens},
+		{id: "claude-x", source: "models.json", api: "anthropic-messages", gotProvider: "anthropic-proxy", baseURL: "https://proxy.example", maxTokens: DefaultMaxTokens},
+		{id: "gpt-4.1", source: "catalogue", api: API, gotProvider: "openai", maxTokens: 32768},
+		// --provider openai: the Anthropic catalogue is not a candidate, so a proxy's
+		// "claude-a" goes to the OpenAI endpoint with default metadata, as before.
+		{id: "claude-a", provider: "openai", source: "default", api: API, gotProvider: "openai", maxTokens: DefaultMaxTokens},
+		// models.json providers stay candidates whatever the built-in provider.
+		{id: "claude-x", provider: "openai", source: "models.json", api: "anthropic-messages", gotProvider: "anthropic-proxy", baseURL: "https://proxy.example", maxTokens: DefaultMaxTokens},
+		{id: "claude-next", provider: "anthropic", source: "default", api: "anthropic-messages", gotProvider: "anthropic", maxTokens: DefaultMaxTokens},
+		{id: "anthropic/claude-next", provider: "anthropic", source: "default", api: "anthropic-messages", gotProvider: "anthropic", maxTokens: DefaultMaxTokens},
+		{id: "gpt-4.1", provider: "anthropic", source: "default", api: "anthropic-messages", gotProvider: "anthropic", maxTokens: DefaultMaxTokens},
+	}
+	for _, tc := range tests {
+		t.Run(tc.provider+":"+tc.id, func(t *testing.T) {
+			res, err := r.LookupFor(tc.id, 0, tc.provider)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := res.Model
+			if res.Source != tc.source || m.API != tc.api || m.Provider != tc.gotProvider || res.ProviderName != tc.gotProvider || m.BaseURL != tc.baseURL || m.MaxTokens != tc.maxTokens {
+				t.Errorf("got source %s api %s provider %s/%s baseURL %q maxTokens %d, want %s %s %s %q %d",
+					res.Source, m.API, m.Provider, res.ProviderName, m.BaseURL, m.MaxTokens, tc.source, tc.api, tc.gotProvider, tc.baseURL, tc.maxTokens)
+			}
+			if strings.Contains(tc.id, "claude-next") && m.ID != "claude-next" {
+				t.Errorf("default model id = %q, want claude-next", m.ID)
+			}
+		})
+	}
+	// A built-in provider's models.json entry needs neither baseUrl nor api.
+	g, err := ParseModelsFile("m.json", []byte(`{"providers": {"anthropic": {"models": [{"id": "claude-b"}]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := NewRegistryWith([]Builtin{{Provider: "anthropic", API: "anthropic-messages"}}, g).Lookup("claude-b", 0); err != nil || res.Model.API != "anthropic-messages" || res.Model.BaseURL != "" {
+		t.Errorf("claude-b = %+v, %v", res.Model, err)
+	}
+	// Without the Anthropic built-in (NewRegistry), anthropic-messages is refused.
+	if _, err := NewRegistry(f).Lookup("claude-x", 0); err == nil || !strings.Contains(err.Error(), "supports only openai-completions") {
+		t.Errorf("err = %v", err)
 	}
 }

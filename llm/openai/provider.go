@@ -18,6 +18,8 @@ import (
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/internal/failure"
+	"github.com/pi-rpc/pi-rpc/llm/internal/idle"
 )
 
 // Config configures a [Provider]. Everything is explicit: nothing is read from the
@@ -102,11 +104,11 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
 
-	var wd *watchdog
+	var wd *idle.Watchdog
 	b := core.NewMessageBuilder(&model, p.clock.Now().UnixMilli(), func(ev core.AssistantEvent) bool {
-		wd.pause()
+		wd.Pause()
 		ok := yield(ev)
-		wd.touch()
+		wd.Touch()
 		return ok
 	})
 
@@ -116,8 +118,8 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 		return
 	}
 
-	wd = newWatchdog(p.clock, p.idle, cancel)
-	defer wd.stop()
+	wd = idle.NewWatchdog(p.clock, p.idle, cancel)
+	defer wd.Stop()
 	var resp *http.Response
 	err = p.client.Post(ctx, "chat/completions", params, &resp, opts...)
 	if err != nil {
@@ -127,11 +129,11 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 		b.Fail(p.requestFailure(parent, wd, err))
 		return
 	}
-	body := &idleBody{rc: resp.Body, w: wd}
+	body := &idle.Body{RC: resp.Body, W: wd}
 	resp.Body = body
 	dec := ssestream.NewDecoder(resp)
 	defer func() { _ = dec.Close() }()
-	wd.touch()
+	wd.Touch()
 	if !b.Start() {
 		return
 	}
@@ -154,7 +156,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 				// The first event is not JSON: the server speaks something else.
 				kind = core.ErrorOther
 			}
-			b.Fail(&core.ProviderError{Kind: kind, Message: fmt.Sprintf("Provider sent malformed data: %s (%v)", snippet(data), err)})
+			b.Fail(&core.ProviderError{Kind: kind, Message: fmt.Sprintf("Provider sent malformed data: %s (%v)", failure.Snippet(data), err)})
 			return
 		}
 		if len(c.Error) > 0 && string(c.Error) != "null" {
@@ -170,8 +172,8 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 	case parent.Err() != nil:
 		b.Fail(core.Aborted())
 		return
-	case wd.expired():
-		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: wd.message()})
+	case wd.Expired():
+		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: wd.Message()})
 		return
 	case dec.Err() != nil:
 		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: "Connection to provider lost mid-stream: " + dec.Err().Error()})
@@ -180,7 +182,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 		b.Fail(m.failure)
 		return
 	case m.chunks == 0 && !done:
-		b.Fail(notAStream(resp, body.head))
+		b.Fail(notAStream(resp, body.Head))
 		return
 	case !done && !m.sawFinish:
 		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: "Provider stream ended without a finish reason (connection closed early)"})
@@ -205,7 +207,7 @@ func decodeChunk(data []byte, c *chunk) error {
 func notAStream(resp *http.Response, head []byte) *core.ProviderError {
 	ct := resp.Header.Get("Content-Type")
 	msg := fmt.Sprintf("Provider returned %d with a body that is not an event stream (Content-Type %q)", resp.StatusCode, ct)
-	if s := snippet(head); s != "" {
+	if s := failure.Snippet(head); s != "" {
 		msg += ": " + s
 	} else {
 		msg += ": empty body"
@@ -215,12 +217,12 @@ func notAStream(resp *http.Response, head []byte) *core.ProviderError {
 
 // requestFailure classifies a failure before the event stream started: cancellation, the
 // idle timer, an HTTP error status, or a transport error.
-func (p *Provider) requestFailure(parent context.Context, wd *watchdog, err error) *core.ProviderError {
+func (p *Provider) requestFailure(parent context.Context, wd *idle.Watchdog, err error) *core.ProviderError {
 	if parent.Err() != nil {
 		return core.Aborted()
 	}
-	if wd.expired() {
-		return &core.ProviderError{Kind: core.ErrorRetryable, Message: wd.message()}
+	if wd.Expired() {
+		return &core.ProviderError{Kind: core.ErrorRetryable, Message: wd.Message()}
 	}
 	var apierr *oa.Error
 	if errors.As(err, &apierr) && apierr.Response != nil {

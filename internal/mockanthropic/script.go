@@ -1,0 +1,168 @@
+package mockanthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Script is the queue of responses a [Server] plays, one per Messages request.
+type Script struct {
+	Responses []Response `json:"responses"`
+}
+
+// Response scripts one answer. The package documentation describes every field.
+type Response struct {
+	Model string `json:"model,omitempty"`
+	ID    string `json:"id,omitempty"`
+
+	RedactedThinking string     `json:"redactedThinking,omitempty"`
+	Reasoning        string     `json:"reasoning,omitempty"`
+	Signature        string     `json:"signature,omitempty"`
+	Text             string     `json:"text,omitempty"`
+	ChunkSize        int        `json:"chunkSize,omitempty"`
+	ToolCalls        []ToolCall `json:"toolCalls,omitempty"`
+	StopReason       string     `json:"stopReason,omitempty"`
+	Usage            *Usage     `json:"usage,omitempty"`
+
+	Events  []Event `json:"events,omitempty"`
+	SSE     string  `json:"sse,omitempty"`
+	SSEFile string  `json:"sseFile,omitempty"`
+
+	KeepAlive          string `json:"keepAlive,omitempty"`
+	ChunkDelayMs       int    `json:"chunkDelayMs,omitempty"`
+	DropAfter          int    `json:"dropAfter,omitempty"`
+	StallAfter         int    `json:"stallAfter,omitempty"`
+	StallBeforeHeaders bool   `json:"stallBeforeHeaders,omitempty"`
+	NoDone             bool   `json:"noDone,omitempty"`
+
+	Status      int               `json:"status,omitempty"`
+	Error       *ErrorBody        `json:"error,omitempty"`
+	RetryAfter  string            `json:"retryAfter,omitempty"`
+	Headers     map[string]string `json:"headers,omitempty"`
+	Body        string            `json:"body,omitempty"`
+	ContentType string            `json:"contentType,omitempty"`
+}
+
+// ToolCall is a scripted tool_use block; its input is streamed in input_json_delta fragments.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Usage is the scripted token usage: input and cache counts go in message_start, output in
+// message_delta.
+type Usage struct {
+	InputTokens              int `json:"input_tokens"`
+	OutputTokens             int `json:"output_tokens"`
+	CacheReadInputTokens     int `json:"cache_read_input_tokens,omitempty"`
+	CacheCreationInputTokens int `json:"cache_creation_input_tokens,omitempty"`
+}
+
+// Event is one explicit step of a scripted stream; exactly one field is set. Text,
+// reasoning, signature and args continue the open block of their kind or start one.
+type Event struct {
+	Text             string         `json:"text,omitempty"`
+	Reasoning        string         `json:"reasoning,omitempty"`
+	Signature        string         `json:"signature,omitempty"`
+	RedactedThinking string         `json:"redactedThinking,omitempty"`
+	ToolCall         *ToolCallStart `json:"toolCall,omitempty"`
+	Args             *ArgsFragment  `json:"args,omitempty"`
+	Ping             bool           `json:"ping,omitempty"`
+	Error            *ErrorBody     `json:"error,omitempty"`
+	Comment          string         `json:"comment,omitempty"`
+	Raw              string         `json:"raw,omitempty"`
+	DelayMs          int            `json:"delayMs,omitempty"`
+}
+
+// ToolCallStart starts a tool_use block; Index names the call for later Args.
+type ToolCallStart struct {
+	Index int    `json:"index"`
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+}
+
+// ArgsFragment is an input_json_delta for the tool call started with the same Index.
+type ArgsFragment struct {
+	Index    int    `json:"index"`
+	Fragment string `json:"fragment"`
+}
+
+// ErrorBody is Anthropic's error object, sent as {"type":"error","error":{...}}.
+type ErrorBody struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+// OverloadedError is Anthropic's 529 answer when its servers are overloaded.
+func OverloadedError() Response {
+	return Response{Status: 529, Error: &ErrorBody{Type: "overloaded_error", Message: "Overloaded"}}
+}
+
+// RateLimitError is Anthropic's 429, with a retry-after header when retryAfter is set.
+func RateLimitError(retryAfter string) Response {
+	return Response{Status: 429, RetryAfter: retryAfter, Error: &ErrorBody{Type: "rate_limit_error",
+		Message: "This request would exceed the rate limit for your organization of 30,000 input tokens per minute."}}
+}
+
+// PromptTooLongError is Anthropic's answer to a request over the context window.
+func PromptTooLongError() Response {
+	return Response{Status: 400, Error: &ErrorBody{Type: "invalid_request_error", Message: "prompt is too long: 208310 tokens > 200000 maximum"}}
+}
+
+// AuthError is Anthropic's answer to a wrong API key.
+func AuthError() Response {
+	return Response{Status: 401, Error: &ErrorBody{Type: "authentication_error", Message: "invalid x-api-key"}}
+}
+
+// LoadScript reads a script file. sseFile paths are resolved relative to the script's
+// directory. Unknown fields are an error naming the file and line, so a typo does not
+// silently change a test.
+func LoadScript(path string) (*Script, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ParseScript(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	dir := filepath.Dir(path)
+	for i := range s.Responses {
+		r := &s.Responses[i]
+		if r.SSEFile != "" {
+			p := r.SSEFile
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(dir, p)
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return nil, fmt.Errorf("%s: responses[%d].sseFile: %w", path, i, err)
+			}
+			r.SSE, r.SSEFile = string(b), ""
+		}
+	}
+	return s, nil
+}
+
+// ParseScript decodes a script, rejecting unknown fields with the line they are on.
+func ParseScript(data []byte) (*Script, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var s Script
+	if err := dec.Decode(&s); err != nil {
+		off := min(int(dec.InputOffset()), len(data))
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			if i := bytes.Index(data, []byte(name)); i >= 0 {
+				off = i
+			}
+		}
+		line := 1 + bytes.Count(data[:off], []byte("\n"))
+		return nil, fmt.Errorf("line %d: %w", line, err)
+	}
+	return &s, nil
+}

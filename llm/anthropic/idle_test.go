@@ -1,0 +1,125 @@
+package anthropic
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/mockanthropic"
+)
+
+// pipeTransport serves requests with an in-memory handler over io.Pipe, so that a
+// testing/synctest bubble sees every wait as durably blocking and fake time can advance.
+type pipeTransport struct{ h http.Handler }
+
+type pipeWriter struct {
+	header http.Header
+	pw     *io.PipeWriter
+	once   sync.Once
+	ready  chan int
+}
+
+func (w *pipeWriter) Header() http.Header { return w.header }
+func (w *pipeWriter) WriteHeader(code int) {
+	w.once.Do(func() { w.ready <- code })
+}
+func (w *pipeWriter) Write(p []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	return w.pw.Write(p)
+}
+func (w *pipeWriter) Flush() {}
+
+func (t pipeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	pr, pw := io.Pipe()
+	w := &pipeWriter{header: http.Header{}, pw: pw, ready: make(chan int, 1)}
+	go func() {
+		t.h.ServeHTTP(w, req)
+		w.WriteHeader(http.StatusOK)
+		pw.Close()
+	}()
+	stop := context.AfterFunc(req.Context(), func() { pr.CloseWithError(req.Context().Err()) })
+	select {
+	case code := <-w.ready:
+		return &http.Response{StatusCode: code, Header: w.header, Body: &stopBody{pr, stop}, Request: req}, nil
+	case <-req.Context().Done():
+		stop()
+		pr.Close()
+		return nil, req.Context().Err()
+	}
+}
+
+type stopBody struct {
+	*io.PipeReader
+	stop func() bool
+}
+
+func (b *stopBody) Close() error { b.stop(); return b.PipeReader.Close() }
+
+func pipeProvider(t *testing.T, idle time.Duration, resps ...mockanthropic.Response) *Provider {
+	t.Helper()
+	srv := mockanthropic.NewHandler(&mockanthropic.Script{Responses: resps})
+	t.Cleanup(srv.Release)
+	p, err := New(Config{BaseURL: "http://mock.invalid", APIKey: "k", KeySource: "test", IdleTimeout: idle,
+		HTTPClient: &http.Client{Transport: pipeTransport{srv}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestIdleTimeout runs in fake time: a silent backend fails the stream after the idle
+// timeout with a retryable error naming the duration; pings, comments and a slow consumer
+// do not.
+func TestIdleTimeout(t *testing.T) {
+	t.Run("silence mid-stream", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			p := pipeProvider(t, 120*time.Second, mockanthropic.Response{Text: "abcd", ChunkSize: 2, StallAfter: 4})
+			start := time.Now()
+			got, final := run(t, context.Background(), p, hiRequest(t, "claude-sonnet-4-5"))
+			diffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "ab"`, "error error retryable: No data from provider for 120s"})
+			if d := time.Since(start); d != 120*time.Second {
+				t.Errorf("failed after %v, want 2m0s", d)
+			}
+			if final.Failure.Kind != core.ErrorRetryable {
+				t.Errorf("kind = %s, want retryable", final.Failure.Kind)
+			}
+		})
+	})
+	t.Run("silence before headers", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			p := pipeProvider(t, 90*time.Second, mockanthropic.Response{StallBeforeHeaders: true, Text: "x"})
+			got, _ := run(t, context.Background(), p, hiRequest(t, "claude-sonnet-4-5"))
+			diffLines(t, got, []string{"start", "error error retryable: No data from provider for 90s"})
+		})
+	})
+	t.Run("pings keep the stream alive", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			var evs []mockanthropic.Event
+			for range 10 {
+				evs = append(evs, mockanthropic.Event{DelayMs: 60_000}, mockanthropic.Event{Ping: true})
+			}
+			evs = append(evs, mockanthropic.Event{Text: "done"})
+			p := pipeProvider(t, 120*time.Second, mockanthropic.Response{Events: evs})
+			got, _ := run(t, context.Background(), p, hiRequest(t, "claude-sonnet-4-5"))
+			diffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "done"`, `text_end 0 "done"`, "done stop"})
+		})
+	})
+	t.Run("a slow consumer pauses the timer", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			p := pipeProvider(t, 120*time.Second, mockanthropic.Response{Text: "abcd", ChunkSize: 2})
+			var got []string
+			for ev := range p.Stream(context.Background(), hiRequest(t, "claude-sonnet-4-5")) {
+				got = append(got, describeEvent(ev))
+				if ev.Type == core.EventTextDelta {
+					time.Sleep(10 * time.Minute) // the consumer is blocked, e.g. on a client that stopped reading
+				}
+			}
+			diffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "ab"`, `text_delta 0 "cd"`, `text_end 0 "abcd"`, "done stop"})
+		})
+	})
+}

@@ -1,0 +1,251 @@
+package anthropic
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"net/url"
+	"time"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
+
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/internal/failure"
+	"github.com/pi-rpc/pi-rpc/llm/internal/idle"
+)
+
+// DefaultIdleTimeout is how long a response may stay silent before the stream fails, the
+// same as the OpenAI provider's (docs/configuration.md, --idle-timeout).
+const DefaultIdleTimeout = idle.DefaultTimeout
+
+// Clock is the time source of a [Provider]: message timestamps, Retry-After dates and the
+// idle timer.
+type Clock = idle.Clock
+
+// Config configures a [Provider]. Everything is explicit: nothing is read from the
+// environment (the SDK's ANTHROPIC_* defaults are switched off).
+type Config struct {
+	// BaseURL is the API root, e.g. "https://api.anthropic.com"; requests go to
+	// BaseURL + "/v1/messages". Required.
+	BaseURL string
+	// APIKey is sent as the x-api-key header when non-empty.
+	APIKey string
+	// KeySource says where APIKey came from ("ANTHROPIC_API_KEY", "models.json provider
+	// x"), so that an authentication failure names the setting to fix.
+	KeySource string
+	// Headers are added to every request (models.json provider headers).
+	Headers map[string]string
+	// IdleTimeout is how long the server may stay silent, waiting for headers or between
+	// body bytes, before the stream fails with a retryable error. Zero means
+	// [DefaultIdleTimeout]; negative disables the timer.
+	IdleTimeout time.Duration
+	// HTTPClient sends the requests; nil means a client with no overall timeout (the idle
+	// timer bounds silence instead).
+	HTTPClient *http.Client
+	// Clock is the time source; nil means the system clock.
+	Clock Clock
+}
+
+// Provider streams Messages from one Anthropic endpoint. It implements [core.Provider] and
+// is safe for concurrent use.
+type Provider struct {
+	cfg    Config
+	client sdk.Client
+	clock  Clock
+	idle   time.Duration
+}
+
+// New returns a provider for cfg. It fails only for an unusable BaseURL.
+func New(cfg Config) (*Provider, error) {
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return nil, fmt.Errorf("anthropic: base URL %q is not an absolute http(s) URL", cfg.BaseURL)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("anthropic: base URL %q: scheme must be http or https", cfg.BaseURL)
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	p := &Provider{cfg: cfg, clock: cfg.Clock, idle: cfg.IdleTimeout}
+	if p.clock == nil {
+		p.clock = idle.SystemClock{}
+	}
+	if p.idle == 0 {
+		p.idle = DefaultIdleTimeout
+	}
+	opts := []option.RequestOption{
+		// No ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL or profile from the environment: the
+		// binary passes what it resolved, and tests get exactly what they configure.
+		option.WithoutEnvironmentDefaults(),
+		option.WithHTTPClient(hc),
+		option.WithBaseURL(cfg.BaseURL),
+		// Retries belong to the session's supervisor (auto_retry_* events).
+		option.WithMaxRetries(0),
+	}
+	if cfg.APIKey != "" {
+		// x-api-key, as the Messages API documents it and pi sends it: Anthropic-compatible
+		// endpoints expect it, while this SDK's WithAPIKey sends a bearer token.
+		opts = append(opts, option.WithHeader("x-api-key", cfg.APIKey))
+	}
+	for k, v := range cfg.Headers {
+		opts = append(opts, option.WithHeader(k, v))
+	}
+	p.client = sdk.NewClient(opts...)
+	return p, nil
+}
+
+// Stream implements [core.Provider].
+func (p *Provider) Stream(ctx context.Context, req *core.Request) iter.Seq[core.AssistantEvent] {
+	return func(yield func(core.AssistantEvent) bool) {
+		p.stream(ctx, req, yield)
+	}
+}
+
+func (p *Provider) stream(parent context.Context, req *core.Request, yield func(core.AssistantEvent) bool) {
+	model := req.Model
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+
+	var wd *idle.Watchdog
+	b := core.NewMessageBuilder(&model, p.clock.Now().UnixMilli(), func(ev core.AssistantEvent) bool {
+		wd.Pause()
+		ok := yield(ev)
+		wd.Touch()
+		return ok
+	})
+
+	params, opts, err := buildRequest(req)
+	if err != nil {
+		b.Fail(&core.ProviderError{Kind: core.ErrorOther, Message: err.Error()})
+		return
+	}
+
+	wd = idle.NewWatchdog(p.clock, p.idle, cancel)
+	defer wd.Stop()
+	var resp *http.Response
+	err = p.client.Post(ctx, "v1/messages", params, &resp, opts...)
+	if err != nil {
+		if resp != nil && resp.Body != nil {
+			_ = resp.Body.Close()
+		}
+		b.Fail(p.requestFailure(parent, wd, err))
+		return
+	}
+	body := &idle.Body{RC: resp.Body, W: wd}
+	resp.Body = body
+	dec := ssestream.NewDecoder(resp)
+	defer func() { _ = dec.Close() }()
+	wd.Touch()
+	if !b.Start() {
+		return
+	}
+
+	m := newMapper(b, &model)
+	for dec.Next() {
+		ev := dec.Event()
+		data := bytes.TrimSpace(ev.Data)
+		if len(data) == 0 {
+			continue
+		}
+		var e event
+		if err := decodeEvent(data, &e); err != nil {
+			kind := core.ErrorRetryable
+			if m.events == 0 {
+				// The first event is not JSON: the server speaks something else.
+				kind = core.ErrorOther
+			}
+			b.Fail(&core.ProviderError{Kind: kind, Message: fmt.Sprintf("Provider sent malformed data: %s (%v)", failure.Snippet(data), err)})
+			return
+		}
+		if ev.Type == "error" || e.Type == "error" {
+			b.Fail(classifyStreamError(&e, data, p.cfg.KeySource))
+			return
+		}
+		if !m.apply(&e) {
+			return
+		}
+		if m.failure != nil || m.stopped {
+			break
+		}
+	}
+
+	switch {
+	case parent.Err() != nil:
+		b.Fail(core.Aborted())
+		return
+	case wd.Expired():
+		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: wd.Message()})
+		return
+	case m.failure != nil:
+		b.Fail(m.failure)
+		return
+	case dec.Err() != nil:
+		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: "Connection to provider lost mid-stream: " + dec.Err().Error()})
+		return
+	case m.events == 0:
+		b.Fail(notAStream(resp, body.Head))
+		return
+	case !m.stopped:
+		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: "Anthropic stream ended before message_stop (connection closed early)"})
+		return
+	}
+	b.Done()
+}
+
+// decodeEvent decodes one event's data, rejecting anything that is not a JSON object.
+func decodeEvent(data []byte, e *event) error {
+	if data[0] != '{' {
+		return errors.New("not a JSON object")
+	}
+	return json.Unmarshal(data, e)
+}
+
+// notAStream describes a successful response whose body held no events.
+func notAStream(resp *http.Response, head []byte) *core.ProviderError {
+	ct := resp.Header.Get("Content-Type")
+	msg := fmt.Sprintf("Provider returned %d with a body that is not an event stream (Content-Type %q)", resp.StatusCode, ct)
+	if s := failure.Snippet(head); s != "" {
+		msg += ": " + s
+	} else {
+		msg += ": empty body"
+	}
+	return &core.ProviderError{Kind: core.ErrorOther, Status: resp.StatusCode, Message: msg}
+}
+
+// requestFailure classifies a failure before the event stream started: cancellation, the
+// idle timer, an HTTP error status, or a transport error.
+func (p *Provider) requestFailure(parent context.Context, wd *idle.Watchdog, err error) *core.ProviderError {
+	if parent.Err() != nil {
+		return core.Aborted()
+	}
+	if wd.Expired() {
+		return &core.ProviderError{Kind: core.ErrorRetryable, Message: wd.Message()}
+	}
+	var apierr *sdk.Error
+	if errors.As(err, &apierr) && apierr.Response != nil {
+		var body []byte
+		if apierr.Response.Body != nil {
+			body, _ = io.ReadAll(io.LimitReader(apierr.Response.Body, 1<<20))
+		}
+		return classifyHTTP(apierr.StatusCode, apierr.Response.Header, body, p.cfg.KeySource, p.clock.Now())
+	}
+	var uerr *url.Error
+	if errors.As(err, &uerr) || isNetError(err) {
+		return &core.ProviderError{Kind: core.ErrorRetryable, Message: "Connection error: " + err.Error()}
+	}
+	return &core.ProviderError{Kind: core.ErrorOther, Message: "Request failed: " + err.Error()}
+}
+
+// isNetError reports transport-level failures that a retry may cure.
+func isNetError(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, context.DeadlineExceeded)
+}

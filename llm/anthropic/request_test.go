@@ -1,0 +1,173 @@
+package anthropic
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pi-rpc/pi-rpc/core"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// captureTransport records the request and answers with a minimal stream.
+type captureTransport struct {
+	body   []byte
+	header http.Header
+}
+
+func (c *captureTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	c.body, _ = io.ReadAll(req.Body)
+	c.header = req.Header.Clone()
+	sse := "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":1}}}\n\n" +
+		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":1}}\n\n" +
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
+		Body: io.NopCloser(strings.NewReader(sse)), Request: req}, nil
+}
+
+const png = "iVBORw0KGgoAAAANSUhEUg=="
+
+var readTool = core.ToolSpec{Name: "read", Description: "Read a file",
+	Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`)}
+var lsTool = core.ToolSpec{Name: "ls", Description: "List a directory", Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string"}}}`)}
+
+// claudeConversation is a conversation with claude-sonnet-4-5 itself: signed and redacted
+// thinking, a tool call, a tool result with an image, and a new user turn.
+func claudeConversation() []core.Message {
+	return []core.Message{
+		core.NewUserMessage("What is in a.png?", nil, 1),
+		&core.AssistantMessage{
+			API: API, Provider: ProviderName, Model: "claude-sonnet-4-5", StopReason: core.StopReasonToolUse, Timestamp: 2,
+			Content: []core.Content{
+				{Type: core.ContentThinking, Thinking: redactedText, ThinkingSignature: "EmwKAhgBEgy3va3p", Redacted: true},
+				{Type: core.ContentThinking, Thinking: "I should read the file.", ThinkingSignature: "EqQBCkgIARABGAIiQL2Fz"},
+				{Type: core.ContentThinking, Thinking: "Unsigned (from an aborted stream)."},
+				core.TextBlock("Reading it."),
+				core.TextBlock("  "),
+				core.ToolCallBlock("toolu_01A", "read", map[string]any{"path": "a.png"}),
+			},
+		},
+		&core.ToolResultMessage{ToolCallID: "toolu_01A", ToolName: "read", Timestamp: 3,
+			Content: []core.Content{core.ImageBlock(png, "image/png")}},
+		&core.AssistantMessage{
+			API: API, Provider: ProviderName, Model: "claude-sonnet-4-5", StopReason: core.StopReasonToolUse, Timestamp: 4,
+			Content: []core.Content{
+				core.ToolCallBlock("toolu_01B", "ls", map[string]any{}),
+				core.ToolCallBlock("toolu_01C", "read", map[string]any{"path": "b.txt"}),
+			},
+		},
+		&core.ToolResultMessage{ToolCallID: "toolu_01B", ToolName: "ls", Timestamp: 5, Content: []core.Content{core.TextBlock("a.png\nb.txt")}},
+		&core.ToolResultMessage{ToolCallID: "toolu_01C", ToolName: "read", Timestamp: 6, IsError: true, Content: []core.Content{core.TextBlock("ENOENT"), core.TextBlock("b.txt")}},
+		core.NewUserMessage("Describe it in one word.", []core.Content{core.ImageBlock(png, "image/png")}, 7),
+	}
+}
+
+// switchedConversation started on an OpenAI model: its thinking must become text, its
+// tool-call ids Anthropic's pattern, its errored reply and orphaned call handled.
+func switchedConversation() []core.Message {
+	return []core.Message{
+		core.NewUserMessage("List the files.", nil, 1),
+		&core.AssistantMessage{
+			API: "openai-completions", Provider: "openai", Model: "o4-mini", StopReason: core.StopReasonToolUse, Timestamp: 2,
+			Content: []core.Content{
+				{Type: core.ContentThinking, Thinking: "I should call ls.", ThinkingSignature: "reasoning_content"},
+				{Type: core.ContentThinking, Thinking: "   ", ThinkingSignature: "reasoning_content"},
+				{Type: core.ContentText, Text: "Listing.", TextSignature: "msg_abc"},
+				{Type: core.ContentToolCall, ID: "call_1|fc_abc+/=", Name: "ls", Arguments: map[string]any{"path": "."}, ThoughtSignature: "opaque"},
+				core.ToolCallBlock("call_"+strings.Repeat("x", 70), "read", map[string]any{"path": "a.txt"}),
+			},
+		},
+		&core.ToolResultMessage{ToolCallID: "call_1|fc_abc+/=", ToolName: "ls", Timestamp: 3, Content: []core.Content{core.TextBlock("a.txt")}},
+		&core.ToolResultMessage{ToolCallID: "call_" + strings.Repeat("x", 70), ToolName: "read", Timestamp: 4, Content: []core.Content{core.TextBlock("hello")}},
+		&core.AssistantMessage{
+			API: "openai-completions", Provider: "openai", Model: "o4-mini", StopReason: core.StopReasonError, ErrorMessage: "500 boom", Timestamp: 5,
+			Content: []core.Content{core.TextBlock("partial"), core.ToolCallBlock("call_err", "ls", nil)},
+		},
+		&core.ToolResultMessage{ToolCallID: "call_err", ToolName: "ls", Timestamp: 6, Content: []core.Content{core.TextBlock("orphan")}},
+		&core.AssistantMessage{
+			API: "openai-completions", Provider: "openai", Model: "o4-mini", StopReason: core.StopReasonToolUse, Timestamp: 7,
+			Content: []core.Content{core.ToolCallBlock("call_2", "ls", map[string]any{"path": "sub"})},
+		},
+		core.NewUserMessage("Now in Claude: what did you find?", []core.Content{core.ImageBlock(png, "image/png")}, 8),
+	}
+}
+
+func TestRequestGolden(t *testing.T) {
+	textOnly := core.Model{ID: "glm-4.6", Name: "GLM", API: API, Provider: "zai", Input: []string{"text"}, Reasoning: true, ContextWindow: 200000, MaxTokens: 8192,
+		Headers: map[string]string{"X-Custom": "1"}, Compat: map[string]any{"supportsEagerToolInputStreaming": false}}
+	temp := 0.3
+	tests := []struct {
+		name string
+		req  core.Request
+		beta string
+	}{
+		{
+			// Budget-based thinking, system prompt, tools, cache_control on the system
+			// prompt, the last tool and the last user turn.
+			name: "budget_thinking_tools",
+			req: core.Request{Model: modelByID(t, "claude-sonnet-4-5"), SystemPrompt: "You are pi.", Messages: claudeConversation(),
+				Tools: []core.ToolSpec{readTool, lsTool}, ThinkingLevel: core.ThinkingMedium, Temperature: &temp},
+			beta: betaInterleavedThinking,
+		},
+		{
+			// Adaptive thinking with the model's effort for xhigh; no tools, no system prompt.
+			name: "adaptive_effort",
+			req:  core.Request{Model: modelByID(t, "claude-opus-4-6"), Messages: []core.Message{core.NewUserMessage("Think hard.", nil, 1)}, ThinkingLevel: core.ThinkingXHigh},
+		},
+		{
+			// A conversation that switched from an OpenAI model, to a text-only
+			// Anthropic-compatible model with thinking off and fine-grained tool streaming.
+			name: "switched_from_openai",
+			req: core.Request{Model: textOnly, SystemPrompt: "You are pi.", Messages: switchedConversation(),
+				Tools: []core.ToolSpec{lsTool}, ThinkingLevel: core.ThinkingOff, Temperature: &temp, MaxTokens: 2000},
+			beta: betaFineGrainedTools + "," + betaInterleavedThinking,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ct := &captureTransport{}
+			p, err := New(Config{BaseURL: DefaultBaseURL, APIKey: "k", HTTPClient: &http.Client{Transport: ct}, IdleTimeout: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, final := run(t, context.Background(), p, &tc.req)
+			if final.StopReason != core.StopReasonStop {
+				t.Fatalf("stream failed: %s", final.ErrorMessage)
+			}
+			for k, v := range tc.req.Model.Headers {
+				if got := ct.header.Get(k); got != v {
+					t.Errorf("header %s = %q, want the model's %q", k, got, v)
+				}
+			}
+			if got := ct.header.Get("Anthropic-Beta"); got != tc.beta {
+				t.Errorf("anthropic-beta = %q, want %q", got, tc.beta)
+			}
+			var pretty bytes.Buffer
+			if err := json.Indent(&pretty, ct.body, "", "  "); err != nil {
+				t.Fatalf("body is not JSON: %v\n%s", err, ct.body)
+			}
+			pretty.WriteByte('\n')
+			path := filepath.Join("testdata", "request_"+tc.name+".golden.json")
+			if *update {
+				if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pretty.String() != string(want) {
+				t.Errorf("request body differs from %s (go test -run TestRequestGolden -update):\n%s", path, pretty.String())
+			}
+		})
+	}
+}
