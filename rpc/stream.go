@@ -7,12 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/rs/zerolog"
-	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/pi-rpc/pi-rpc/protocol"
 )
@@ -286,169 +284,10 @@ var answersAfterItsEvents = map[string]bool{
 	protocol.MethodBash:        true,
 }
 
-// acceptResponse returns an answer from the client for jsonrpc2, or nil after logging why
-// it is dropped.
-func (s *stream) acceptResponse(data []byte, fields map[string]json.RawMessage) []byte {
-	if reason := malformedResponse(data, fields); reason != "" {
-		s.log.Warn().Str("reason", reason).Str("message", truncate(string(data), 200)).Msg("ignoring a malformed response")
-		return nil
-	}
-	id, _ := stringID(fields["id"])
-	s.mu.Lock()
-	asked := s.asked[id]
-	delete(s.asked, id)
-	s.mu.Unlock()
-	if !asked {
-		s.log.Warn().Str("message", truncate(string(data), 200)).Msg("ignoring a response that matches no request")
-		return nil
-	}
-	return data
-}
-
-// malformedResponse says what is wrong with an answer from the client, or "" if jsonrpc2
-// can take it: "jsonrpc":"2.0", a string id (ours all are), and exactly one of a result or
-// an error object.
-func malformedResponse(data []byte, fields map[string]json.RawMessage) string {
-	if v, ok := fields["jsonrpc"]; !ok || string(bytes.TrimSpace(v)) != `"2.0"` {
-		return `"jsonrpc" must be "2.0"`
-	}
-	if _, ok := stringID(fields["id"]); !ok {
-		return "id must be a string"
-	}
-	_, hasResult := fields["result"]
-	errObj, hasError := fields["error"]
-	if hasError && string(bytes.TrimSpace(errObj)) == "null" {
-		hasError = false // "error":null beside a result is tolerated
-	}
-	switch {
-	case hasResult && hasError:
-		return "both result and error"
-	case !hasResult && !hasError:
-		return "neither result nor error"
-	case hasError && !isObject(errObj):
-		return "error must be an object"
-	}
-	var r jsonrpc2.Response
-	if err := json.Unmarshal(data, &r); err != nil {
-		return err.Error()
-	}
-	return ""
-}
-
-// isAsked reports whether raw is the id of one of our requests still waiting for an answer.
-func (s *stream) isAsked(raw json.RawMessage) bool {
-	id, ok := stringID(raw)
-	if !ok {
-		return false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.asked[id]
-}
-
-// stringID decodes an id that is a JSON string (absent, null and other types are not).
-func stringID(raw json.RawMessage) (string, bool) {
-	var id string
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &id) != nil {
-		return "", false
-	}
-	return id, true
-}
-
-// forget ends the wait for an answer to our request id (answered, cancelled or abandoned).
-func (s *stream) forget(id string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.asked, id)
-}
-
-// echoID is a client's id as it is written back: its bytes as sent, except that U+2028 and
-// U+2029, which JSON allows raw inside a string, are escaped as in every other string of
-// the output (docs/protocol.md, ndjson), so that no output line holds a character that
-// some line readers take for a line end. The raw bytes can only occur inside a string of
-// valid JSON, where the escape means the same character.
-func echoID(raw []byte) []byte {
-	raw = bytes.TrimSpace(raw)
-	out := append([]byte(nil), raw...)
-	if bytes.Contains(raw, lineSep) || bytes.Contains(raw, paraSep) {
-		out = bytes.ReplaceAll(out, lineSep, []byte(`\u2028`))
-		out = bytes.ReplaceAll(out, paraSep, []byte(`\u2029`))
-	}
-	return out
-}
-
 var (
 	lineSep = []byte("\u2028")
 	paraSep = []byte("\u2029")
 )
-
-// sanitised rebuilds a request for jsonrpc2 with an internal id.
-func sanitised(id *int64, method string, params json.RawMessage) []byte {
-	out := []byte(`{"jsonrpc":"2.0"`)
-	if id != nil {
-		out = append(out, `,"id":`...)
-		out = strconv.AppendInt(out, *id, 10)
-	}
-	out = append(out, `,"method":`...)
-	m, _ := json.Marshal(method)
-	out = append(out, m...)
-	if params != nil {
-		out = append(out, `,"params":`...)
-		out = append(out, params...)
-	}
-	return append(out, '}')
-}
-
-func validID(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return false
-	}
-	switch c := raw[0]; {
-	case c == '"':
-		return true
-	case c == '-' || (c >= '0' && c <= '9'):
-		return true
-	}
-	return false
-}
-
-func isObject(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) > 0 && raw[0] == '{'
-}
-
-// jsonSyntaxError describes why data is not JSON.
-func jsonSyntaxError(data []byte) string {
-	if len(data) == 0 {
-		return "empty message"
-	}
-	var v any
-	if err := json.Unmarshal(data, &v); err != nil {
-		return err.Error()
-	}
-	return "invalid JSON"
-}
-
-// errorResponse builds an error response; a nil id is written as null.
-func errorResponse(id []byte, code int, message string, data any) []byte {
-	out := []byte(`{"jsonrpc":"2.0","id":`)
-	if id == nil {
-		out = append(out, "null"...)
-	} else {
-		out = append(out, echoID(id)...)
-	}
-	e := struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-		Data    any    `json:"data,omitempty"`
-	}{code, message, data}
-	body, _ := json.Marshal(e)
-	out = append(out, `,"error":`...)
-	out = append(out, body...)
-	return append(out, '}')
-}
 
 func (s *stream) replyError(id []byte, code int, message string, data any) {
 	s.w.Response(errorResponse(id, code, message, data))

@@ -1,0 +1,271 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/pi-rpc/pi-rpc/core"
+)
+
+// PromptRequest is a prompt.
+type PromptRequest struct {
+	Message string
+	Images  []core.Content
+	// WhenBusy is "", "reject", "steer" or "followUp".
+	WhenBusy string
+}
+
+// Prompt accepts a prompt. When idle it starts a busy period; when busy it is refused unless
+// WhenBusy says to queue it. ack is called with the answer before any event the input causes
+// is emitted.
+func (s *Supervisor) Prompt(req PromptRequest, ack func(Accepted)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.readyLocked(); err != nil {
+		return err
+	}
+	if s.period != nil {
+		switch req.WhenBusy {
+		case "steer":
+			return s.queueLocked(kindSteer, req.Message, req.Images, ack)
+		case "followUp":
+			return s.queueLocked(kindFollowUp, req.Message, req.Images, ack)
+		case "reject":
+			return errBusy("Agent is busy")
+		}
+		return errBusy(`Agent is busy. Send the message with whenBusy "steer" or "followUp" to queue it, or wait for agent_settled.`, "steer", "followUp")
+	}
+	if err := s.providerLocked(); err != nil {
+		return err
+	}
+	return s.startLocked(kindPrompt, req.Message, req.Images, ack)
+}
+
+// QueueRequest is a steer or a follow-up.
+type QueueRequest struct {
+	Message string
+	Images  []core.Content
+	// WhenIdle is "" or "start" (start a run like a prompt), or "reject".
+	WhenIdle string
+}
+
+// Steer queues a message for delivery after the current tool batch, or starts a run when
+// idle.
+func (s *Supervisor) Steer(req QueueRequest, ack func(Accepted)) error {
+	return s.enqueue(kindSteer, req, ack)
+}
+
+// FollowUp queues a message for delivery when the agent would stop, or starts a run when
+// idle.
+func (s *Supervisor) FollowUp(req QueueRequest, ack func(Accepted)) error {
+	return s.enqueue(kindFollowUp, req, ack)
+}
+
+func (s *Supervisor) enqueue(kind inputKind, req QueueRequest, ack func(Accepted)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.readyLocked(); err != nil {
+		return err
+	}
+	if s.period != nil {
+		return s.queueLocked(kind, req.Message, req.Images, ack)
+	}
+	if req.WhenIdle == "reject" {
+		return &Error{Kind: KindInvalidState, Message: "Agent is idle: nothing to queue behind (whenIdle is \"reject\")"}
+	}
+	if err := s.providerLocked(); err != nil {
+		return err
+	}
+	return s.startLocked(kind, req.Message, req.Images, ack)
+}
+
+// queueLocked adds an input to the current period's queue.
+func (s *Supervisor) queueLocked(kind inputKind, text string, images []core.Content, ack func(Accepted)) error {
+	in := s.newInputLocked(kind, text, images)
+	in.state = stateQueued
+	s.period.inputs = append(s.period.inputs, in)
+	ci := core.Input{ID: in.id, Message: in.msg}
+	if kind == kindSteer {
+		s.agent.Steer(ci)
+	} else {
+		s.agent.FollowUp(ci)
+	}
+	ack(Accepted{InputID: in.id, Disposition: DispositionQueued})
+	s.emitQueueLocked()
+	return nil
+}
+
+func (s *Supervisor) queueSnapshotLocked() QueueUpdate {
+	q := QueueUpdate{Steering: []QueuedInput{}, FollowUp: []QueuedInput{}}
+	if s.period == nil {
+		return q
+	}
+	for _, in := range s.period.inputs {
+		if in.state != stateQueued {
+			continue
+		}
+		if in.kind == kindSteer {
+			q.Steering = append(q.Steering, in.queued())
+		} else {
+			q.FollowUp = append(q.FollowUp, in.queued())
+		}
+	}
+	return q
+}
+
+func (s *Supervisor) emitQueueLocked() {
+	s.emitLocked(EventQueueUpdate, s.queueSnapshotLocked())
+}
+
+// startLocked starts a busy period with an input and its run.
+func (s *Supervisor) startLocked(kind inputKind, text string, images []core.Content, ack func(Accepted)) error {
+	in := s.newInputLocked(kind, text, images)
+	in.state = stateDelivered
+	p := s.newPeriodLocked()
+	p.inputs = append(p.inputs, in)
+	ack(Accepted{InputID: in.id, Disposition: DispositionStarted})
+	if s.needsPrePromptCompactionLocked() {
+		go s.drive(p, in)
+		return nil
+	}
+	s.startRunLocked(p, in)
+	return nil
+}
+
+// startRunLocked starts the prompt's run and its driver. The input is already accepted, so a
+// failure to start (which cannot happen while the period is idle) settles the period as
+// failed rather than failing the request.
+func (s *Supervisor) startRunLocked(p *period, in *input) {
+	run, err := s.agent.Prompt(core.Input{ID: in.id, Message: in.msg})
+	if err != nil {
+		p.failure = &SettleError{Kind: SettleErrorProvider, Message: err.Error()}
+		s.settleLocked(p)
+		return
+	}
+	p.run = run
+	go s.drive(p, nil)
+}
+
+func (s *Supervisor) newPeriodLocked() *period {
+	s.flushBashLocked()
+	p := &period{abort: make(chan struct{})}
+	s.period = p
+	return p
+}
+
+// Continue starts a run from the current context (DESIGN.md §3 continue). When the context
+// ends in tool calls without results, the run first records an error result for each (see
+// interruptedToolResults) and then calls the model.
+func (s *Supervisor) Continue(ack func(Accepted)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.readyLocked(); err != nil {
+		return err
+	}
+	if s.period != nil {
+		return errBusy("Agent is busy; wait for agent_settled before continuing")
+	}
+	if err := s.providerLocked(); err != nil {
+		return err
+	}
+	s.flushBashLocked()
+	var run *core.Run
+	var err error
+	if missing := interruptedToolResults(s.agent.Messages(), s.clock.Now().UnixMilli()); len(missing) > 0 {
+		// Tool calls left without results (the process ended mid-tool): the run starts by
+		// recording their results, so the file is whole again and the model sees them.
+		ins := make([]core.Input, len(missing))
+		for i, m := range missing {
+			ins[i] = core.Input{Message: m}
+		}
+		run, err = s.agent.Prompt(ins...)
+	} else {
+		run, err = s.agent.Continue()
+	}
+	switch {
+	case errors.Is(err, core.ErrNoMessages), errors.Is(err, core.ErrNothingToResume):
+		return &Error{Kind: KindInvalidState, Message: err.Error()}
+	case err != nil:
+		return &Error{Kind: KindInvalidState, Message: err.Error()}
+	}
+	in := s.newInputLocked(kindContinue, "", nil)
+	in.state = stateDelivered
+	p := s.newPeriodLocked()
+	p.inputs = append(p.inputs, in)
+	p.run = run
+	ack(Accepted{InputID: in.id, Disposition: DispositionStarted})
+	go s.drive(p, nil)
+	return nil
+}
+
+// Abort ends the current busy period: the run's context is cancelled right after ack is
+// called, a retry backoff or compaction stops, and the period settles as aborted. It reports
+// false, and does nothing, when idle.
+func (s *Supervisor) Abort(ack func(aborted bool)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.period
+	if p == nil || p.aborted {
+		ack(p != nil)
+		return
+	}
+	ack(true)
+	s.abortLocked(p)
+}
+
+func (s *Supervisor) abortLocked(p *period) {
+	p.aborted = true
+	close(p.abort)
+	s.agent.Abort()
+}
+
+// ClearQueues removes every queued input; they settle as cancelled with the period.
+func (s *Supervisor) ClearQueues() QueueUpdate {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	removed := QueueUpdate{Steering: []QueuedInput{}, FollowUp: []QueuedInput{}}
+	if s.period == nil {
+		return removed
+	}
+	steering, followUp := s.agent.ClearQueues()
+	taken := map[string]bool{}
+	for _, q := range append(steering, followUp...) {
+		taken[q.ID] = true
+	}
+	for _, in := range s.period.inputs {
+		// An input the loop has already taken for delivery is no longer queued.
+		if in.state != stateQueued || !taken[in.id] {
+			continue
+		}
+		in.state = stateCancelled
+		if in.kind == kindSteer {
+			removed.Steering = append(removed.Steering, in.queued())
+		} else {
+			removed.FollowUp = append(removed.FollowUp, in.queued())
+		}
+	}
+	if len(removed.Steering)+len(removed.FollowUp) > 0 {
+		s.emitQueueLocked()
+	}
+	return removed
+}
+
+// CancelInput removes one queued input; it settles as cancelled with the period.
+func (s *Supervisor) CancelInput(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.knownInputs[id] {
+		return &Error{Kind: KindNotFound, Message: fmt.Sprintf("No input %s", id)}
+	}
+	var in *input
+	if s.period != nil {
+		in = s.period.find(id)
+	}
+	if in == nil || in.state != stateQueued || !s.agent.RemoveQueued(id) {
+		// Not queued, or already taken by the loop for delivery: too late to cancel.
+		return &Error{Kind: KindInvalidState, Message: fmt.Sprintf("Input %s is not queued", id)}
+	}
+	in.state = stateCancelled
+	s.emitQueueLocked()
+	return nil
+}

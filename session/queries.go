@@ -1,0 +1,85 @@
+package session
+
+import (
+	"fmt"
+	"strings"
+)
+
+// SetLabel sets (or with "" clears) the label of an entry. As in pi, the label entry is
+// appended to the branch like any other and is never part of the model context.
+func (s *Supervisor) SetLabel(entryID, label string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.readyLocked(); err != nil {
+		return err
+	}
+	if s.store.Entry(entryID) == nil {
+		return &Error{Kind: KindNotFound, Message: fmt.Sprintf("Entry %s not found", entryID)}
+	}
+	s.appendLocked(&Entry{Type: EntryLabel, TargetID: entryID, Label: label})
+	return nil
+}
+
+// SetSessionName names the session ("" clears the name) and returns the name in force.
+func (s *Supervisor) SetSessionName(name string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.readyLocked(); err != nil {
+		return "", err
+	}
+	name = strings.TrimSpace(name)
+	s.appendLocked(&Entry{Type: EntrySessionInfo, Name: name})
+	return name, nil
+}
+
+// SessionName is the session's name, "" if it has none.
+func (s *Supervisor) SessionName() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return sessionNameOf(s.store)
+}
+
+// Tree returns every entry of the session, flat, with the leaf.
+func (s *Supervisor) Tree() TreeView {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return BuildTree(s.store.Entries(), s.store.Leaf())
+}
+
+// BranchEntries returns a page of the current branch (getEntries): the entries after since
+// ("" for the root), at most limit (0 for all).
+func (s *Supervisor) BranchEntries(since string, limit int) (EntriesPage, error) {
+	s.mu.Lock()
+	path := Branch(s.store)
+	s.mu.Unlock()
+	page, ok, err := PageBranch(path, since, limit)
+	if err != nil {
+		return EntriesPage{}, err
+	}
+	if !ok {
+		return EntriesPage{}, &Error{Kind: KindNotFound, Message: fmt.Sprintf("Entry %s is not on the current branch", since)}
+	}
+	return page, nil
+}
+
+// Stats returns getSessionStats' result.
+func (s *Supervisor) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := ComputeStats(s.agent.Messages(), Branch(s.store), s.agent.State().Model)
+	st.SessionID, st.SessionFile = s.store.SessionID(), s.store.File()
+	return st
+}
+
+// ListSessions lists a cwd's sessions, newest first (listSessions).
+func (s *Supervisor) ListSessions(cwd, cursor string, limit int) ([]SessionInfo, string, error) {
+	cat := s.catalog()
+	if cat.Dir == "" {
+		return []SessionInfo{}, "", nil
+	}
+	infos, next, err := cat.List(cwd, cursor, limit)
+	if err != nil {
+		return nil, "", &Error{Kind: KindInvalidState, Message: err.Error()}
+	}
+	return infos, next, nil
+}
