@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/pi-rpc/pi-rpc/core"
-	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // EventEncoder writes the engine's events as this protocol's `event` notification params
@@ -26,13 +26,13 @@ type EventEncoder struct {
 
 // sessionIDEvents are the events that carry sessionId on a connection with one session.
 var sessionIDEvents = map[string]bool{
-	string(core.AgentStart):     true,
-	session.EventAgentSettled:   true,
-	session.EventSessionChanged: true,
+	string(core.AgentStart):        true,
+	sessionapi.EventAgentSettled:   true,
+	sessionapi.EventSessionChanged: true,
 }
 
 // Append appends the params object of ev's notification to dst.
-func (e *EventEncoder) Append(dst []byte, ev *session.Event) ([]byte, error) {
+func (e *EventEncoder) Append(dst []byte, ev *sessionapi.Event) ([]byte, error) {
 	dst = append(dst, '{')
 	var err error
 	if ev.Core != nil {
@@ -58,11 +58,11 @@ func (e *EventEncoder) Append(dst []byte, ev *session.Event) ([]byte, error) {
 
 // appendSessionFields writes a session event: its type, then the payload's fields.
 // agent_settled's lastSeq is its own seq, which the sink assigns.
-func appendSessionFields(dst []byte, ev *session.Event) ([]byte, error) {
+func appendSessionFields(dst []byte, ev *sessionapi.Event) ([]byte, error) {
 	dst = append(dst, `"type":`...)
 	dst = core.AppendJSONString(dst, ev.Type)
 	payload := ev.Payload
-	if st, ok := payload.(*session.Settled); ok {
+	if st, ok := payload.(*sessionapi.Settled); ok {
 		cp := *st
 		cp.LastSeq = ev.Seq
 		payload = &cp

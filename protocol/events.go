@@ -4,7 +4,7 @@ import (
 	"github.com/invopop/jsonschema"
 
 	"github.com/pi-rpc/pi-rpc/core"
-	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // Every event reaches the client as the params of an "event" notification: one flat object
@@ -130,7 +130,7 @@ type ToolExecutionEndEvent struct {
 // queued input) will start more work on its own. It is the last event of its busy period.
 type AgentSettledEvent struct {
 	Type string `json:"type" jsonschema:"enum=agent_settled"`
-	session.Settled
+	sessionapi.Settled
 	Envelope
 	// SessionID is the session the busy period worked in.
 	SessionID string `json:"sessionId"`
@@ -139,35 +139,35 @@ type AgentSettledEvent struct {
 // QueueUpdateEvent shows the steering and follow-up queues after a change.
 type QueueUpdateEvent struct {
 	Type string `json:"type" jsonschema:"enum=queue_update"`
-	session.QueueUpdate
+	sessionapi.QueueUpdate
 	Envelope
 }
 
 // AutoRetryStartEvent announces a retry of a failed model call after a delay.
 type AutoRetryStartEvent struct {
 	Type string `json:"type" jsonschema:"enum=auto_retry_start"`
-	session.AutoRetryStart
+	sessionapi.AutoRetryStart
 	Envelope
 }
 
 // AutoRetryEndEvent ends a series of retries.
 type AutoRetryEndEvent struct {
 	Type string `json:"type" jsonschema:"enum=auto_retry_end"`
-	session.AutoRetryEnd
+	sessionapi.AutoRetryEnd
 	Envelope
 }
 
 // CompactionStartEvent starts a compaction of the context.
 type CompactionStartEvent struct {
 	Type string `json:"type" jsonschema:"enum=compaction_start"`
-	session.CompactionStart
+	sessionapi.CompactionStart
 	Envelope
 }
 
 // CompactionEndEvent ends a compaction.
 type CompactionEndEvent struct {
 	Type string `json:"type" jsonschema:"enum=compaction_end"`
-	session.CompactionEnd
+	sessionapi.CompactionEnd
 	Envelope
 }
 
@@ -176,7 +176,7 @@ type CompactionEndEvent struct {
 // permission_resolved with by "policy" follows at once).
 type PermissionRequestedEvent struct {
 	Type string `json:"type" jsonschema:"enum=permission_requested"`
-	session.PermissionRequested
+	sessionapi.PermissionRequested
 	Envelope
 }
 
@@ -185,7 +185,7 @@ type PermissionRequestedEvent struct {
 // grant), abort (the run was aborted while waiting) or disconnect (the client went away).
 type PermissionResolvedEvent struct {
 	Type string `json:"type" jsonschema:"enum=permission_resolved"`
-	session.PermissionResolved
+	sessionapi.PermissionResolved
 	Envelope
 }
 
@@ -206,21 +206,21 @@ type SessionChangedEvent struct {
 // failed write to the session file.
 type SessionErrorEvent struct {
 	Type string `json:"type" jsonschema:"enum=session_error"`
-	session.SessionError
+	sessionapi.SessionError
 	Envelope
 }
 
 // ModelChangedEvent says the model changed.
 type ModelChangedEvent struct {
 	Type string `json:"type" jsonschema:"enum=model_changed"`
-	session.ModelChanged
+	sessionapi.ModelChanged
 	Envelope
 }
 
 // ThinkingLevelChangedEvent says the thinking level changed.
 type ThinkingLevelChangedEvent struct {
 	Type string `json:"type" jsonschema:"enum=thinking_level_changed"`
-	session.ThinkingLevelChanged
+	sessionapi.ThinkingLevelChanged
 	Envelope
 }
 
@@ -228,7 +228,7 @@ type ThinkingLevelChangedEvent struct {
 // update replaces the previous one (the tail within 2,000 lines / 50 KB).
 type BashUpdateEvent struct {
 	Type string `json:"type" jsonschema:"enum=bash_update"`
-	session.BashUpdate
+	sessionapi.BashUpdate
 	Envelope
 }
 
@@ -279,19 +279,19 @@ var eventDefs = []eventDef{
 	{string(core.ToolExecutionStart), "ToolExecutionStartEvent", ToolExecutionStartEvent{}},
 	{string(core.ToolExecutionUpdate), "ToolExecutionUpdateEvent", ToolExecutionUpdateEvent{}},
 	{string(core.ToolExecutionEnd), "ToolExecutionEndEvent", ToolExecutionEndEvent{}},
-	{session.EventAgentSettled, "AgentSettledEvent", AgentSettledEvent{}},
-	{session.EventQueueUpdate, "QueueUpdateEvent", QueueUpdateEvent{}},
-	{session.EventAutoRetryStart, "AutoRetryStartEvent", AutoRetryStartEvent{}},
-	{session.EventAutoRetryEnd, "AutoRetryEndEvent", AutoRetryEndEvent{}},
-	{session.EventCompactionStart, "CompactionStartEvent", CompactionStartEvent{}},
-	{session.EventCompactionEnd, "CompactionEndEvent", CompactionEndEvent{}},
-	{session.EventPermissionRequested, "PermissionRequestedEvent", PermissionRequestedEvent{}},
-	{session.EventPermissionResolved, "PermissionResolvedEvent", PermissionResolvedEvent{}},
-	{session.EventSessionChanged, "SessionChangedEvent", SessionChangedEvent{}},
-	{session.EventSessionError, "SessionErrorEvent", SessionErrorEvent{}},
-	{session.EventModelChanged, "ModelChangedEvent", ModelChangedEvent{}},
-	{session.EventThinkingLevelChanged, "ThinkingLevelChangedEvent", ThinkingLevelChangedEvent{}},
-	{session.EventBashUpdate, "BashUpdateEvent", BashUpdateEvent{}},
+	{sessionapi.EventAgentSettled, "AgentSettledEvent", AgentSettledEvent{}},
+	{sessionapi.EventQueueUpdate, "QueueUpdateEvent", QueueUpdateEvent{}},
+	{sessionapi.EventAutoRetryStart, "AutoRetryStartEvent", AutoRetryStartEvent{}},
+	{sessionapi.EventAutoRetryEnd, "AutoRetryEndEvent", AutoRetryEndEvent{}},
+	{sessionapi.EventCompactionStart, "CompactionStartEvent", CompactionStartEvent{}},
+	{sessionapi.EventCompactionEnd, "CompactionEndEvent", CompactionEndEvent{}},
+	{sessionapi.EventPermissionRequested, "PermissionRequestedEvent", PermissionRequestedEvent{}},
+	{sessionapi.EventPermissionResolved, "PermissionResolvedEvent", PermissionResolvedEvent{}},
+	{sessionapi.EventSessionChanged, "SessionChangedEvent", SessionChangedEvent{}},
+	{sessionapi.EventSessionError, "SessionErrorEvent", SessionErrorEvent{}},
+	{sessionapi.EventModelChanged, "ModelChangedEvent", ModelChangedEvent{}},
+	{sessionapi.EventThinkingLevelChanged, "ThinkingLevelChangedEvent", ThinkingLevelChangedEvent{}},
+	{sessionapi.EventBashUpdate, "BashUpdateEvent", BashUpdateEvent{}},
 }
 
 // PermissionRequestParams are the params of permission/request, the server's request for

@@ -187,7 +187,7 @@ func TestEventTypesComplete(t *testing.T) {
 	for _, typ := range core.EventTypes {
 		want[string(typ)] = true
 	}
-	for _, v := range stringConsts(t, "../session/events.go", "Event") {
+	for _, v := range stringConsts(t, "../sessionapi/events.go", "Event") {
 		want[v] = true
 	}
 	got := map[string]bool{}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/invopop/jsonschema"
 
-	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // Session method names (DESIGN.md §3, session group; compact is in methods.go).
@@ -23,7 +23,7 @@ const (
 )
 
 // SessionResult answers newSession and openSession: the session switched to.
-type SessionResult = session.SessionRef
+type SessionResult = sessionapi.SessionRef
 
 // ListSessionsParams are listSessions' params.
 type ListSessionsParams struct {
@@ -37,7 +37,7 @@ type ListSessionsParams struct {
 }
 
 // SessionInfo describes one session file.
-type SessionInfo = session.SessionInfo
+type SessionInfo = sessionapi.SessionInfo
 
 // ListSessionsResult is listSessions' result: sessions newest first, and the cursor of the
 // next page when there is one.
@@ -61,10 +61,10 @@ type ForkSessionParams struct {
 }
 
 // ForkSessionResult is forkSession's result.
-type ForkSessionResult = session.ForkResult
+type ForkSessionResult = sessionapi.ForkResult
 
 // TreeResult is getTree's result.
-type TreeResult = session.TreeView
+type TreeResult = sessionapi.TreeView
 
 // GetEntriesParams are getEntries' params.
 type GetEntriesParams struct {
@@ -118,7 +118,7 @@ type NavigateTreeParams struct {
 }
 
 // NavigateTreeResult is navigateTree's result.
-type NavigateTreeResult = session.NavigateResult
+type NavigateTreeResult = sessionapi.NavigateResult
 
 // SetLabelParams are setLabel's params.
 type SetLabelParams struct {
@@ -141,7 +141,7 @@ type SessionNameResult struct {
 }
 
 // SessionStatsResult is getSessionStats' result.
-type SessionStatsResult = session.Stats
+type SessionStatsResult = sessionapi.Stats
 
 // The session methods join the schema's method table.
 func init() {

@@ -1,6 +1,6 @@
 package protocol
 
-import "github.com/pi-rpc/pi-rpc/session"
+import "github.com/pi-rpc/pi-rpc/sessionapi"
 
 // Methods of the user's own shell commands (DESIGN.md §3 "shell").
 const (
@@ -18,7 +18,7 @@ type BashParams struct {
 }
 
 // BashResult is bash's result, answered when the command ends.
-type BashResult = session.BashResult
+type BashResult = sessionapi.BashResult
 
 // AbortBashResult is abortBash's result: whether a command was running.
 type AbortBashResult struct {

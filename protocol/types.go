@@ -5,7 +5,7 @@ package protocol
 
 import (
 	"github.com/pi-rpc/pi-rpc/core"
-	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 //go:generate go run ./internal/genschema
@@ -125,10 +125,10 @@ type WaitSettledParams struct {
 }
 
 // Settled is agent_settled's payload, also waitSettled's result.
-type Settled = session.Settled
+type Settled = sessionapi.Settled
 
 // QueuedInputs lists queued inputs (clearQueues' result: those removed).
-type QueuedInputs = session.QueueUpdate
+type QueuedInputs = sessionapi.QueueUpdate
 
 // CancelInputParams are cancelInput's params.
 type CancelInputParams struct {
@@ -141,16 +141,16 @@ type CancelInputParams struct {
 type StateResult struct {
 	Model         *core.Model        `json:"model,omitempty"`
 	ThinkingLevel core.ThinkingLevel `json:"thinkingLevel"`
-	Options       session.Options    `json:"options"`
+	Options       sessionapi.Options `json:"options"`
 	SessionID     string             `json:"sessionId"`
 	SessionFile   string             `json:"sessionFile,omitempty"`
 	SessionName   string             `json:"sessionName,omitempty"`
 	// Settled is true exactly when the last busy period's agent_settled has been written.
-	Settled      bool              `json:"settled"`
-	Busy         session.BusyState `json:"busy"`
-	BashRunning  bool              `json:"bashRunning"`
-	ContextFiles []string          `json:"contextFiles"`
-	Problems     []Problem         `json:"problems"`
+	Settled      bool                 `json:"settled"`
+	Busy         sessionapi.BusyState `json:"busy"`
+	BashRunning  bool                 `json:"bashRunning"`
+	ContextFiles []string             `json:"contextFiles"`
+	Problems     []Problem            `json:"problems"`
 	// LastSeq is the seq of the last event this state reflects.
 	LastSeq int64 `json:"lastSeq"`
 }
@@ -202,7 +202,7 @@ type OptionsParams struct {
 
 // OptionsResult is setOptions' result: the options in force.
 type OptionsResult struct {
-	Options session.Options `json:"options"`
+	Options sessionapi.Options `json:"options"`
 }
 
 // CompactParams are compact's params.
@@ -212,7 +212,7 @@ type CompactParams struct {
 }
 
 // CompactResult is compact's result.
-type CompactResult = session.CompactionResult
+type CompactResult = sessionapi.CompactionResult
 
 // SessionParams name the session a method applies to. Every session-scoped method takes
 // them; absent, the method applies to the connection's first open session, so a client that

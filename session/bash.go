@@ -11,16 +11,6 @@ import (
 // the output so far (replace semantics). The binary wires the tools package's shell runner.
 type ShellRunner func(ctx context.Context, command string, timeout time.Duration, onUpdate func(output string)) (BashResult, error)
 
-// BashResult is the outcome of a user's command (pi's BashResult).
-type BashResult struct {
-	Output string `json:"output"`
-	// ExitCode is absent when the command was killed.
-	ExitCode       *int   `json:"exitCode,omitempty"`
-	Cancelled      bool   `json:"cancelled"`
-	Truncated      bool   `json:"truncated"`
-	FullOutputPath string `json:"fullOutputPath,omitempty"`
-}
-
 // bashState is the user's running command and the messages waiting for the next period.
 type bashState struct {
 	running bool

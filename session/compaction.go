@@ -51,14 +51,6 @@ type CompactionPreparation struct {
 	Settings CompactionSettings
 }
 
-// CompactionResult is a finished compaction, ready to become a compaction entry.
-type CompactionResult struct {
-	Summary          string             `json:"summary"`
-	FirstKeptEntryID string             `json:"firstKeptEntryId"`
-	TokensBefore     int                `json:"tokensBefore"`
-	Details          *CompactionDetails `json:"details,omitempty"`
-}
-
 // PrepareCompaction works out what compacting a branch (root to leaf) would summarise (pi's
 // prepareCompaction). The part considered starts where the previous compaction's kept part
 // starts, so earlier history is represented only by the previous summary. It reports false

@@ -8,9 +8,6 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
-// EntryType names a session-file entry (pi §7.2).
-type EntryType string
-
 // The entry types of pi's session format, version 3.
 const (
 	EntryMessage             EntryType = "message"
@@ -23,12 +20,6 @@ const (
 	EntryLabel               EntryType = "label"
 	EntrySessionInfo         EntryType = "session_info"
 )
-
-// CompactionDetails lists the files a compacted conversation read and modified.
-type CompactionDetails struct {
-	ReadFiles     []string `json:"readFiles"`
-	ModifiedFiles []string `json:"modifiedFiles"`
-}
 
 // Entry is one node of the session tree. It is one flat struct; Type says which fields apply,
 // and the JSON form has exactly pi's fields for that type. Entries read from a file keep their

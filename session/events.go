@@ -1,58 +1,8 @@
 package session
 
 import (
-	"context"
 	"encoding/json"
-
-	"github.com/pi-rpc/pi-rpc/core"
 )
-
-// Session event types (DESIGN.md §4), in addition to core's.
-const (
-	EventAgentSettled         = "agent_settled"
-	EventQueueUpdate          = "queue_update"
-	EventAutoRetryStart       = "auto_retry_start"
-	EventAutoRetryEnd         = "auto_retry_end"
-	EventCompactionStart      = "compaction_start"
-	EventCompactionEnd        = "compaction_end"
-	EventPermissionRequested  = "permission_requested"
-	EventPermissionResolved   = "permission_resolved"
-	EventSessionChanged       = "session_changed"
-	EventSessionError         = "session_error"
-	EventModelChanged         = "model_changed"
-	EventThinkingLevelChanged = "thinking_level_changed"
-	EventBashUpdate           = "bash_update"
-)
-
-// Event is one event of the engine, as a typed value: a core event (Core) or a session event
-// (Type and Payload, one of this package's payload types), with where it belongs (RunID,
-// SessionID). The session emits it to its [Sink] under its lock, in order; the sink gives it
-// its Seq, one gap-free counter per connection, and encodes it for its wire then and there:
-// Core's message_update points at the live partial message, valid only during the call.
-type Event struct {
-	Seq       int64
-	Type      string
-	RunID     string
-	SessionID string
-	// Core is the agent event, for core event types.
-	Core *core.Event
-	// Payload is a session event's payload (*Settled, QueueUpdate, ...).
-	Payload any
-}
-
-// Sink receives the event stream of one or more sessions. Emit is called in order, under the
-// emitting session's lock, and must not block: it assigns the event's seq and returns it.
-// LastSeq is the seq of the last event emitted. Wait is called by a run goroutine outside the
-// lock after each event and blocks while the client is behind, which is how backpressure
-// reaches the provider.
-type Sink interface {
-	Emit(ev *Event) int64
-	LastSeq() int64
-	Wait(ctx context.Context)
-}
-
-// Outcome is how an input ended.
-type Outcome string
 
 // The input outcomes of DESIGN.md §2.1.
 const (
@@ -62,15 +12,6 @@ const (
 	OutcomeCancelled Outcome = "cancelled"
 )
 
-// InputOutcome pairs an input with its outcome.
-type InputOutcome struct {
-	InputID string  `json:"inputId"`
-	Outcome Outcome `json:"outcome"`
-}
-
-// SettleErrorKind classifies why a busy period failed.
-type SettleErrorKind string
-
 // The failure kinds of agent_settled.error.
 const (
 	SettleErrorProvider    SettleErrorKind = "provider"
@@ -79,93 +20,11 @@ const (
 	SettleErrorPersistence SettleErrorKind = "persistence"
 )
 
-// SettleError is agent_settled.error.
-type SettleError struct {
-	Kind    SettleErrorKind `json:"kind"`
-	Message string          `json:"message"`
-}
-
-// Settled is the payload of agent_settled: the inputs the period settles, whether it was
-// aborted, why it failed, and the event's own seq.
-type Settled struct {
-	Inputs  []InputOutcome `json:"inputs"`
-	Aborted bool           `json:"aborted"`
-	Error   *SettleError   `json:"error,omitempty"`
-	LastSeq int64          `json:"lastSeq"`
-}
-
-// QueuedInput is an input waiting in a queue, as queue_update and getState show it.
-type QueuedInput struct {
-	InputID string `json:"inputId"`
-	Text    string `json:"text"`
-}
-
-// QueueUpdate is the payload of queue_update.
-type QueueUpdate struct {
-	Steering []QueuedInput `json:"steering"`
-	FollowUp []QueuedInput `json:"followUp"`
-}
-
-// AutoRetryStart is the payload of auto_retry_start.
-type AutoRetryStart struct {
-	Attempt      int    `json:"attempt"`
-	MaxAttempts  int    `json:"maxAttempts"`
-	DelayMs      int64  `json:"delayMs"`
-	ErrorMessage string `json:"errorMessage"`
-}
-
-// AutoRetryEnd is the payload of auto_retry_end.
-type AutoRetryEnd struct {
-	Success    bool   `json:"success"`
-	Attempt    int    `json:"attempt"`
-	FinalError string `json:"finalError,omitempty"`
-}
-
-// CompactionReason says what started a compaction.
-type CompactionReason string
-
 // The compaction reasons.
 const (
 	CompactionManual    CompactionReason = "manual"
 	CompactionThreshold CompactionReason = "threshold"
 	CompactionOverflow  CompactionReason = "overflow"
 )
-
-// CompactionStart is the payload of compaction_start.
-type CompactionStart struct {
-	Reason CompactionReason `json:"reason"`
-}
-
-// CompactionEnd is the payload of compaction_end. Result is absent when nothing was
-// compacted.
-type CompactionEnd struct {
-	Reason       CompactionReason  `json:"reason"`
-	Result       *CompactionResult `json:"result,omitempty"`
-	Aborted      bool              `json:"aborted"`
-	WillRetry    bool              `json:"willRetry"`
-	ErrorMessage string            `json:"errorMessage,omitempty"`
-}
-
-// SessionError is the payload of session_error.
-type SessionError struct {
-	Message string `json:"message"`
-}
-
-// ModelChanged is the payload of model_changed.
-type ModelChanged struct {
-	Model core.Model `json:"model"`
-}
-
-// BashUpdate is the payload of bash_update: the output of a running command so far (its
-// tail within the limits), which replaces the previous update.
-type BashUpdate struct {
-	BashID string `json:"bashId"`
-	Output string `json:"output"`
-}
-
-// ThinkingLevelChanged is the payload of thinking_level_changed.
-type ThinkingLevelChanged struct {
-	Level core.ThinkingLevel `json:"level"`
-}
 
 func jsonMarshal(v any) (json.RawMessage, error) { return json.Marshal(v) }

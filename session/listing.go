@@ -212,21 +212,6 @@ func hasSessionHeader(path string) bool {
 	return ok
 }
 
-// SessionInfo describes a session file for listSessions (pi's SessionInfo).
-type SessionInfo struct {
-	ID   string `json:"id"`
-	File string `json:"file"`
-	Name string `json:"name,omitempty"`
-	// FirstMessage is the text of the first user message, "(no messages)" if none.
-	FirstMessage string `json:"firstMessage"`
-	// MessageCount counts the message entries of every branch.
-	MessageCount int `json:"messageCount"`
-	// Modified is the time of the last user or assistant message (the header's time for a
-	// session without one), ISO-8601.
-	Modified string `json:"modified"`
-	Cwd      string `json:"cwd"`
-}
-
 // ReadInfo reads a session file's summary without locking it; false if it is not a session
 // file.
 func ReadInfo(path string) (SessionInfo, bool) {

@@ -6,21 +6,6 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
-// NavigateResult is navigateTree's result.
-type NavigateResult struct {
-	// LeafID is the new leaf, null when the branch is now empty (navigated to the first user
-	// message).
-	LeafID *string `json:"leafId"`
-	// Text is the text of the user (or custom) message navigated to, for the client's editor:
-	// the leaf is its parent, so the message can be edited and sent again.
-	Text string `json:"text,omitempty"`
-	// SummaryEntryID is the branch_summary entry created with summarize.
-	SummaryEntryID string `json:"summaryEntryId,omitempty"`
-	// Cancelled says the navigation was aborted while the summary was being written; nothing
-	// changed.
-	Cancelled bool `json:"cancelled,omitempty"`
-}
-
 // NavigateTree moves the leaf within the session (pi's navigateTree, reference §7.3): to a
 // user or custom message's parent, returning its text for the client's editor, or to any
 // other entry itself. With summarize, the branch being left (from the old leaf up to the

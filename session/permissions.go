@@ -91,22 +91,6 @@ type PermissionAsker interface {
 	Ask(ctx context.Context, req PermissionRequest) PermissionAnswer
 }
 
-// PermissionRequested is the payload of permission_requested.
-type PermissionRequested struct {
-	RequestID  string `json:"requestId"`
-	ToolCallID string `json:"toolCallId"`
-	ToolName   string `json:"toolName"`
-}
-
-// PermissionResolved is the payload of permission_resolved.
-type PermissionResolved struct {
-	RequestID  string `json:"requestId"`
-	ToolCallID string `json:"toolCallId"`
-	Decision   string `json:"decision" jsonschema:"enum=allow,enum=deny,enum=allowAlways"`
-	By         string `json:"by" jsonschema:"enum=client,enum=policy,enum=abort,enum=disconnect"`
-	Reason     string `json:"reason,omitempty"`
-}
-
 // SetPermissionAsker installs the client's side of permission requests.
 func (s *Supervisor) SetPermissionAsker(a PermissionAsker) {
 	s.mu.Lock()

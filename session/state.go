@@ -6,18 +6,6 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
-// BusyState is getState.busy.
-type BusyState struct {
-	Running            bool                `json:"running"`
-	Streaming          bool                `json:"streaming"`
-	ToolsRunning       []string            `json:"toolsRunning"`
-	RetryUntil         int64               `json:"retryUntil,omitempty"`
-	Compacting         bool                `json:"compacting"`
-	PermissionsPending []PendingPermission `json:"permissionsPending"`
-	Steering           []QueuedInput       `json:"steering"`
-	FollowUp           []QueuedInput       `json:"followUp"`
-}
-
 // Snapshot is the supervisor's part of getState, consistent with the events up to LastSeq.
 type Snapshot struct {
 	Model         core.Model         `json:"model"`

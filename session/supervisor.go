@@ -42,30 +42,11 @@ func errBusy(message string, suggest ...string) *Error {
 	return e
 }
 
-// Disposition says what happened to an accepted input.
-type Disposition string
-
 // The dispositions.
 const (
 	DispositionStarted Disposition = "started"
 	DispositionQueued  Disposition = "queued"
 )
-
-// Accepted is the answer to an accepted input.
-type Accepted struct {
-	InputID     string      `json:"inputId"`
-	Disposition Disposition `json:"disposition"`
-}
-
-// Options are the session options a client can change (setOptions).
-type Options struct {
-	SteeringMode   core.QueueMode     `json:"steeringMode"`
-	FollowUpMode   core.QueueMode     `json:"followUpMode"`
-	AutoRetry      bool               `json:"autoRetry"`
-	AutoCompaction bool               `json:"autoCompaction"`
-	ToolExecution  core.ExecutionMode `json:"toolExecution"`
-	Approval       string             `json:"approval" jsonschema:"enum=auto,enum=ask,enum=deny-writes"`
-}
 
 // Config configures a [Supervisor].
 type Config struct {
@@ -131,12 +112,6 @@ type ledger struct {
 	retryUntil         int64
 	compacting         bool
 	permissionsPending []PendingPermission
-}
-
-// PendingPermission is a permission request waiting for the client.
-type PendingPermission struct {
-	RequestID  string `json:"requestId"`
-	ToolCallID string `json:"toolCallId"`
 }
 
 // New returns an idle supervisor.

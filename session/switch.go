@@ -8,9 +8,6 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
-// SwitchReason is why the session changed (session_changed.reason).
-type SwitchReason string
-
 // The switch reasons, one per method that switches.
 const (
 	SwitchNew      SwitchReason = "new"
@@ -18,29 +15,6 @@ const (
 	SwitchFork     SwitchReason = "fork"
 	SwitchNavigate SwitchReason = "navigate"
 )
-
-// SessionChanged is the payload of session_changed; the envelope adds the new sessionId.
-type SessionChanged struct {
-	PreviousSessionID string       `json:"previousSessionId"`
-	SessionFile       string       `json:"sessionFile,omitempty"`
-	Reason            SwitchReason `json:"reason"`
-}
-
-// SessionRef names the session a switch landed on (newSession's and openSession's result).
-type SessionRef struct {
-	SessionID   string `json:"sessionId"`
-	SessionFile string `json:"sessionFile,omitempty"`
-	// Warnings are what was skipped or repaired when the file was read.
-	Warnings []string `json:"warnings,omitempty"`
-}
-
-// ForkResult is forkSession's result: the new session and the text of the user message it
-// was forked before, for the client's editor.
-type ForkResult struct {
-	SessionID   string `json:"sessionId"`
-	SessionFile string `json:"sessionFile,omitempty"`
-	Text        string `json:"text"`
-}
 
 // catalog returns the configured session catalog, or one keeping sessions in memory.
 func (s *Supervisor) catalog() *Catalog {

@@ -9,30 +9,6 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
-// TreeNode is one entry of getTree, flat: a client builds the tree from parentId.
-type TreeNode struct {
-	ID string `json:"id"`
-	// ParentID is null for a root.
-	ParentID *string   `json:"parentId"`
-	Type     EntryType `json:"type"`
-	// Role is a message entry's message role.
-	Role core.Role `json:"role,omitempty"`
-	// Preview is a one-line description: a message's text (cut at 120 characters), or what
-	// the entry records.
-	Preview string `json:"preview"`
-	// Label is the entry's current label, if any.
-	Label     string `json:"label,omitempty"`
-	Timestamp string `json:"timestamp"`
-}
-
-// TreeView is getTree's result: every entry of the session in file order, and the leaf.
-type TreeView struct {
-	// LeafID is the current leaf, null before the first entry (or after navigating to the
-	// first user message).
-	LeafID *string    `json:"leafId"`
-	Nodes  []TreeNode `json:"nodes"`
-}
-
 // Labels resolves the label of each entry: the latest label entry for a target wins, and an
 // empty one clears it (pi §7.3).
 func Labels(entries []*Entry) map[string]string {
@@ -197,38 +173,6 @@ func PageBranch(path []*Entry, since string, limit int) (EntriesPage, bool, erro
 		page.Entries = append(page.Entries, b)
 	}
 	return page, true, nil
-}
-
-// Stats is getSessionStats' result (pi §5.9): counts and token sums over the messages of
-// the current context (after compaction, not the whole file), cost, and context usage.
-type Stats struct {
-	SessionID         string        `json:"sessionId"`
-	SessionFile       string        `json:"sessionFile,omitempty"`
-	UserMessages      int           `json:"userMessages"`
-	AssistantMessages int           `json:"assistantMessages"`
-	ToolCalls         int           `json:"toolCalls"`
-	ToolResults       int           `json:"toolResults"`
-	TotalMessages     int           `json:"totalMessages"`
-	Tokens            TokenStats    `json:"tokens"`
-	Cost              float64       `json:"cost"`
-	ContextUsage      *ContextUsage `json:"contextUsage,omitempty"`
-}
-
-// TokenStats sums the usage of the context's assistant messages.
-type TokenStats struct {
-	Input      int `json:"input"`
-	Output     int `json:"output"`
-	CacheRead  int `json:"cacheRead"`
-	CacheWrite int `json:"cacheWrite"`
-	Total      int `json:"total"`
-}
-
-// ContextUsage is how full the model's context window is. Tokens and Percent are null right
-// after a compaction, until a reply reports fresh usage.
-type ContextUsage struct {
-	Tokens        *int     `json:"tokens"`
-	ContextWindow int      `json:"contextWindow"`
-	Percent       *float64 `json:"percent"`
 }
 
 // ComputeStats computes the stats of a context (messages), its branch and its model.

@@ -1,4 +1,4 @@
-// Package archtest enforces the import graph of DESIGN.md §1: dependencies point one way,
+// Package archtest enforces the import graph (docs/architecture.md): dependencies point one way,
 // and only the named packages may import jsonrpc2, openai-go and anthropic-sdk-go.
 package archtest
 
@@ -34,13 +34,17 @@ var allowed = map[string][]string{
 	// itself.
 	"tools/mcp":           {"core", "tools"},
 	"tools/mcp/internal/": {"tools/mcp"},
-	"session":             {"core"},
-	"protocol":            {"core", "session"},
-	"protocol/internal/":  {"protocol", "core", "session"},
+	// The engine (core, sessionapi, session) imports no front end and no wire library.
+	"sessionapi":         {"core"},
+	"session":            {"core", "sessionapi"},
+	"protocol":           {"core", "sessionapi"},
+	"protocol/internal/": {"protocol", "core", "sessionapi", "session"},
 	// e2e holds only tests of the built binary.
-	"e2e":               {"*"},
-	"rpc":               {"core", "session", "protocol", "tools"},
-	"clients/go":        {"protocol", "core", "session"},
+	"e2e": {"*"},
+	// Front ends sit on the engine and never import each other.
+	"rpc": {"core", "sessionapi", "session", "protocol", "tools"},
+	// clients/go needs the protocol's types only: not the engine, its files or its logging.
+	"clients/go":        {"protocol", "core", "sessionapi"},
 	"cmd/":              {"*"},
 	"bench":             {"*"},
 	"internal/archtest": {},

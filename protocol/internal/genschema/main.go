@@ -144,7 +144,7 @@ func generate() ([]byte, error) {
 		Mapper:                    g.mapType,
 		Namer:                     g.name,
 	}
-	if err := g.addComments(root, "protocol", "core", "session"); err != nil {
+	if err := g.addComments(root, "protocol", "core", "session", "sessionapi"); err != nil {
 		return nil, err
 	}
 	defs, err := g.definitions()
