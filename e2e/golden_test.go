@@ -38,7 +38,7 @@ type golden struct {
 	// sentAt is pos when the last line was sent: what that line causes comes after it.
 	sentAt int
 	sent   []sentLine
-	args []string
+	args   []string
 }
 
 type sentLine struct {
