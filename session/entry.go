@@ -8,7 +8,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
-// EntryType names a session-file entry (pi §7.2).
+// EntryType names a session-file entry (docs/sessions.md#the-format).
 type EntryType string
 
 // The entry types of pi's session format, version 3.

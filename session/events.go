@@ -7,7 +7,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
-// Session event types (DESIGN.md §4), in addition to core's.
+// Session event types (docs/events.md#session-events), in addition to core's.
 const (
 	EventAgentSettled         = "agent_settled"
 	EventQueueUpdate          = "queue_update"
@@ -54,7 +54,7 @@ type Sink interface {
 // Outcome is how an input ended.
 type Outcome string
 
-// The input outcomes of DESIGN.md §2.1.
+// The input outcomes of docs/protocol.md#inputs-and-busy-periods.
 const (
 	OutcomeCompleted Outcome = "completed"
 	OutcomeAborted   Outcome = "aborted"

@@ -12,7 +12,8 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
-// ErrorKind classifies a supervisor error; the RPC layer maps each to its code (DESIGN.md §3).
+// ErrorKind classifies a supervisor error; the RPC layer maps each to its code
+// (docs/protocol.md#errors).
 type ErrorKind string
 
 // The error kinds, named as the wire's data.kind.
@@ -125,7 +126,8 @@ type Supervisor struct {
 	bash            bashState
 }
 
-// ledger is the part of the busy ledger that events change (DESIGN.md §3 getState.busy).
+// ledger is the part of the busy ledger that events change (getState.busy,
+// docs/protocol.md#getstate).
 type ledger struct {
 	streaming          bool
 	toolsRunning       []string
@@ -368,7 +370,7 @@ func (s *Supervisor) newPeriodLocked() *period {
 	return p
 }
 
-// Continue starts a run from the current context (DESIGN.md §3 continue). When the context
+// Continue starts a run from the current context (docs/protocol.md#continue). When the context
 // ends in tool calls without results, the run first records an error result for each (see
 // interruptedToolResults) and then calls the model.
 func (s *Supervisor) Continue(ack func(Accepted)) error {

@@ -131,7 +131,7 @@ func (s *Supervisor) loadBranchLocked(emit, record bool) {
 	}
 }
 
-// switchLocked replaces the store (DESIGN.md §5: the old one is synced and closed, releasing
+// switchLocked replaces the store (docs/sessions.md: the old one is synced and closed, releasing
 // its lock), rebuilds the agent from the new branch, clears the persistence failure (a new
 // file gets a new chance) and emits session_changed. The caller checked the session is idle
 // and resets allowAlways grants after unlocking.
@@ -153,7 +153,7 @@ func (s *Supervisor) switchLocked(next Store, reason SwitchReason) {
 	s.loadBranchLocked(true, reason != SwitchNavigate)
 }
 
-// idleLocked refuses a session switch while busy (DESIGN.md §3: -32010).
+// idleLocked refuses a session switch while busy (-32010, docs/protocol.md#errors).
 func (s *Supervisor) idleLocked(what string) error {
 	if err := s.readyLocked(); err != nil {
 		return err
@@ -334,7 +334,7 @@ func branchedCopy(all []*Entry, leaf string, newID func() string) []*Entry {
 	return out
 }
 
-// NavigateTree moves the leaf within the session (pi's navigateTree, reference §7.3): to a
+// NavigateTree moves the leaf within the session (pi's navigateTree, docs/sessions.md): to a
 // user or custom message's parent, returning its text for the client's editor, or to any
 // other entry itself. With summarize, the branch being left (from the old leaf up to the
 // common ancestor) is summarised by the model first and the summary becomes a branch_summary

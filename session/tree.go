@@ -34,7 +34,7 @@ type TreeView struct {
 }
 
 // Labels resolves the label of each entry: the latest label entry for a target wins, and an
-// empty one clears it (pi §7.3).
+// empty one clears it (as in pi; docs/sessions.md#the-format).
 func Labels(entries []*Entry) map[string]string {
 	labels := map[string]string{}
 	for _, e := range entries {
@@ -199,7 +199,7 @@ func PageBranch(path []*Entry, since string, limit int) (EntriesPage, bool, erro
 	return page, true, nil
 }
 
-// Stats is getSessionStats' result (pi §5.9): counts and token sums over the messages of
+// Stats is getSessionStats' result (as pi computes it): counts and token sums over the messages of
 // the current context (after compaction, not the whole file), cost, and context usage.
 type Stats struct {
 	SessionID         string        `json:"sessionId"`

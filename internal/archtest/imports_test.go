@@ -1,5 +1,7 @@
-// Package archtest enforces the import graph of DESIGN.md §1: dependencies point one way,
-// and only the named packages may import jsonrpc2 and openai-go.
+// Package archtest enforces the project's import graph (the allowed table below):
+// dependencies point one way (core imports nothing of ours; llm, tools and session import
+// core; rpc sits above protocol), and only the packages named in thirdParty may import
+// jsonrpc2, openai-go and the MCP SDK.
 package archtest
 
 import (
@@ -135,7 +137,7 @@ func TestImportGraph(t *testing.T) {
 				}
 			}
 			if !ok {
-				t.Errorf("%s depends on %s, which DESIGN.md §1 does not allow", self, d)
+				t.Errorf("%s depends on %s, which the allowed table does not permit", self, d)
 			}
 		}
 		for _, dep := range p.Imports {

@@ -14,7 +14,7 @@ import (
 )
 
 // overflowPatterns are the messages providers use for a request larger than the model's
-// context window (pi §9.7). They are matched against the error message we build, which starts
+// context window (pi's patterns). They are matched against the error message we build, which starts
 // with the HTTP status, so "400 status code (no body)" is caught as pi catches it.
 var overflowPatterns = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)prompt is too long`),
@@ -46,12 +46,12 @@ var notOverflowPatterns = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)too many requests`),
 }
 
-// retryablePattern is pi's auto-retry regex (§5.5). It classifies failures that carry no HTTP
+// retryablePattern is pi's auto-retry regex. It classifies failures that carry no HTTP
 // status, such as error objects sent inside an event stream.
 var retryablePattern = regexp.MustCompile(`(?i)overloaded|provider.?returned.?error|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error|internal.?error|network.?error|connection.?error|connection.?refused|connection.?lost|websocket.?closed|websocket.?error|other side closed|fetch failed|upstream.?connect|reset before headers|socket hang up|ended without|http2 request did not get a response|timed? out|timeout|terminated|retry delay`)
 
 // IsOverflowMessage reports whether an error message says the request exceeded the model's
-// context window (pi §9.7 (a)). The session layer uses the typed [core.ErrorOverflow]
+// context window (pi's message patterns). The session layer uses the typed [core.ErrorOverflow]
 // classification; this function exists for messages that have none, such as errors read back
 // from a session file.
 func IsOverflowMessage(msg string) bool {

@@ -11,7 +11,7 @@ import (
 )
 
 // DefaultIdleTimeout is how long a response may stay silent before the stream fails
-// (DESIGN.md §2 "Nothing hangs").
+// (docs/configuration.md#network-behaviour).
 const DefaultIdleTimeout = 120 * time.Second
 
 // Clock is the time source of a [Provider]: message timestamps, Retry-After dates and the
