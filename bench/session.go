@@ -97,7 +97,7 @@ type (
 
 const isoMillis = "2006-01-02T15:04:05.000Z"
 
-// writeSession writes a pi session file (version 3, reference §7) of n entries in one chain:
+// writeSession writes a pi session file (version 3, docs/sessions.md) of n entries in one chain:
 // a model_change, a thinking_level_change, then messages cycling through a user prompt, an
 // assistant tool call to read, its tool result and an assistant answer: what a long working
 // session looks like.

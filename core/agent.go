@@ -11,7 +11,7 @@ import (
 // QueueMode says how many queued messages one delivery takes.
 type QueueMode string
 
-// The queue modes (pi §3.2).
+// The queue modes (pi's PendingMessageQueue: drain all, or the first message only).
 const (
 	QueueOneAtATime QueueMode = "one-at-a-time"
 	QueueAll        QueueMode = "all"
@@ -161,7 +161,7 @@ type State struct {
 	ToolExecution ExecutionMode
 }
 
-// Agent runs the two-level agent loop of pi §2 around one conversation. See the package
+// Agent runs pi's two-level agent loop (agent-loop.ts) around one conversation. See the package
 // documentation for its concurrency contract.
 type Agent struct {
 	opts       Options
@@ -325,7 +325,7 @@ func (a *Agent) Subscribe(fn Listener) (unsubscribe func()) {
 	}
 }
 
-// Steer queues messages to be delivered after the current tool batch (pi §3.2). It does not
+// Steer queues messages to be delivered after the current tool batch (as in pi). It does not
 // start a run: the caller (the session) decides when idle queues are delivered.
 func (a *Agent) Steer(in ...Input) {
 	a.mu.Lock()
@@ -413,8 +413,8 @@ func (a *Agent) Prompt(in ...Input) (*Run, error) {
 	return a.startLocked(in, false), nil
 }
 
-// Continue starts a run from the current transcript (pi §3.3, with DESIGN.md §3's rule for a
-// failed reply):
+// Continue starts a run from the current transcript (pi's Agent.continue, with the rule of
+// docs/protocol.md#continue for a failed reply):
 //   - a trailing assistant message that failed or was aborted leaves the transcript and the
 //     run continues from the message before it;
 //   - after a finished reply, queued steering is delivered as a new prompt (without the
@@ -538,7 +538,7 @@ func (a *Agent) startLocked(prompts []Input, skipInitialSteering bool) *Run {
 	return r
 }
 
-// reduce applies an event to the state before listeners see it (pi §3.5). The caller holds
+// reduce applies an event to the state before listeners see it (as in pi). The caller holds
 // a.mu.
 func (a *Agent) reduce(ev *Event) {
 	s := &a.state

@@ -37,8 +37,8 @@ func errorResult(text string) ToolResult {
 	return ToolResult{Content: []Content{TextBlock(text)}, Details: map[string]any{}}
 }
 
-// executeBatch runs the tool calls of one assistant message (pi §2.5) and returns their
-// results in source order, and whether every result asked to terminate.
+// executeBatch runs the tool calls of one assistant message (pi's executeToolCalls) and returns
+// their results in source order, and whether every result asked to terminate.
 func (l *loop) executeBatch(msg *AssistantMessage, calls []*Content) ([]*ToolResultMessage, bool) {
 	a := l.a
 	a.mu.Lock()
@@ -100,7 +100,8 @@ func (l *loop) executeBatch(msg *AssistantMessage, calls []*Content) ([]*ToolRes
 }
 
 // refuseTruncated answers every tool call of a response cut off by the output limit with an
-// error result instead of running it (DESIGN.md §2).
+// error result instead of running it (unlike pi 0.73.1;
+// docs/protocol.md#differences-from-pi-0731-rpc).
 func (l *loop) refuseTruncated(calls []*Content) []*ToolResultMessage {
 	results := make([]*ToolResultMessage, len(calls))
 	for i, c := range calls {

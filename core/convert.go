@@ -6,7 +6,7 @@ import (
 )
 
 // ConvertToLLM projects the agent's transcript onto the three roles a model understands
-// (pi's convertToLlm, §1.4): user, assistant and tool results pass through; bash executions,
+// (pi's convertToLlm): user, assistant and tool results pass through; bash executions,
 // custom messages and summaries become user messages; anything else is dropped.
 func ConvertToLLM(messages []Message) []Message {
 	out := make([]Message, 0, len(messages))

@@ -12,7 +12,7 @@
 // turns: one model response (message_start, message_update per streamed change,
 // message_end), then the tool calls of the response as one batch, then turn_end. Steering
 // messages are polled after each batch; follow-ups when the agent would otherwise stop. The
-// run ends with exactly one agent_end. Differences from pi 0.73.1 (DESIGN.md §2):
+// run ends with exactly one agent_end. Differences from pi 0.73.1 (also in docs/protocol.md):
 //
 //   - every failure (a hook returning an error, a provider that panics or ends its stream
 //     without a terminal event) yields the full lifecycle: the failed assistant message's

@@ -7,7 +7,7 @@ import (
 // EventType names an [Event].
 type EventType string
 
-// The agent events of pi §1.8.
+// The agent events of pi's AgentEvent (packages/agent/src/types.ts).
 const (
 	AgentStart          EventType = "agent_start"
 	AgentEnd            EventType = "agent_end"

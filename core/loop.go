@@ -7,7 +7,7 @@ import (
 	"slices"
 )
 
-// loop is one run of the agent loop (pi §2.2–§2.4). It lives on the run's goroutine; only
+// loop is one run of the agent loop (pi's agent-loop.ts). It lives on the run's goroutine; only
 // emit touches the agent's shared state, under the agent's lock.
 type loop struct {
 	a   *Agent
@@ -127,7 +127,8 @@ func (l *loop) agentContext() *AgentContext {
 	}
 }
 
-// request builds the model request from the run's context (pi §2.4).
+// request builds the model request from the run's context (pi's streamAssistantResponse:
+// transformContext, then convertToLlm).
 func (l *loop) request() (*Request, error) {
 	a := l.a
 	a.mu.Lock()
@@ -172,7 +173,7 @@ func callHook[T any](f func() (T, error)) (v T, err error) {
 // streamAssistant calls the model and streams its response as message events. It always
 // returns a final message: a failure of any kind (hooks, provider panics, a stream without a
 // terminal event) becomes an assistant message with stopReason error, with its full
-// lifecycle (DESIGN.md §2).
+// lifecycle (unlike pi 0.73.1; docs/protocol.md#differences-from-pi-0731-rpc).
 func (l *loop) streamAssistant() *AssistantMessage {
 	a := l.a
 	a.mu.Lock()
@@ -226,7 +227,7 @@ func (l *loop) consume(provider Provider, req *Request, partial, final **Assista
 			return nil
 		default:
 			if *partial == nil {
-				continue // updates before start are dropped (pi §2.4)
+				continue // updates before start are dropped, as pi does
 			}
 			l.update = ev
 			l.emit(Event{Type: MessageUpdate, Message: *partial, Update: &l.update})

@@ -94,8 +94,8 @@ func TestA4ToolCallAndResult(t *testing.T) {
 	h.golden()
 }
 
-// A5 [>0.73, DESIGN.md §2]: tool calls of a length-truncated response are not executed; each
-// gets an error result and the model is called again.
+// A5 [>0.73, docs/protocol.md#differences-from-pi-0731-rpc]: tool calls of a length-truncated
+// response are not executed; each gets an error result and the model is called again.
 func TestA5LengthTruncatedToolCallsNotExecuted(t *testing.T) {
 	echo := &echoTool{}
 	step := faux.Reply(faux.ToolCallWithID("tool-1", "echo", map[string]any{"value": "partial"}))
@@ -451,7 +451,7 @@ func TestA23ContinueFromCustom(t *testing.T) {
 	eq(t, "model context", userTexts(h.calls()[0]), []string{"custom"})
 }
 
-// A24 (DESIGN.md §3): continue after a finished reply with nothing queued fails.
+// A24 (docs/protocol.md#continue): continue after a finished reply with nothing queued fails.
 func TestA24ContinueAfterFinishedReply(t *testing.T) {
 	h := newHarness(t, core.Options{}, faux.Reply(faux.Text("done")))
 	h.prompt("hi")
@@ -460,8 +460,8 @@ func TestA24ContinueAfterFinishedReply(t *testing.T) {
 	}
 }
 
-// DESIGN.md §3: continue after a failed reply drops it from the context and calls the model
-// again from the message before it.
+// docs/protocol.md#continue: continue after a failed reply drops it from the context and calls
+// the model again from the message before it.
 func TestContinueAfterFailedReply(t *testing.T) {
 	h := newHarness(t, core.Options{}, faux.Fail("overloaded"), faux.Reply(faux.Text("recovered")))
 	h.prompt("hi")

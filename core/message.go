@@ -9,7 +9,8 @@ import (
 // Role names the kind of a [Message].
 type Role string
 
-// The message roles: the three LLM roles and the coding agent's custom roles (pi §1.4).
+// The message roles: the three LLM roles and the coding agent's custom roles (pi's
+// packages/coding-agent/src/core/messages.ts).
 const (
 	RoleUser              Role = "user"
 	RoleAssistant         Role = "assistant"
@@ -110,7 +111,7 @@ type ToolResultMessage struct {
 	Timestamp  int64     `json:"timestamp"`
 }
 
-// BashExecutionMessage records a shell command the user ran directly (pi §1.4, §5.7).
+// BashExecutionMessage records a shell command the user ran directly (pi's bashExecution role).
 type BashExecutionMessage struct {
 	Command            string `json:"command"`
 	Output             string `json:"output"`

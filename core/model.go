@@ -3,7 +3,7 @@ package core
 // ThinkingLevel is how much reasoning the model is asked for.
 type ThinkingLevel string
 
-// The thinking levels of pi §1.6.
+// The thinking levels of pi-ai's ThinkingLevel.
 const (
 	ThinkingOff     ThinkingLevel = "off"
 	ThinkingMinimal ThinkingLevel = "minimal"
@@ -24,7 +24,7 @@ type ModelCost struct {
 	CacheWrite float64 `json:"cacheWrite"`
 }
 
-// Model describes a model as pi does (pi §1.5).
+// Model describes a model as pi does (pi-ai's Model type).
 type Model struct {
 	ID       string `json:"id"`
 	Name     string `json:"name"`
@@ -110,7 +110,7 @@ func (m *Model) ClampThinkingLevel(level ThinkingLevel) ThinkingLevel {
 	return ThinkingOff
 }
 
-// CostOf prices usage with the model's per-million-token prices (pi §1.3).
+// CostOf prices usage with the model's per-million-token prices (pi-ai's calculateCost).
 func (m *Model) CostOf(u Usage) Cost {
 	c := Cost{
 		Input:      m.Cost.Input / 1e6 * float64(u.Input),

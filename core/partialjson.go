@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// ParsePartialJSON parses streamed tool-call arguments that may be cut off anywhere (pi §9.3's
+// ParsePartialJSON parses streamed tool-call arguments that may be cut off anywhere (pi-ai's
 // parseStreamingJson). Complete JSON parses as usual; otherwise the value is read as far as it
 // goes: open strings keep what they have, open objects and arrays close, a key without a value
 // is dropped. Raw control characters inside strings and invalid escapes, which some models

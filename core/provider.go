@@ -59,7 +59,7 @@ type Request struct {
 // AssistantEventType names an [AssistantEvent].
 type AssistantEventType string
 
-// The assistant-message events of pi §1.9.
+// The assistant-message events of pi-ai's AssistantMessageEvent (packages/ai/src/types.ts).
 const (
 	EventStart         AssistantEventType = "start"
 	EventTextStart     AssistantEventType = "text_start"
@@ -117,7 +117,7 @@ const (
 // error message as [AssistantMessage.Failure].
 type ProviderError struct {
 	// Kind is empty when the provider could not classify the failure; the session then
-	// matches Message against pi's retry and overflow patterns (pi §5.5, §9.7).
+	// matches Message against pi's retry and overflow patterns.
 	Kind ErrorKind
 	// Status is the HTTP status, 0 when there was none.
 	Status int

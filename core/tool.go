@@ -9,7 +9,7 @@ import (
 type ExecutionMode string
 
 // The execution modes. A batch runs sequentially when the agent is configured so, or when
-// any call in it targets a sequential tool (pi §2.5).
+// any call in it targets a sequential tool (as pi's executeToolCalls decides).
 const (
 	ExecutionParallel   ExecutionMode = "parallel"
 	ExecutionSequential ExecutionMode = "sequential"

@@ -66,7 +66,7 @@ func (c *validatorCache) get(info ToolInfo) *compiledSchema {
 }
 
 // validate returns a coerced copy of args that satisfies the tool's schema, or an error in
-// pi's format (§2.5, §9.6): primitives are coerced the way AJV's coerceTypes does ("1" to 1,
+// pi's format (as pi-ai's): primitives are coerced the way AJV's coerceTypes does ("1" to 1,
 // "true" to true, numbers to strings, null to the type's zero), then the copy is validated.
 func (c *validatorCache) validate(info ToolInfo, args map[string]any) (map[string]any, error) {
 	if args == nil {

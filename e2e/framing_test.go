@@ -78,7 +78,7 @@ func TestNothingWrittenBeforeInput(t *testing.T) {
 	}
 }
 
-// badInput is one row of DESIGN.md §3's bad-input table.
+// badInput is one row of the table in docs/protocol.md#bad-input.
 type badInput struct {
 	name  string
 	input string
@@ -132,7 +132,7 @@ func badInputRows() []badInput {
 	}
 }
 
-// TestBadInputTable sends each row of DESIGN.md §3's bad-input table to the binary, checks
+// TestBadInputTable sends each row of docs/protocol.md#bad-input to the binary, checks
 // the answer, and checks that the server keeps serving after each.
 func TestBadInputTable(t *testing.T) {
 	p := start(t, options{faux: fauxScript(), args: []string{"--max-message-bytes", "4096"}})

@@ -711,7 +711,8 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// streamChecker checks DESIGN.md §4's invariants on the event stream as it is read.
+// streamChecker checks the invariants of docs/protocol.md#ordering-contract on the event stream
+// as it is read.
 type streamChecker struct {
 	lastSeq int64
 	// multi: several sessions; runs are checked per session (the open run of each).

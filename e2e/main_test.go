@@ -4,7 +4,7 @@
 //
 // Every test gets, for free, the checks that hold for any output of the server: stdout
 // purity (every byte is part of a well-formed JSON-RPC message in the detected framing) and
-// the stream invariants of DESIGN.md §4 (gap-free seq from 1, runId from agent_start to
+// the stream invariants of docs/protocol.md (gap-free seq from 1, runId from agent_start to
 // agent_end inclusive, one agent_end per agent_start, agent_settled outside any run and with
 // lastSeq its own seq, every input settled at most once, sessionId only where it belongs).
 //

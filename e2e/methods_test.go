@@ -8,7 +8,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
 )
 
-// Error codes of DESIGN.md §3.
+// Error codes of docs/protocol.md#errors.
 const (
 	codeParse          = -32700
 	codeInvalidRequest = -32600

@@ -38,7 +38,7 @@ func TestCompactThenPromptPipelined(t *testing.T) {
 }
 
 // TestShutdownAnswersAfterSettled: shutdown of a busy session must write the period's
-// agent_settled before its response (DESIGN.md §3). The server replies with c.reply, which
+// agent_settled before its response (docs/protocol.md). The server replies with c.reply, which
 // puts the response in the lane ahead of queued events, so when agent_settled is still queued
 // the response overtakes it.
 func TestShutdownAnswersAfterSettled(t *testing.T) {

@@ -171,7 +171,7 @@ func TestReplySize(t *testing.T) {
 		ame, _ := m.ev["assistantMessageEvent"].(map[string]any)
 		typ, _ := ame["type"].(string)
 		if strings.HasSuffix(typ, "_end") {
-			// text_end carries the finished block's content (DESIGN.md §2): it grows with
+			// text_end carries the finished block's content (docs/events.md): it grows with
 			// the text, by design, and is measured apart.
 			if m.wire > largestEnd {
 				largestEnd, endType = m.wire, typ

@@ -103,7 +103,7 @@ func sampleMessages() []core.Message {
 
 // handBuiltEvents returns every event type: core events built with core and encoded with
 // AppendFields plus the envelope, session events from session's payload types, and the
-// events no package emits yet from DESIGN.md §4's shapes.
+// events no package emits yet in the shapes of docs/events.md.
 func handBuiltEvents(t *testing.T) map[string][][]byte {
 	t.Helper()
 	msgs := sampleMessages()
@@ -181,7 +181,7 @@ func handBuiltEvents(t *testing.T) map[string][][]byte {
 		add(ev.typ, sessionEvent(t, ev.typ, ev.payload, ""))
 		add(ev.typ, sessionEvent(t, ev.typ, ev.payload, "r2"))
 	}
-	// Events that no package emits yet, in DESIGN.md §4's shapes.
+	// Events that no package emits yet, in the shapes of docs/events.md.
 	for typ, lines := range map[string][]string{
 		session.EventPermissionRequested: {`{"type":"permission_requested","requestId":"p1","toolCallId":"call_1","toolName":"bash","seq":9,"runId":"r1"}`},
 		session.EventPermissionResolved: {

@@ -1,6 +1,6 @@
 package protocol
 
-// Method names (DESIGN.md §3).
+// Method names (docs/protocol.md#methods).
 const (
 	MethodInitialize    = "initialize"
 	MethodShutdown      = "shutdown"
@@ -40,7 +40,7 @@ const (
 // ProtocolVersion is the version this server speaks.
 const ProtocolVersion = 1
 
-// Error codes (DESIGN.md §3). The application codes avoid vscode-jsonrpc's named codes.
+// Error codes (docs/protocol.md#errors). The application codes avoid vscode-jsonrpc's named codes.
 const (
 	CodeParseError     = -32700
 	CodeInvalidRequest = -32600

@@ -37,7 +37,7 @@ type DescribeResult struct{}
 func (DescribeResult) JSONSchema() *jsonschema.Schema { return &jsonschema.Schema{Type: "object"} }
 
 // MethodTypes lists every client-to-server method of methods.go with its params and result
-// types; schema.json's method table is generated from it. Methods of DESIGN.md §3 that have
+// types; schema.json's method table is generated from it. Methods of docs/protocol.md that have
 // no types yet are absent.
 var MethodTypes = []MethodType{
 	{MethodInitialize, "Optional handshake: protocol version, capabilities, model, session.", InitializeParams{}, InitializeResult{}, false},

@@ -219,7 +219,8 @@ func TestEventTypesComplete(t *testing.T) {
 
 var (
 	reserved = map[string]bool{"type": true, "seq": true, "runId": true, "sessionId": true}
-	// sessionIDEvents are the events that carry sessionId (DESIGN.md §4).
+	// sessionIDEvents are the events that carry sessionId
+	// (docs/events.md#envelope-fields-and-reserved-names).
 	sessionIDEvents = map[string]bool{"agent_start": true, "agent_settled": true, "session_changed": true}
 	envelopeTypes   = map[reflect.Type]bool{
 		reflect.TypeFor[protocol.Envelope]():    true,
@@ -305,7 +306,7 @@ func checkReserved(t *testing.T, event string, rt reflect.Type, depth int) {
 		}
 		ok := depth == 0 && ((name == "type" && f.Name == "Type") || (name == "sessionId" && f.Name == "SessionID" && sessionIDEvents[event]))
 		if !ok {
-			t.Errorf("%s: field %s uses the reserved name %q (DESIGN.md §4)", event, f.Name, name)
+			t.Errorf("%s: field %s uses the reserved name %q (docs/events.md)", event, f.Name, name)
 		}
 	}
 }

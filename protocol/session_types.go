@@ -8,7 +8,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
-// Session method names (DESIGN.md §3, session group; compact is in methods.go).
+// Session method names (docs/protocol.md#session-methods; compact is in methods.go).
 const (
 	MethodNewSession      = "newSession"
 	MethodListSessions    = "listSessions"

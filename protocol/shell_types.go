@@ -2,7 +2,7 @@ package protocol
 
 import "github.com/pi-rpc/pi-rpc/sessionapi"
 
-// Methods of the user's own shell commands (DESIGN.md §3 "shell").
+// Methods of the user's own shell commands (docs/protocol.md#shell-methods).
 const (
 	MethodBash      = "bash"
 	MethodAbortBash = "abortBash"

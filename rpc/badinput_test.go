@@ -10,8 +10,8 @@ import (
 	"github.com/pi-rpc/pi-rpc/rpc"
 )
 
-// TestBadInput walks DESIGN.md §3's bad-input table: each input gets its answer and the
-// server keeps serving.
+// TestBadInput walks the table of docs/protocol.md#bad-input: each input gets its answer and
+// the server keeps serving.
 func TestBadInput(t *testing.T) {
 	p := newPeer(t, peerOpts{max: 4096})
 	tests := []struct {

@@ -25,7 +25,8 @@
 //   - Server (server.go, methods.go and one file per group) handles requests in order on the
 //     read goroutine and never blocks there: methods that wait decide what they wait for in
 //     the handler, then answer from their own goroutine. Events a handler causes are held
-//     until its response is queued, which gives DESIGN.md §4 rule 1 for every method.
+//     until its response is queued, which gives rule 1 of docs/protocol.md#ordering-contract
+//     for every method.
 //     Responses are written by the server itself (one encoding of the result); jsonrpc2
 //     reads requests and carries the server's own requests to the client.
 package rpc

@@ -15,7 +15,7 @@ import (
 // Framing is how messages are delimited on stdin and stdout.
 type Framing string
 
-// The framings (DESIGN.md §3).
+// The framings (docs/protocol.md#transport-and-framing).
 const (
 	// FramingNDJSON: one JSON message per line.
 	FramingNDJSON Framing = "ndjson"

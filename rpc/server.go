@@ -163,8 +163,9 @@ func (c *call) reply(result any) {
 	c.send(data, nil)
 }
 
-// replyAfter answers after the event with seq has been written (DESIGN.md §4 rule 1's
-// exceptions: waitSettled after its agent_settled, compact after compaction_end).
+// replyAfter answers after the event with seq has been written (rule 1's exceptions in
+// docs/protocol.md#ordering-contract: waitSettled after its agent_settled, compact after
+// compaction_end).
 func (c *call) replyAfter(result any, seq int64) {
 	c.s.stream.answerAfter(int64(c.id.Num), seq)
 	c.reply(result)

@@ -16,7 +16,7 @@ import (
 )
 
 // stream sits between stdin/stdout and jsonrpc2. It reads frames, answers every kind of bad
-// input itself (DESIGN.md §3's table) so that bad input never reaches jsonrpc2 (which would
+// input itself (docs/protocol.md#bad-input) so that bad input never reaches jsonrpc2 (which would
 // close the connection), gives each inbound request an internal numeric id and restores the
 // client's id bytes on the response, and answers a batch with one array.
 //
@@ -274,9 +274,9 @@ func (s *stream) acceptOne(data []byte, b *batch, slot int) (msg, errResp []byte
 	return sanitised(&p.internal, method, params), nil
 }
 
-// answersAfterItsEvents are the methods whose answer follows events they cause (DESIGN.md §4
-// rule 1's exceptions); a batch's array is written before its elements' events, so they
-// cannot be answered in one.
+// answersAfterItsEvents are the methods whose answer follows events they cause (rule 1's
+// exceptions in docs/protocol.md#ordering-contract); a batch's array is written before its
+// elements' events, so they cannot be answered in one.
 var answersAfterItsEvents = map[string]bool{
 	protocol.MethodWaitSettled: true,
 	protocol.MethodCompact:     true,

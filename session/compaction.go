@@ -11,7 +11,8 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
-// CompactionSettings is the compaction policy (pi §5.6).
+// CompactionSettings is the compaction policy, pi's compaction settings
+// (docs/sessions.md#the-format).
 type CompactionSettings struct {
 	// Enabled turns automatic compaction on.
 	Enabled bool

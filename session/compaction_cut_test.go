@@ -49,7 +49,7 @@ func findCutPointCases() []findCutPointCase {
 		cptMsg("a2", cptAssistant(core.StopReasonStop, 0, 0, core.TextBlock(cptText(10)))),
 	}
 	return []findCutPointCase{
-		// pi §11 E8.
+		// pi's findCutPoint cases (packages/coding-agent/test/compaction.test.ts).
 		{"respects keepRecentTokens: cut at an assistant splits its turn", cptPairs(10), 0, 250,
 			CutPoint{FirstKeptIndex: 17, TurnStartIndex: 16, IsSplitTurn: true}},
 		{"budget reached exactly", cptPairs(10), 0, 300,

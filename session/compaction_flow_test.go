@@ -102,7 +102,8 @@ func TestOverflowRecoveryOnlyOnce(t *testing.T) {
 }
 
 // A follow-up accepted after the run's agent_end waits for the threshold compaction, then is
-// delivered by a continuation run in the same busy period (pi §11 C10).
+// delivered by a continuation run in the same busy period (pi's AgentSession resumes queued
+// messages after a threshold compaction).
 func TestThresholdCompactionThenQueuedInput(t *testing.T) {
 	h := newHarness(t, harnessOpts{model: smallModel(), compaction: tightCompaction()},
 		withUsage(faux.Reply(faux.Text("first answer")), 100),

@@ -4,7 +4,8 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
-// Context is the model context a branch projects to (pi §7.4).
+// Context is the model context a branch projects to (pi's buildSessionContext;
+// docs/sessions.md#the-format).
 type Context struct {
 	Messages      []core.Message
 	ThinkingLevel core.ThinkingLevel

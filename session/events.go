@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 )
 
-// The input outcomes of DESIGN.md §2.1.
+// The input outcomes of docs/protocol.md#inputs-and-busy-periods.
 const (
 	OutcomeCompleted Outcome = "completed"
 	OutcomeAborted   Outcome = "aborted"

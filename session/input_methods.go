@@ -153,7 +153,7 @@ func (s *Supervisor) newPeriodLocked() *period {
 	return p
 }
 
-// Continue starts a run from the current context (DESIGN.md §3 continue). When the context
+// Continue starts a run from the current context (docs/protocol.md#continue). When the context
 // ends in tool calls without results, the run first records an error result for each (see
 // interruptedToolResults) and then calls the model.
 func (s *Supervisor) Continue(ack func(Accepted)) error {

@@ -85,8 +85,9 @@ func (p *period) find(id string) *input {
 	return nil
 }
 
-// deliver records that an input's message reached the conversation. A delivered follow-up
-// proves every input delivered before it has completed its work (DESIGN.md §2.1).
+// deliver records that an input's message reached the conversation. A delivered follow-up proves
+// every input delivered before it has completed its work
+// (docs/protocol.md#inputs-and-busy-periods).
 func (p *period) deliver(in *input) {
 	if in.kind == kindFollowUp {
 		for _, other := range p.inputs {

@@ -20,7 +20,7 @@ type FsyncMode string
 // The fsync modes (--fsync).
 const (
 	// FsyncSettled syncs after agent_settled, on a session switch and at shutdown; each entry
-	// is still one write(2), which survives kill -9 (DESIGN.md §5).
+	// is still one write(2), which survives kill -9 (docs/sessions.md#durability).
 	FsyncSettled FsyncMode = "settled"
 	// FsyncEntry also syncs after every entry, which survives power loss too.
 	FsyncEntry FsyncMode = "entry"
@@ -80,7 +80,7 @@ func newEntryID(taken map[string]bool) string {
 	}
 }
 
-// FileStore is a session kept in a JSONL file in pi's format, version 3 (DESIGN.md §5). Each
+// FileStore is a session kept in a JSONL file in pi's format, version 3 (docs/sessions.md). Each
 // entry is written with one write(2) of its JSON and "\n" to a file opened with O_APPEND
 // when it is appended, from the first user message on: until then the header and the
 // entries before it (the initial model and thinking level) stay in memory, so a session
@@ -316,8 +316,8 @@ func (s *FileStore) failLocked(err error) error {
 }
 
 // rewriteLocked replaces the file with the store's content by writing a temp file in the
-// same directory, syncing it and renaming it over the file (DESIGN.md §5: rewrites only by
-// temp file and rename).
+// same directory, syncing it and renaming it over the file (a file is only ever rewritten
+// this way; docs/sessions.md#the-format).
 func (s *FileStore) rewriteLocked() error {
 	buf, err := s.contentLocked()
 	if err != nil {

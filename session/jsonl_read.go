@@ -12,7 +12,7 @@ import (
 // CurrentVersion is the session format version pi-rpc writes (pi's CURRENT_SESSION_VERSION).
 const CurrentVersion = 3
 
-// Header is a session file's first line (pi §7.2). It is not part of the tree.
+// Header is a session file's first line (docs/sessions.md#the-format). It is not part of the tree.
 type Header struct {
 	Type      string `json:"type"`
 	Version   int    `json:"version,omitempty"`
@@ -42,7 +42,7 @@ type Loaded struct {
 	Migrated bool
 }
 
-// ReadFile reads a session file without locking it (DESIGN.md §5: reading never locks).
+// ReadFile reads a session file without locking it (reading never locks; docs/sessions.md#locking).
 func ReadFile(path string) (*Loaded, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -202,11 +202,11 @@ func decodeLine(b []byte, sc *entryScratch) decodedLine {
 	return decodedLine{entry: e}
 }
 
-// link drops entries whose id repeats an earlier one and attaches every entry whose parent
-// is not in the file, or is itself, to the previous valid entry (DESIGN.md §5), with a
-// warning: a lost line then costs only itself, not the rest of its branch, and a corrupt
-// self-reference does not cut the branch off from what came before it (pi makes it a root,
-// which drops every earlier message from the context).
+// link drops entries whose id repeats an earlier one and attaches every entry whose parent is
+// not in the file, or is itself, to the previous valid entry (docs/sessions.md#durability), with
+// a warning: a lost line then costs only itself, not the rest of its branch, and a corrupt
+// self-reference does not cut the branch off from what came before it (pi makes it a root, which
+// drops every earlier message from the context).
 func link(entries []*Entry, l *Loaded) []*Entry {
 	ids := make(map[string]bool, len(entries))
 	for _, e := range entries {

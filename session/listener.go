@@ -74,8 +74,9 @@ func (s *Supervisor) emitCoreLocked(ev *core.Event) {
 	s.sink.Emit(&Event{Type: string(ev.Type), RunID: s.runID, SessionID: s.store.SessionID(), Core: ev})
 }
 
-// decideLocked decides, at a run's agent_end, what the period does next (pi §5.5, §5.6) and
-// reports whether the session will retry or compact-and-continue (agent_end.willRetry).
+// decideLocked decides, at a run's agent_end, what the period does next (pi's auto-retry and
+// compaction policies) and reports whether the session will retry or compact-and-continue
+// (agent_end.willRetry).
 func (s *Supervisor) decideLocked(p *period, produced []core.Message) bool {
 	p.next = next{kind: nextSettle}
 	if p.aborted {
@@ -128,7 +129,7 @@ func (s *Supervisor) decideLocked(p *period, produced []core.Message) bool {
 		default:
 			p.failure = &SettleError{Kind: SettleErrorProvider, Message: last.ErrorMessage}
 		}
-		// A failed reply can still leave the context over the threshold (pi §11 C13); the
+		// A failed reply can still leave the context over the threshold (estimated, as in pi); the
 		// period compacts before it settles as failed.
 		if p.next.kind == nextSettle && s.options.AutoCompaction && s.thresholdExceededLocked(last) {
 			p.next = next{kind: nextThresholdCompact}
@@ -163,7 +164,7 @@ func (s *Supervisor) thresholdExceededLocked(last *core.AssistantMessage) bool {
 }
 
 // compactedSinceLocked reports whether the branch's latest compaction is newer than the
-// reply, whose usage is then stale (pi §5.6).
+// reply, whose usage is then stale (pi skips such a reply's usage too).
 func (s *Supervisor) compactedSinceLocked(last *core.AssistantMessage) bool {
 	path := Branch(s.store)
 	for i := len(path) - 1; i >= 0; i-- {
@@ -175,7 +176,7 @@ func (s *Supervisor) compactedSinceLocked(last *core.AssistantMessage) bool {
 }
 
 // needsPrePromptCompactionLocked applies the threshold rule to the last reply (aborted ones
-// included) before a prompt (pi §5.2 step 7).
+// included) before a prompt, as pi's AgentSession.prompt does before sending.
 func (s *Supervisor) needsPrePromptCompactionLocked() bool {
 	if !s.options.AutoCompaction {
 		return false

@@ -10,11 +10,11 @@ import (
 	"github.com/gofrs/flock"
 )
 
-// Lock is the advisory lock a process holds on a session file it appends to (DESIGN.md §5):
-// flock(2) on the sidecar "<file>.lock", which records the holder's pid so that another
-// process can say who has it. The lock lives on the sidecar rather than on the session file
-// so that readers (listSessions, pi itself) never contend with it, and it dies with the
-// process, so a crash leaves no stale lock behind (the sidecar file itself stays; it is
+// Lock is the advisory lock a process holds on a session file it appends to
+// (docs/sessions.md#locking): flock(2) on the sidecar "<file>.lock", which records the holder's
+// pid so that another process can say who has it. The lock lives on the sidecar rather than on
+// the session file so that readers (listSessions, pi itself) never contend with it, and it dies
+// with the process, so a crash leaves no stale lock behind (the sidecar file itself stays; it is
 // empty of meaning once unlocked).
 type Lock struct {
 	fl *flock.Flock

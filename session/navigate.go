@@ -6,7 +6,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
-// NavigateTree moves the leaf within the session (pi's navigateTree, reference §7.3): to a
+// NavigateTree moves the leaf within the session (pi's navigateTree): to a
 // user or custom message's parent, returning its text for the client's editor, or to any
 // other entry itself. With summarize, the branch being left (from the old leaf up to the
 // common ancestor) is summarised by the model first and the summary becomes a branch_summary

@@ -58,7 +58,7 @@ func matchesAny(res []*regexp.Regexp, s string) bool {
 }
 
 // IsContextOverflow reports whether an assistant message shows that its request did not fit
-// the model's context window (pi's isContextOverflow, §9.7): a failed response whose error text
+// the model's context window (pi's isContextOverflow): a failed response whose error text
 // names an overflow and is not a rate limit; a successful one whose input (with cache reads)
 // exceeds the window, because some servers accept an oversized prompt silently; or one cut off
 // by the output limit with no output at all and a window at least 99% full, because others

@@ -10,7 +10,8 @@ func cptFailed(msg string) *core.AssistantMessage {
 	return &core.AssistantMessage{StopReason: core.StopReasonError, ErrorMessage: msg}
 }
 
-// pi §9.7: one real provider message per overflow pattern, then the exclusions.
+// pi-ai's isContextOverflow (packages/ai/src/utils/overflow.ts): one real provider message per
+// overflow pattern, then the exclusions.
 func TestIsContextOverflowPatterns(t *testing.T) {
 	tests := []struct {
 		msg  string
@@ -60,7 +61,8 @@ func TestIsContextOverflowPatterns(t *testing.T) {
 	}
 }
 
-// pi §9.7 (b) and (c): silent overflow detected from usage, only with a context window.
+// isContextOverflow's usage rules (a stop over the window, an empty length stop at 99% of it):
+// silent overflow detected from usage, only with a context window.
 func TestIsContextOverflowUsage(t *testing.T) {
 	usage := func(input, cacheRead, output int) core.Usage {
 		return core.Usage{Input: input, CacheRead: cacheRead, Output: output}

@@ -9,7 +9,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
-// Approval modes (DESIGN.md §6).
+// Approval modes (docs/permissions.md#approval-modes).
 const (
 	ApprovalAuto       = "auto"
 	ApprovalAsk        = "ask"

@@ -7,8 +7,9 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
-// RetrySettings is the auto-retry policy (pi §5.5): enabled, 3 retries, 2 s base delay by
-// default, with DESIGN.md §2's Retry-After rule.
+// RetrySettings is the auto-retry policy (pi's): enabled, 3 retries, 2 s base delay by
+// default, doubling; a server's Retry-After takes its place, up to 60 s
+// (docs/configuration.md#network-behaviour).
 type RetrySettings struct {
 	Enabled    bool
 	MaxRetries int
@@ -26,7 +27,7 @@ func DefaultRetrySettings() RetrySettings {
 var retryablePattern = regexp.MustCompile(`(?i)overloaded|provider.?returned.?error|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error|internal.?error|network.?error|connection.?error|connection.?refused|connection.?lost|websocket.?closed|websocket.?error|other side closed|fetch failed|upstream.?connect|reset before headers|socket hang up|ended without|http2 request did not get a response|timed? out|timeout|terminated|retry delay`)
 
 // failureKind classifies a failed reply: the provider's own classification when it has one,
-// else pi's patterns on the message (§5.5, §9.7).
+// else pi's patterns on the message (its auto-retry regex and isContextOverflow).
 func failureKind(m *core.AssistantMessage, contextWindow int) core.ErrorKind {
 	if m.StopReason == core.StopReasonAborted {
 		return core.ErrorAborted

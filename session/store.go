@@ -7,7 +7,7 @@ import (
 	"sync"
 )
 
-// Store persists one session's entries as they are created (DESIGN.md §5): every Append is
+// Store persists one session's entries as they are created (docs/sessions.md): every Append is
 // durable on its own (one write per entry for the file store), and Sync forces what was
 // appended to stable storage. The supervisor is the only writer; readers may call the query
 // methods from any goroutine.

@@ -11,7 +11,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
-// ErrorKind classifies a supervisor error; the RPC layer maps each to its code (DESIGN.md §3).
+// ErrorKind classifies a supervisor error; a front end maps each to its code (docs/protocol.md#errors).
 type ErrorKind string
 
 // The error kinds, named as the wire's data.kind.
@@ -105,7 +105,7 @@ type Supervisor struct {
 	bash            bashState
 }
 
-// ledger is the part of the busy ledger that events change (DESIGN.md §3 getState.busy).
+// ledger is the part of the busy ledger that events change (getState.busy, docs/protocol.md#getstate).
 type ledger struct {
 	streaming          bool
 	toolsRunning       []string

@@ -88,7 +88,7 @@ func (s *Supervisor) loadBranchLocked(emit, record bool) {
 	}
 }
 
-// switchLocked replaces the store (DESIGN.md §5: the old one is synced and closed, releasing
+// switchLocked replaces the store (docs/sessions.md: the old one is synced and closed, releasing
 // its lock), rebuilds the agent from the new branch, clears the persistence failure (a new
 // file gets a new chance) and emits session_changed. The caller checked the session is idle
 // and resets allowAlways grants after unlocking.
@@ -110,7 +110,7 @@ func (s *Supervisor) switchLocked(next Store, reason SwitchReason) {
 	s.loadBranchLocked(true, reason != SwitchNavigate)
 }
 
-// idleLocked refuses a session switch while busy (DESIGN.md §3: -32010).
+// idleLocked refuses a session switch while busy (-32010, docs/protocol.md#errors).
 func (s *Supervisor) idleLocked(what string) error {
 	if err := s.readyLocked(); err != nil {
 		return err

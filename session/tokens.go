@@ -164,11 +164,11 @@ func ShouldCompact(tokens, contextWindow int, s CompactionSettings) bool {
 	return s.Enabled && tokens > contextWindow-s.ReserveTokens
 }
 
-// ThresholdTokens is the context size the threshold rule of pi §5.6 compares with the window
+// ThresholdTokens is the context size [ShouldCompact]'s threshold rule compares with the window
 // after the assistant message last, given the agent's messages ms (the branch's context). A
 // successful response counts with its own usage. A failed one reports no usage, so the size is
-// estimated from the last successful response plus what followed it (§11 C13) — unless there
-// is no usage at all (C14) or that usage predates the latest compaction (C15): kept messages
+// estimated from the last successful response plus what followed it, as pi does — unless there
+// is no usage at all or that usage predates the latest compaction (as in pi): kept messages
 // from before a compaction measured the old, larger context and would compact again at once.
 // Then ok is false and the check is skipped. The compaction's time is its summary message's
 // timestamp in ms, which [BuildContext] takes from the compaction entry.

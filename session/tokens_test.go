@@ -54,7 +54,7 @@ func TestEstimateTokens(t *testing.T) {
 	}
 }
 
-// pi §11 E8: calculateContextTokens.
+// pi's calculateContextTokens (packages/coding-agent/test/compaction.test.ts).
 func TestCalculateContextTokens(t *testing.T) {
 	tests := []struct {
 		name string
@@ -74,7 +74,8 @@ func TestCalculateContextTokens(t *testing.T) {
 	}
 }
 
-// pi §11 E8: getLastAssistantUsage skips aborted (and error) messages, none when absent.
+// pi's getLastAssistantUsage (compaction.test.ts): skips aborted (and error) messages, none when
+// absent.
 func TestLastAssistantUsage(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -125,7 +126,7 @@ func TestEstimateContextTokens(t *testing.T) {
 	}
 }
 
-// pi §11 E8: shouldCompact = tokens > window - reserve, false when disabled.
+// pi's shouldCompact (compaction.test.ts) = tokens > window - reserve, false when disabled.
 func TestShouldCompact(t *testing.T) {
 	on := CompactionSettings{Enabled: true, ReserveTokens: 10000, KeepRecentTokens: 20000}
 	off := on
@@ -161,7 +162,8 @@ func TestDefaultCompactionSettings(t *testing.T) {
 	}
 }
 
-// pi §5.6 THRESHOLD and §11 C13–C15.
+// pi's threshold rule, and its AgentSession tests for a failed reply: estimated from the last
+// successful usage, skipped without usage or with only pre-compaction usage.
 func TestThresholdTokens(t *testing.T) {
 	summary := &core.CompactionSummaryMessage{Summary: "s", Timestamp: 2000}
 	errMsg := cptAssistant(core.StopReasonError, 0, 3000)

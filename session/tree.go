@@ -10,7 +10,7 @@ import (
 )
 
 // Labels resolves the label of each entry: the latest label entry for a target wins, and an
-// empty one clears it (pi §7.3).
+// empty one clears it (as in pi; docs/sessions.md#the-format).
 func Labels(entries []*Entry) map[string]string {
 	labels := map[string]string{}
 	for _, e := range entries {

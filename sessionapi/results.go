@@ -69,7 +69,7 @@ type TreeView struct {
 	Nodes  []TreeNode `json:"nodes"`
 }
 
-// Stats is getSessionStats' result (pi §5.9): counts and token sums over the messages of
+// Stats is getSessionStats' result (as pi computes it): counts and token sums over the messages of
 // the current context (after compaction, not the whole file), cost, and context usage.
 type Stats struct {
 	SessionID         string        `json:"sessionId"`
@@ -163,5 +163,5 @@ type BusyState struct {
 	FollowUp           []QueuedInput       `json:"followUp"`
 }
 
-// EntryType names a session-file entry (pi §7.2).
+// EntryType names a session-file entry (docs/sessions.md#the-format).
 type EntryType string

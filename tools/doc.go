@@ -1,6 +1,6 @@
 // Package tools implements pi-rpc's built-in coding tools — read, write, edit, bash, grep,
 // find and ls — with pi's parameters, limits, continuation hints and error messages
-// (reference §10), so a model prompted for pi behaves the same, plus the default system
+// (pi's core/tools/*.ts), so a model prompted for pi behaves the same, plus the default system
 // prompt.
 //
 // Everything is in Go: grep, find and ls walk the tree themselves (.gitignore-aware, hidden

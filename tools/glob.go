@@ -7,7 +7,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// globMatcher applies the glob rule of DESIGN.md §6 to find's pattern and grep's glob: a
+// globMatcher applies the glob rule of docs/tools.md to find's pattern and grep's glob: a
 // pattern without "/" matches the base name at any depth (fd's default, ripgrep's --glob);
 // one with "/" matches the path relative to the search root as if prefixed with "**/" (what
 // pi gets from fd --full-path with "**/" prepended). A leading "/" anchors at the file-system

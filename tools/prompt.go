@@ -60,7 +60,7 @@ var toolGuidelines = map[string][]string{
 	"ls":    {"Prefer grep, find and ls over bash for searching and listing files: they are faster, respect .gitignore and keep output bounded."},
 }
 
-// SystemPrompt builds the default coding-agent prompt of DESIGN.md §6 and returns it with the
+// SystemPrompt builds the default coding-agent prompt of docs/tools.md and returns it with the
 // context files it includes. Context files are the home directory's AGENTS.md (or CLAUDE.md)
 // first, then one per directory from the repository root (the nearest ancestor of Cwd with a
 // .git; the file-system root when there is none) down to Cwd, so more specific instructions

@@ -13,7 +13,7 @@ import (
 
 // Names lists every built-in tool, in the order they are offered to the model and named in
 // the system prompt. pi enables read, bash, edit and write by default; pi-rpc enables all
-// seven (DESIGN.md §6).
+// seven (docs/tools.md#selecting-tools).
 var Names = []string{"read", "bash", "edit", "write", "grep", "find", "ls"}
 
 // Clock is the time source of the bash tool's throttled updates and kill timers, injectable

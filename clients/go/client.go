@@ -21,7 +21,7 @@ import (
 var ErrClosed = errors.New("piclient: client closed")
 
 // closeGrace bounds how long Close waits for the server to shut down and exit before killing
-// it (DESIGN.md §3 gives the server at most 2 s to flush).
+// it (docs/protocol.md#ending gives the server at most 2 s to flush).
 const closeGrace = 2 * time.Second
 
 // Options configure a [Client].

@@ -13,7 +13,8 @@ import (
 // params struct is WaitSettled, whose common form needs only an input id.
 
 // Initialize declares the client's capabilities. It is optional: the server applies defaults
-// without it (and the approval mode is fixed when it is answered, DESIGN.md §6).
+// without it (and the approval mode is fixed when it is answered,
+// docs/permissions.md#choosing-the-mode).
 func (c *Client) Initialize(ctx context.Context, p protocol.InitializeParams) (*protocol.InitializeResult, error) {
 	return callFor[protocol.InitializeResult](ctx, c, protocol.MethodInitialize, p)
 }

@@ -2,8 +2,9 @@ package piclient
 
 import "github.com/pi-rpc/pi-rpc/protocol"
 
-// PermissionRequest is the params of the server's permission/request (DESIGN.md §6): the
-// server asks whether one tool call may run.
+// PermissionRequest is the params of the server's permission/request
+// (docs/permissions.md#the-permissionrequest-flow): the server asks whether one tool call may
+// run.
 type PermissionRequest = protocol.PermissionRequestParams
 
 // PermissionDecision is the answer to a permission request; Reason is shown to the model

@@ -15,7 +15,7 @@ type startSessions struct {
 	catalog *session.Catalog
 }
 
-// openSessions creates or opens the starting session (DESIGN.md §5): --session resumes a file
+// openSessions creates or opens the starting session (docs/sessions.md): --session resumes a file
 // or id (another process holding it is a startup error), --continue the newest session of
 // this cwd that nobody holds, --no-session keeps everything in memory; otherwise a new
 // session whose file appears with the first user message. Warnings about a repaired file go

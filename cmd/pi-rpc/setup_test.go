@@ -19,7 +19,7 @@ func writeModels(t *testing.T, path, provider, model string) {
 	}
 }
 
-// Both $PI_RPC_HOME/models.json and --models are read (DESIGN.md §6, issue 3).
+// Both $PI_RPC_HOME/models.json and --models are read (docs/configuration.md#modelsjson, issue 3).
 func TestModelsFilesMerge(t *testing.T) {
 	home, extra := t.TempDir(), filepath.Join(t.TempDir(), "extra.json")
 	writeModels(t, filepath.Join(home, "models.json"), "home", "home-model")

@@ -142,7 +142,7 @@ func TestImportGraph(t *testing.T) {
 				}
 			}
 			if !ok {
-				t.Errorf("%s depends on %s, which DESIGN.md §1 does not allow", self, d)
+				t.Errorf("%s depends on %s, which the allowed table does not permit", self, d)
 			}
 		}
 		for _, dep := range p.Imports {

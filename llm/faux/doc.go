@@ -1,7 +1,7 @@
 // Package faux is a scripted model: a [core.Provider] that answers each call with the next
 // step of a queue instead of asking a real model. The agent's tests use it to drive every
 // loop rule deterministically, and `pi-rpc --provider faux --faux-script FILE` uses it to run
-// offline (the demo, end-to-end tests). It ports pi's faux provider (pi-behaviour.md §9.8).
+// offline (the demo, end-to-end tests). It ports pi's faux provider (pi-ai's providers/faux.ts).
 //
 // # Steps
 //

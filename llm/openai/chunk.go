@@ -55,7 +55,7 @@ type chunkUsage struct {
 	} `json:"prompt_tokens_details"`
 }
 
-// normalize turns an OpenAI usage object into pi's counts (pi §9.2): input excludes cached
+// normalize turns an OpenAI usage object into pi's counts (as pi-ai does): input excludes cached
 // tokens, cache writes are counted apart, output includes reasoning tokens.
 func (u *chunkUsage) normalize() core.Usage {
 	cached := 0
@@ -89,7 +89,7 @@ type finish struct {
 	failure *core.ProviderError
 }
 
-// mapFinishReason maps finish_reason (pi §9.2).
+// mapFinishReason maps finish_reason (as pi-ai's openai-completions.ts does).
 func mapFinishReason(r string) finish {
 	switch r {
 	case "", "stop", "end":

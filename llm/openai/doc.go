@@ -7,7 +7,7 @@
 // what they configure. The SDK's own retries are off; the session layer owns retrying, using
 // the [core.ProviderError] classification that every failed stream carries.
 //
-// A response is mapped chunk by chunk onto core's [core.MessageBuilder] (reference pi §9.2):
+// A response is mapped chunk by chunk onto core's [core.MessageBuilder] (as pi-ai does):
 // content deltas become text blocks, reasoning deltas (reasoning_content, reasoning,
 // reasoning_text) thinking blocks signed with their field name, tool-call deltas tool-call
 // blocks keyed by their stream index. Failures of every kind — HTTP errors, bodies that are not

@@ -13,7 +13,7 @@ import (
 )
 
 // IsOverflowMessage reports whether an error message says the request exceeded the model's
-// context window (pi §9.7 (a)). The session layer uses the typed [core.ErrorOverflow]
+// context window (pi's patterns). The session layer uses the typed [core.ErrorOverflow]
 // classification; this function exists for messages that have none, such as errors read back
 // from a session file.
 func IsOverflowMessage(msg string) bool { return failure.IsOverflowMessage(msg) }

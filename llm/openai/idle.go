@@ -3,7 +3,7 @@ package openai
 import "github.com/pi-rpc/pi-rpc/llm/internal/idle"
 
 // DefaultIdleTimeout is how long a response may stay silent before the stream fails
-// (DESIGN.md §2 "Nothing hangs").
+// (docs/configuration.md, --idle-timeout).
 const DefaultIdleTimeout = idle.DefaultTimeout
 
 // Clock is the time source of a [Provider]: message timestamps, Retry-After dates and the

@@ -130,7 +130,7 @@ func (r *Registry) Entries() []Entry { return append([]Entry(nil), r.entries...)
 
 // Lookup resolves a --model id: "id" or "provider/id". Known models come from the
 // catalogues and models.json; an unknown id is used as given with default metadata
-// (DESIGN.md §3 "Startup"): contextWindow (or 128000 when 0), maxTokens 16384, no reasoning,
+// (docs/configuration.md, "Model"): contextWindow (or 128000 when 0), maxTokens 16384, no reasoning,
 // text input, cost 0, and a warning. A model of a provider whose api no built-in provider
 // serves is an error.
 func (r *Registry) Lookup(id string, contextWindow int) (Resolution, error) {

@@ -58,7 +58,7 @@ type ModelEntry struct {
 	Headers          map[string]string              `json:"headers"`
 }
 
-// Defaults for models that do not say (pi's models.json defaults, DESIGN.md §3 "Startup").
+// Defaults for models that do not say (pi's models.json defaults, docs/configuration.md#model).
 const (
 	DefaultContextWindow = 128000
 	DefaultMaxTokens     = 16384

@@ -14,7 +14,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
-// defaultMaxTokensCap bounds the default output budget (pi §9.1: min(model.maxTokens, 32000)).
+// defaultMaxTokensCap bounds the default output budget (pi-ai: min(model.maxTokens, 32000)).
 const defaultMaxTokensCap = 32000
 
 // attachedImages introduces the images of tool results, which the tool role cannot carry.
@@ -40,7 +40,7 @@ func compatString(m *core.Model, key, def string) string {
 // prompt_cache_key; other compatible servers may reject unknown fields.
 func (p *Provider) isOpenAI() bool { return p.host == "api.openai.com" }
 
-// buildRequest turns a core request into Chat Completions parameters (pi §9.2) plus the
+// buildRequest turns a core request into Chat Completions parameters (as pi-ai does) plus the
 // per-request options for fields the SDK types cannot express.
 func (p *Provider) buildRequest(req *core.Request) (oa.ChatCompletionNewParams, []option.RequestOption, error) {
 	model := &req.Model
@@ -153,7 +153,7 @@ func (p *Provider) setReasoning(params *oa.ChatCompletionNewParams, extra map[st
 	}
 }
 
-// convertMessages turns transformed messages into Chat Completions messages (pi §9.2
+// convertMessages turns transformed messages into Chat Completions messages (pi-ai's
 // convertMessages). It reports whether the history holds tool calls.
 func convertMessages(msgs []core.Message, model *core.Model) ([]oa.ChatCompletionMessageParamUnion, bool, error) {
 	out := make([]oa.ChatCompletionMessageParamUnion, 0, len(msgs))

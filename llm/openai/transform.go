@@ -7,14 +7,14 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
-// The placeholders a text-only model gets instead of images (pi §9.5).
+// The placeholders a text-only model gets instead of images (pi-ai's transformMessages).
 const (
 	imageOmitted     = "(image omitted: model does not support images)"
 	toolImageOmitted = "(tool image omitted: model does not support images)"
 	noResultProvided = "No result provided"
 )
 
-// transformMessages prepares a transcript for model (pi §9.5, transformMessages):
+// transformMessages prepares a transcript for model (as pi-ai's transformMessages does):
 //   - images become placeholders for text-only models;
 //   - assistant messages from another model lose redacted thinking and have their thinking
 //     turned into text, and their thought signatures dropped;

@@ -714,7 +714,7 @@ export interface CreateSessionResult {
   model: Model;
 }
 /**
- * Model describes a model as pi does (pi §1.5).
+ * Model describes a model as pi does (pi-ai's Model type).
  */
 export interface Model {
   id: string;
@@ -1672,7 +1672,7 @@ export interface StateResult {
   lastSeq: number;
 }
 /**
- * Stats is getSessionStats' result (pi §5.9): counts and token sums over the messages of the current context (after compaction, not the whole file), cost, and context usage.
+ * Stats is getSessionStats' result (as pi computes it): counts and token sums over the messages of the current context (after compaction, not the whole file), cost, and context usage.
  */
 export interface Stats {
   sessionId: string;
