@@ -1,6 +1,3 @@
-// Package protocol defines pi-rpc's wire protocol: method names, params and results, error
-// codes and the event shapes. protocol/schema.json is generated from these types (go
-// generate ./protocol) and a test fails when it is stale.
 package protocol
 
 import (

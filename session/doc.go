@@ -1,5 +1,28 @@
-// Package session is the supervisor around one agent: it turns client inputs (prompt, steer,
+// Package session is the engine around one agent: it turns client inputs (prompt, steer,
 // follow-up, continue) into busy periods, keeps the busy ledger, emits a truthful
 // agent_settled when a period ends, retries failed model calls and compacts the context. It
-// also defines session entries (pi's JSONL tree) and the Store that persists them.
+// also defines session entries (pi's JSONL tree) and the stores that persist them. Its value
+// types (events, payloads, results) live in package sessionapi and are re-exported here.
+//
+// # Contract
+//
+//   - A [Supervisor] is one session. All its methods are safe for concurrent use. One mutex
+//     guards its state and is held while an event is handed to the [Sink], so that a state
+//     snapshot ([Supervisor.State]) reflects exactly the events up to its lastSeq and the
+//     decision to settle sees every input accepted before it.
+//   - Events are typed values ([Event]); the session knows no wire. The sink assigns seq (one
+//     counter per connection, shared by all its sessions), encodes synchronously (a
+//     message_update points at the live partial message) and never blocks in Emit; a run
+//     goroutine calls Sink.Wait outside the lock after each event, which is how a client that
+//     stops reading slows the provider's stream.
+//   - Methods that accept an input call their ack before any event the input causes, so a
+//     front end can write the response first.
+//   - One goroutine drives each busy period (driver.go): retries with backoff, compaction,
+//     continuation runs for queued inputs, and the settle. Abort closes the period's abort
+//     channel and cancels the agent's run context.
+//   - Ids (inputs, runs, permission requests, bash commands) come from an [IDs] shared by every
+//     session of a process.
+//   - Lock order: Supervisor.mu, then the agent's or the sink's lock; core calls listeners
+//     without holding its own lock. Store appends happen under Supervisor.mu (one write
+//     each); fsync runs after agent_settled, outside the lock.
 package session
