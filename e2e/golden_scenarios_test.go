@@ -324,6 +324,15 @@ var goldenScenarios = []goldenScenario{
 		g.call(4, "getState", "")
 		g.finish()
 	}},
+	{"permission_disconnect", func(t *testing.T, name string) {
+		// stdin ends with a permission request pending: the abort reaches the run before the
+		// request resolves (by disconnect), so no further turn starts.
+		g := fauxGolden(t, name, fauxScript(bashCall("echo never"), text("never sent")), "--no-session")
+		g.call(1, "initialize", `{"protocolVersion":1,"capabilities":{"permissions":true}}`)
+		g.call(2, "prompt", `{"message":"run"}`)
+		g.request("permission/request")
+		g.finish()
+	}},
 	{"permission_disconnect_finish", func(t *testing.T, name string) {
 		// With --on-eof abort, whether the disconnect's deny or the abort reaches the loop
 		// first is a race in the server today; --on-eof finish has one outcome.

@@ -51,6 +51,8 @@ type peerOpts struct {
 	// log, when set, receives the server's log (JSON lines).
 	log io.Writer
 	mcp rpc.MCPHost
+	// finishOnEOF: the end of input lets the busy period finish (--on-eof finish).
+	finishOnEOF bool
 }
 
 func newPeer(t *testing.T, o peerOpts, steps ...faux.Step) *peer {
@@ -75,7 +77,7 @@ func newPeer(t *testing.T, o peerOpts, steps ...faux.Step) *peer {
 	if o.log != nil {
 		logger = zerolog.New(o.log)
 	}
-	server := rpc.NewServer(rpc.Options{Supervisor: sup, Writer: writer, In: inR, Framing: o.framing, MaxMessageBytes: o.max, Logger: logger, Version: "test", Models: o.models, MCP: o.mcp})
+	server := rpc.NewServer(rpc.Options{Supervisor: sup, Writer: writer, In: inR, Framing: o.framing, MaxMessageBytes: o.max, Logger: logger, Version: "test", Models: o.models, MCP: o.mcp, FinishOnEOF: o.finishOnEOF})
 	p := &peer{t: t, in: inW, out: bufio.NewReader(outR), model: model, sup: sup, server: server, lines: make(chan []byte, 1024)}
 	server.Serve(context.Background())
 	p.done = server.InputClosed()

@@ -65,6 +65,11 @@ func (a asker) Ask(ctx context.Context, req session.PermissionRequest) session.P
 		s.opts.Writer.ResponseAfter(cancelRequest(req.RequestID), req.AfterSeq)
 		return session.PermissionAnswer{Decision: session.DecisionDeny, By: session.ByAbort}
 	case <-s.stream.eof:
+		if !s.opts.FinishOnEOF {
+			// The end of input aborts the busy period (--on-eof abort): deny only once the
+			// abort has reached the run, so the loop cannot start another turn in between.
+			<-ctx.Done()
+		}
 		return session.PermissionAnswer{Decision: session.DecisionDeny, By: session.ByDisconnect}
 	}
 }

@@ -247,8 +247,15 @@ func TestPermissionAbortWhileWaiting(t *testing.T) {
 	}
 }
 
+// With --on-eof finish, the end of input denies a pending request at once and the run goes
+// on to its end.
 func TestPermissionDisconnectWhileWaiting(t *testing.T) {
-	p, _ := toolPeer(t, "", faux.Reply(write("w1", "a.txt", "1")), faux.Reply(faux.Text("ok")))
+	dir := t.TempDir()
+	ts, err := tools.New([]string{"write"}, tools.Options{Cwd: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newPeer(t, peerOpts{tools: ts, cwd: dir, finishOnEOF: true}, faux.Reply(write("w1", "a.txt", "1")), faux.Reply(faux.Text("ok")))
 	p.initPermissions()
 	p.call("prompt", map[string]any{"message": "write"})
 	p.untilRequest()
@@ -256,6 +263,27 @@ func TestPermissionDisconnectWhileWaiting(t *testing.T) {
 	msgs := p.untilEvent("agent_settled")
 	if r := resolved(msgs); len(r) != 1 || r[0]["by"] != "disconnect" || r[0]["decision"] != "deny" {
 		t.Fatalf("resolved %v", r)
+	}
+}
+
+// With --on-eof abort (the default), the end of input aborts the period; the pending request
+// resolves by disconnect only once the abort has reached the run, so no further turn (no
+// second model call) can start in between. (It used to race: the deny could come first.)
+func TestPermissionDisconnectThenAbort(t *testing.T) {
+	p, _ := toolPeer(t, "", faux.Reply(write("w1", "a.txt", "1")), faux.Reply(faux.Text("never")))
+	p.initPermissions()
+	p.call("prompt", map[string]any{"message": "write"})
+	p.untilRequest()
+	_ = p.in.Close()
+	<-p.server.InputClosed()
+	// what cmd/pi-rpc does at the end of input
+	go func() { _ = p.sup.Shutdown(context.Background()) }()
+	msgs := p.untilEvent("agent_settled")
+	if r := resolved(msgs); len(r) != 1 || r[0]["by"] != "disconnect" || r[0]["decision"] != "deny" {
+		t.Fatalf("resolved %v", r)
+	}
+	if n := len(p.model.Requests()); n != 1 {
+		t.Fatalf("%d model calls, want 1: a turn started after the disconnect", n)
 	}
 }
 

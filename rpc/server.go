@@ -40,6 +40,9 @@ type Options struct {
 	NewSession NewSession
 	// MaxSessions bounds the open sessions (default DefaultMaxSessions).
 	MaxSessions int
+	// FinishOnEOF says the process lets busy periods finish when stdin ends (--on-eof
+	// finish); otherwise the end of input aborts them.
+	FinishOnEOF bool
 	// IDs is the id source of the sessions; Supervisor must have been built with it.
 	IDs *session.IDs
 	// Writer must be every session's Sink.

@@ -122,7 +122,8 @@ func serve(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpHos
 		MCP:        host,
 		Supervisor: sup, Writer: writer, In: stdin, IDs: ids,
 		NewSession: sessionFactory(cfg, setup, host, writer, log), MaxSessions: cfg.maxSessions,
-		Framing: rpc.Framing(cfg.framing), MaxMessageBytes: cfg.maxMessageBytes,
+		FinishOnEOF: cfg.onEOF == "finish",
+		Framing:     rpc.Framing(cfg.framing), MaxMessageBytes: cfg.maxMessageBytes,
 		Logger: log, Version: version, Models: setup.models,
 		Problems: setup.problems, Warnings: setup.warnings, ContextFiles: setup.contextFiles,
 	})
