@@ -144,13 +144,6 @@ func (ss *sessionSet) find(id string) (*session.Supervisor, error) {
 	return nil, &session.Error{Kind: session.KindNotFound, Message: fmt.Sprintf("No open session %s", id)}
 }
 
-// len is the number of open sessions.
-func (ss *sessionSet) len() int {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	return len(ss.list)
-}
-
 // sessionOf resolves the session a scoped method's params name.
 func (s *Server) sessionOf(raw *json.RawMessage) (*session.Supervisor, error) {
 	var ref protocol.SessionParams

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -75,7 +76,8 @@ func sessionFactory(cfg *config, base *agentSetup, host *mcpHost, writer *rpc.Wr
 			model, p, err := setup.models.Resolve(provider, id)
 			if err != nil {
 				kind := session.KindNotFound
-				if _, ok := err.(*rpc.ProviderProblem); ok {
+				var problem *rpc.ProviderProblem
+				if errors.As(err, &problem) {
 					kind = session.KindProviderNotConfigured
 				}
 				return nil, &session.Error{Kind: kind, Message: err.Error()}
