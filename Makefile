@@ -8,8 +8,10 @@ BIN := bin
 
 all: build
 
+# -buildvcs=auto: the binaries report the commit they were built from (pi-rpc --version),
+# whatever GOFLAGS says.
 build:
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build -buildvcs=auto -o $(BIN)/ ./cmd/...
 
 ## test: build, then the whole Go suite under the race detector, then the TypeScript client.
 test: build test-go test-ts

@@ -3,7 +3,13 @@ package e2e_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
 )
 
 // sessionState is the part of getState these tests read.
@@ -156,4 +162,68 @@ func TestCreateSessionErrors(t *testing.T) {
 		t.Fatalf("third session: %q, want %q", e.Message, want)
 	}
 	p.result("getState", nil, nil)
+}
+
+// TestCreateSessionMCPServers: a session opened with its own mcpServers has their tools
+// (and the first session does not), a call's result reaches the next model request, and
+// closing the session stops its servers.
+func TestCreateSessionMCPServers(t *testing.T) {
+	server := mcpTestServer(t)
+	mock := mockServer(t,
+		toolCall("c1", "mcp__own__echo", map[string]any{"text": "from the session's server"}),
+		mockopenai.Response{Text: "done"},
+	)
+	p := start(t, options{mock: mock, multiSession: true, args: []string{"--log-level", "debug"}})
+	var created struct {
+		SessionID string `json:"sessionId"`
+	}
+	p.result("createSession", map[string]any{"mcpServers": map[string]any{"own": map[string]any{"command": server}}}, &created)
+	toolNames := func(sid string) string {
+		var lt struct{ Tools []struct{ Name string } }
+		params := map[string]any{}
+		if sid != "" {
+			params["sessionId"] = sid
+		}
+		p.result("listTools", params, &lt)
+		var names []string
+		for _, tool := range lt.Tools {
+			names = append(names, tool.Name)
+		}
+		return strings.Join(names, ",")
+	}
+	if names := toolNames(created.SessionID); !strings.Contains(names, "mcp__own__echo") {
+		t.Fatalf("created session's tools: %s", names)
+	}
+	if names := toolNames(""); strings.Contains(names, "mcp__own__") {
+		t.Fatalf("first session has the other session's MCP tools: %s", names)
+	}
+	p.result("prompt", map[string]any{"message": "echo", "sessionId": created.SessionID}, nil)
+	p.waitFor("the session's agent_settled", func(m *message) bool {
+		return m.isEvent() && m.typ() == "agent_settled" && m.str("sessionId") == created.SessionID
+	})
+	reqs := mock.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests, want 2", len(reqs))
+	}
+	if got := toolResultOf(t, reqs[1], "c1"); got != "from the session's server" {
+		t.Fatalf("echo result in the next request = %q", got)
+	}
+	// The server logged its pid when it started (stderr is relayed asynchronously).
+	var pids []int
+	for deadline := time.Now().Add(hangTimeout); len(pids) == 0; {
+		if m := regexp.MustCompile(`"stderr":"mcp-testserver pid (\d+)"`).FindStringSubmatch(p.stderrTail(1 << 20)); m != nil {
+			pid, _ := strconv.Atoi(m[1])
+			pids = append(pids, pid)
+		} else if time.Now().After(deadline) {
+			t.Fatal("no MCP server pid in the log")
+		} else {
+			time.Sleep(10 * time.Millisecond) // polling the log: nothing to wait on
+		}
+	}
+	p.result("closeSession", map[string]any{"sessionId": created.SessionID}, nil)
+	noOrphans(t, pids) // closing the session stopped its server, the process still runs
+	p.closeStdin()
+	if code := p.wait(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
 }

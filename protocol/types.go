@@ -229,6 +229,9 @@ type CreateSessionParams struct {
 	Model string `json:"model,omitempty"`
 	// SessionFile resumes a session file or id instead of starting a new session.
 	SessionFile string `json:"sessionFile,omitempty"`
+	// MCPServers are MCP servers of this session only, in the shape of initialize's: their
+	// tools join the process's MCP tools for this session, and they stop when it closes.
+	MCPServers map[string]MCPServerConfig `json:"mcpServers,omitempty"`
 }
 
 // CreateSessionResult is createSession's result.

@@ -16,6 +16,9 @@ type SessionRequest struct {
 	Cwd         string
 	Model       string
 	SessionFile string
+	// MCPServers are the session's own MCP servers; the factory connects them before it
+	// returns (each connected or failed).
+	MCPServers map[string]protocol.MCPServerConfig
 	// IDs is the process's id source, shared by every session.
 	IDs *session.IDs
 }
@@ -169,7 +172,7 @@ func (s *Server) createSession(_ context.Context, c *call, p *createSessionParam
 		c.fail(&session.Error{Kind: session.KindInvalidState, Message: fmt.Sprintf("Too many sessions: %d are open (--max-sessions); close one with closeSession first", s.maxSessions())})
 		return
 	}
-	opened, err := s.opts.NewSession(SessionRequest{Cwd: p.Cwd, Model: p.Model, SessionFile: p.SessionFile, IDs: s.ids})
+	opened, err := s.opts.NewSession(SessionRequest{Cwd: p.Cwd, Model: p.Model, SessionFile: p.SessionFile, MCPServers: p.MCPServers, IDs: s.ids})
 	if err != nil {
 		s.sessions.settle(nil)
 		c.fail(err)

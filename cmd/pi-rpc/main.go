@@ -116,8 +116,8 @@ func serve(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpHos
 		problem = setup.problems[0].Message
 	}
 	ids := &session.IDs{}
-	sup := newSupervisor(cfg, setup, host.toolsWith(setup.tools), problem, sessions, writer, ids, log)
-	host.attach(sup, setup.tools)
+	sup := newSupervisor(cfg, setup, host.toolsWith(setup.tools, nil), problem, sessions, writer, ids, log)
+	host.attach(sup, setup.tools, nil)
 	server := rpc.NewServer(rpc.Options{
 		MCP:        host,
 		Supervisor: sup, Writer: writer, In: stdin, IDs: ids,

@@ -21,15 +21,19 @@ import (
 // implements rpc.MCPHost.
 type mcpHost struct {
 	set *mcp.Set
+	// opts are the options of the process's servers, the base of a session's own.
+	opts mcp.Options
 
 	mu       sync.Mutex
 	sessions []mcpSession
 }
 
-// mcpSession is a session the servers' tools are given to, with its own built-in tools.
+// mcpSession is a session the servers' tools are given to, with its own built-in tools and,
+// for a session createSession opened with mcpServers, its own servers.
 type mcpSession struct {
 	sup      *session.Supervisor
 	builtins []core.Tool
+	own      *mcp.Set
 }
 
 // startMCP connects the servers of $PI_RPC_HOME/mcp.json and the --mcp-config files (later
@@ -49,10 +53,11 @@ func startMCP(c *config, setup *agentSetup, log zerolog.Logger) (*mcpHost, error
 		layers = append(layers, servers)
 	}
 	h := &mcpHost{}
-	set, err := mcp.Connect(context.Background(), mcp.Merge(layers...), mcp.Options{
+	h.opts = mcp.Options{
 		CallTimeout: c.mcpTimeout, Cwd: setup.cwd, ClientVersion: version, Logger: log,
 		OnToolsChanged: h.refresh, OnFault: h.fault,
-	})
+	}
+	set, err := mcp.Connect(context.Background(), mcp.Merge(layers...), h.opts)
 	if err != nil {
 		log.Warn().Err(err).Msg("MCP servers failed to start")
 	}
@@ -60,24 +65,61 @@ func startMCP(c *config, setup *agentSetup, log zerolog.Logger) (*mcpHost, error
 	return h, nil
 }
 
-// toolsWith are a session's tools: its built-ins, then every connected server's.
-func (h *mcpHost) toolsWith(builtins []core.Tool) []core.Tool {
-	return append(slices.Clone(builtins), h.set.Tools()...)
+// toolsWith are a session's tools: its built-ins, then every connected server's of the
+// process, then those of the session's own servers (own may be nil).
+func (h *mcpHost) toolsWith(builtins []core.Tool, own *mcp.Set) []core.Tool {
+	tools := append(slices.Clone(builtins), h.set.Tools()...)
+	if own != nil {
+		tools = append(tools, own.Tools()...)
+	}
+	return tools
 }
 
 // attach hands tool changes and faults to the session from now on.
-func (h *mcpHost) attach(sup *session.Supervisor, builtins []core.Tool) {
+func (h *mcpHost) attach(sup *session.Supervisor, builtins []core.Tool, own *mcp.Set) {
 	h.mu.Lock()
-	h.sessions = append(h.sessions, mcpSession{sup: sup, builtins: builtins})
+	h.sessions = append(h.sessions, mcpSession{sup: sup, builtins: builtins, own: own})
 	h.mu.Unlock()
-	sup.SetTools(h.toolsWith(builtins))
+	sup.SetTools(h.toolsWith(builtins, own))
 }
 
-// detach stops handing tool changes and faults to a closed session.
+// detach stops handing tool changes and faults to a closed session, and stops its own
+// servers.
 func (h *mcpHost) detach(sup *session.Supervisor) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.sessions = slices.DeleteFunc(h.sessions, func(s mcpSession) bool { return s.sup == sup })
+	var own *mcp.Set
+	h.sessions = slices.DeleteFunc(h.sessions, func(s mcpSession) bool {
+		if s.sup == sup {
+			own = s.own
+		}
+		return s.sup == sup
+	})
+	h.mu.Unlock()
+	if own != nil {
+		_ = own.Close()
+	}
+}
+
+// connectOwn connects a session's own servers (createSession's mcpServers), started in the
+// session's cwd; their faults are reported to that session only.
+func (h *mcpHost) connectOwn(ctx context.Context, servers map[string]protocol.MCPServerConfig, cwd string, sup *session.Supervisor) *mcp.Set {
+	opts := h.opts
+	opts.Cwd = cwd
+	opts.OnFault = func(f mcp.Fault) { sup.ReportError(faultMessage(f)) }
+	set := mcp.NewSet(opts)
+	_ = set.Add(ctx, serverList(servers, "createSession")) // failures are in the servers' status
+	return set
+}
+
+// serverList turns the protocol's server map into the SDK layer's configs, sorted by name.
+func serverList(servers map[string]protocol.MCPServerConfig, source string) []mcp.ServerConfig {
+	list := make([]mcp.ServerConfig, 0, len(servers))
+	for name, s := range servers {
+		list = append(list, mcp.ServerConfig{Name: name, Type: s.Type, Command: s.Command, Args: s.Args, Env: s.Env,
+			Cwd: s.Cwd, URL: s.URL, Headers: s.Headers, Source: source})
+	}
+	slices.SortFunc(list, func(a, b mcp.ServerConfig) int { return strings.Compare(a.Name, b.Name) })
+	return list
 }
 
 func (h *mcpHost) attached() []mcpSession {
@@ -89,7 +131,7 @@ func (h *mcpHost) attached() []mcpSession {
 // refresh gives every session the current tools; they apply from its next model request.
 func (h *mcpHost) refresh() {
 	for _, s := range h.attached() {
-		s.sup.SetTools(h.toolsWith(s.builtins))
+		s.sup.SetTools(h.toolsWith(s.builtins, s.own))
 	}
 }
 
@@ -108,13 +150,7 @@ func faultMessage(f mcp.Fault) string {
 
 // Add implements rpc.MCPHost.
 func (h *mcpHost) Add(ctx context.Context, servers map[string]protocol.MCPServerConfig) {
-	list := make([]mcp.ServerConfig, 0, len(servers))
-	for name, s := range servers {
-		list = append(list, mcp.ServerConfig{Name: name, Type: s.Type, Command: s.Command, Args: s.Args, Env: s.Env,
-			Cwd: s.Cwd, URL: s.URL, Headers: s.Headers, Source: "initialize"})
-	}
-	slices.SortFunc(list, func(a, b mcp.ServerConfig) int { return strings.Compare(a.Name, b.Name) })
-	_ = h.set.Add(ctx, list) // failures are in the servers' status
+	_ = h.set.Add(ctx, serverList(servers, "initialize")) // failures are in the servers' status
 	h.refresh()
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/protocol"
 	"github.com/pi-rpc/pi-rpc/rpc"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/tools/mcp"
 )
 
 // newSupervisor builds a started session from the command line's configuration, for the
@@ -94,8 +96,14 @@ func sessionFactory(cfg *config, base *agentSetup, host *mcpHost, writer *rpc.Wr
 		if err != nil {
 			return nil, &session.Error{Kind: session.KindInvalidState, Message: err.Error()}
 		}
-		sup := newSupervisor(cfg, &setup, host.toolsWith(setup.tools), problem, sessions, writer, req.IDs, log)
-		host.attach(sup, setup.tools)
+		sup := newSupervisor(cfg, &setup, host.toolsWith(setup.tools, nil), problem, sessions, writer, req.IDs, log)
+		var own *mcp.Set
+		if len(req.MCPServers) > 0 {
+			ctx, cancel := context.WithTimeout(context.Background(), cfg.mcpTimeout)
+			own = host.connectOwn(ctx, req.MCPServers, setup.cwd, sup)
+			cancel()
+		}
+		host.attach(sup, setup.tools, own)
 		st := sup.State()
 		return &rpc.OpenedSession{
 			Supervisor:   sup,

@@ -183,8 +183,8 @@ func TestNoKeyConfigured(t *testing.T) {
 	}
 }
 
-// TestCancel cancels the context mid-stream: the stream ends aborted with the partial
-// content, and the server sees the client go away (the HTTP request was closed).
+// TestCancel cancels the context mid-stream: the open text block ends (as pi ends it), the
+// stream ends aborted with the partial content, and the server sees the client go away (the HTTP request was closed).
 func TestCancel(t *testing.T) {
 	p, srv := newMockProvider(t, Config{}, mockanthropic.Response{Text: "abcdef", ChunkSize: 2, StallAfter: 5})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -200,7 +200,7 @@ func TestCancel(t *testing.T) {
 			final = ev.Partial
 		}
 	}
-	diffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "ab"`, `text_delta 0 "cd"`, "error aborted aborted: Request was aborted"})
+	diffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "ab"`, `text_delta 0 "cd"`, `text_end 0 "abcd"`, "error aborted aborted: Request was aborted"})
 	if final == nil || final.StopReason != core.StopReasonAborted || core.TextOf(final.Content) != "abcd" {
 		t.Fatalf("final = %+v, want aborted with text abcd", final)
 	}

@@ -703,6 +703,31 @@ export interface CreateSessionParams {
    * SessionFile resumes a session file or id instead of starting a new session.
    */
   sessionFile?: string;
+  /**
+   * MCPServers are MCP servers of this session only, in the shape of initialize's: their tools join the process's MCP tools for this session, and they stop when it closes.
+   */
+  mcpServers?: {
+    [k: string]: MCPServerConfig | undefined;
+  };
+}
+/**
+ * MCPServerConfig is one MCP server of initialize's mcpServers: a command to run (stdio) or a URL (streamable HTTP or SSE).
+ */
+export interface MCPServerConfig {
+  /**
+   * Type is stdio, http or sse; by default stdio with a command, http with a url.
+   */
+  type?: 'stdio' | 'http' | 'sse';
+  command?: string;
+  args?: string[];
+  env?: {
+    [k: string]: string | undefined;
+  };
+  cwd?: string;
+  url?: string;
+  headers?: {
+    [k: string]: string | undefined;
+  };
 }
 /**
  * CreateSessionResult is createSession's result.
@@ -1218,25 +1243,6 @@ export interface InitializeParams {
    */
   mcpServers?: {
     [k: string]: MCPServerConfig | undefined;
-  };
-}
-/**
- * MCPServerConfig is one MCP server of initialize's mcpServers: a command to run (stdio) or a URL (streamable HTTP or SSE).
- */
-export interface MCPServerConfig {
-  /**
-   * Type is stdio, http or sse; by default stdio with a command, http with a url.
-   */
-  type?: 'stdio' | 'http' | 'sse';
-  command?: string;
-  args?: string[];
-  env?: {
-    [k: string]: string | undefined;
-  };
-  cwd?: string;
-  url?: string;
-  headers?: {
-    [k: string]: string | undefined;
   };
 }
 /**
