@@ -30,6 +30,18 @@ type mcpHost struct {
 type mcpSession struct {
 	sup      *session.Supervisor
 	builtins []core.Tool
+	// extra, when set, are the session's own tools after the servers' (the MCP servers an
+	// ACP client gave the session).
+	extra func() []core.Tool
+}
+
+// tools are the session's tools now.
+func (s mcpSession) tools(h *mcpHost) []core.Tool {
+	out := h.toolsWith(s.builtins)
+	if s.extra != nil {
+		out = append(out, s.extra()...)
+	}
+	return out
 }
 
 // startMCP connects the servers of $PI_RPC_HOME/mcp.json and the --mcp-config files (later
@@ -67,10 +79,16 @@ func (h *mcpHost) toolsWith(builtins []core.Tool) []core.Tool {
 
 // attach hands tool changes and faults to the session from now on.
 func (h *mcpHost) attach(sup *session.Supervisor, builtins []core.Tool) {
+	h.attachWith(sup, builtins, nil)
+}
+
+// attachWith is attach for a session with tools of its own after the servers'.
+func (h *mcpHost) attachWith(sup *session.Supervisor, builtins []core.Tool, extra func() []core.Tool) {
+	s := mcpSession{sup: sup, builtins: builtins, extra: extra}
 	h.mu.Lock()
-	h.sessions = append(h.sessions, mcpSession{sup: sup, builtins: builtins})
+	h.sessions = append(h.sessions, s)
 	h.mu.Unlock()
-	sup.SetTools(h.toolsWith(builtins))
+	sup.SetTools(s.tools(h))
 }
 
 // detach stops handing tool changes and faults to a closed session.
@@ -89,7 +107,7 @@ func (h *mcpHost) attached() []mcpSession {
 // refresh gives every session the current tools; they apply from its next model request.
 func (h *mcpHost) refresh() {
 	for _, s := range h.attached() {
-		s.sup.SetTools(h.toolsWith(s.builtins))
+		s.sup.SetTools(s.tools(h))
 	}
 }
 
