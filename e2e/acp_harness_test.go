@@ -63,8 +63,12 @@ func (m acpMsg) update() (session, kind string) {
 
 func startACP(t *testing.T, mock *mockopenai.Server, args ...string) *acpProc {
 	t.Helper()
-	home := t.TempDir()
-	ws := t.TempDir()
+	return startACPIn(t, mock, t.TempDir(), t.TempDir(), args...)
+}
+
+// startACPIn starts the process with PI_RPC_HOME home and sessions in the workspace ws.
+func startACPIn(t *testing.T, mock *mockopenai.Server, home, ws string, args ...string) *acpProc {
+	t.Helper()
 	all := []string{"--protocol", "acp"}
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "PI_RPC_HOME=" + home}
 	if mock != nil {
