@@ -152,29 +152,6 @@ func (w *writer) requestLocked(method string, params any) (int64, chan *message)
 	return id, ch
 }
 
-// call sends a request to the client and waits for its answer. When ctx ends first the
-// request is withdrawn with $/cancel_request and ctx's error returned.
-func (w *writer) call(ctx context.Context, method string, params any, result any) error {
-	w.mu.Lock()
-	id, ch := w.requestLocked(method, params)
-	w.mu.Unlock()
-	select {
-	case m := <-ch:
-		if m.Error != nil {
-			return m.Error
-		}
-		if result != nil && len(m.Result) > 0 {
-			return json.Unmarshal(m.Result, result)
-		}
-		return nil
-	case <-ctx.Done():
-		w.withdraw(id)
-		return ctx.Err()
-	case <-w.broken:
-		return errors.New("the client went away")
-	}
-}
-
 // withdraw forgets a request to the client and tells the client it is cancelled.
 func (w *writer) withdraw(id int64) {
 	w.mu.Lock()

@@ -24,7 +24,6 @@ type acpProc struct {
 	lines chan acpMsg
 	mu    sync.Mutex
 	wire  []acpMsg
-	next  int
 	done  chan struct{}
 	ws    string
 }

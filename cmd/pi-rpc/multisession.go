@@ -98,7 +98,8 @@ func buildSession(cfg *config, base *agentSetup, host *mcpHost, spec sessionSpec
 		model, p, err := setup.models.Resolve(provider, id)
 		if err != nil {
 			kind := session.KindNotFound
-			if _, ok := err.(*rpc.ProviderProblem); ok {
+			var pp *rpc.ProviderProblem
+			if errors.As(err, &pp) {
 				kind = session.KindProviderNotConfigured
 			}
 			return nil, &session.Error{Kind: kind, Message: err.Error()}
