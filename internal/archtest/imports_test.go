@@ -36,8 +36,11 @@ var allowed = map[string][]string{
 	"protocol":            {"core", "session"},
 	"protocol/internal/":  {"protocol", "core", "session"},
 	// e2e holds only tests of the built binary.
-	"e2e":               {"*"},
-	"rpc":               {"core", "session", "protocol", "tools"},
+	"e2e": {"*"},
+	"rpc": {"core", "session", "protocol", "tools"},
+	// acp, the Agent Client Protocol front end, sits beside rpc: the engine, the tools (for
+	// titles, diffs and plans) and tools/mcp's configuration, never the JSON-RPC protocol.
+	"acp":               {"core", "session", "tools", "tools/mcp"},
 	"clients/go":        {"protocol", "core", "session"},
 	"cmd/":              {"*"},
 	"bench":             {"*"},
@@ -50,6 +53,7 @@ var thirdParty = map[string][]string{
 	"github.com/sourcegraph/jsonrpc2":        {"rpc"},
 	"github.com/openai/openai-go":            {"llm/openai"},
 	"github.com/modelcontextprotocol/go-sdk": {"tools/mcp"},
+	"github.com/coder/acp-go-sdk":            {"acp", "e2e"},
 }
 
 func rel(path string) string {
