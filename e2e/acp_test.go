@@ -345,3 +345,55 @@ func TestACPBadInput(t *testing.T) {
 		t.Fatal(r)
 	}
 }
+
+// Cancel mid-stream, by session/cancel and by $/cancel_request for the prompt: both end the
+// turn with stopReason cancelled after the chunks already streamed.
+func TestACPCancelMidStream(t *testing.T) {
+	mock := mockOf(
+		mockopenai.Response{Text: "a long answer", StallAfter: 2},
+		mockopenai.Response{Text: "another long answer", StallAfter: 2},
+		mockopenai.Response{Text: "content filtered", FinishReason: "content_filter"},
+	)
+	defer mock.Close()
+	p := startACP(t, mock)
+	p.initialize()
+	sid := p.newSession(1)
+	p.request(2, "session/prompt", textPrompt(sid, "one"))
+	p.until(func(m acpMsg) bool { _, k := m.update(); return k == "agent_message_chunk" })
+	p.send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": sid}})
+	if r := stopReason(t, p.response(2)); r != "cancelled" {
+		t.Fatalf("session/cancel: %q", r)
+	}
+	p.request(3, "session/prompt", textPrompt(sid, "two"))
+	p.until(func(m acpMsg) bool { _, k := m.update(); return k == "agent_message_chunk" })
+	p.send(map[string]any{"jsonrpc": "2.0", "method": "$/cancel_request", "params": map[string]any{"requestId": 3}})
+	if r := stopReason(t, p.response(3)); r != "cancelled" {
+		t.Fatalf("$/cancel_request: %q", r)
+	}
+	p.request(4, "session/prompt", textPrompt(sid, "three"))
+	if r := stopReason(t, p.response(4)); r != "refusal" {
+		t.Fatalf("content filter: %q", r)
+	}
+}
+
+// Without a key the provider cannot be called: initialize offers one auth method saying
+// which variable to set, and a prompt fails with -32000.
+func TestACPMissingKey(t *testing.T) {
+	p := startACP(t, nil)
+	p.request(0, "initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}})
+	m := p.response(0)
+	var r struct {
+		AuthMethods []struct {
+			ID          string `json:"id"`
+			Description string `json:"description"`
+		} `json:"authMethods"`
+	}
+	if err := json.Unmarshal(m.Result, &r); err != nil || len(r.AuthMethods) != 1 || !strings.Contains(r.AuthMethods[0].Description, "OPENAI_API_KEY") {
+		t.Fatalf("initialize without a key: %s", m.raw)
+	}
+	sid := p.newSession(1)
+	p.request(2, "session/prompt", textPrompt(sid, "x"))
+	if m := p.response(2); m.Error == nil || m.Error.Code != -32000 {
+		t.Fatalf("prompt without a key: %s", m.raw)
+	}
+}
