@@ -4,7 +4,7 @@ GO ?= go
 LINT := $(GO) tool -modfile=devtools/go.mod golangci-lint
 BIN := bin
 
-.PHONY: all build test test-go test-ts mcp-npm check lint generate check-generated check-ts-generated release bench demo clean compat
+.PHONY: all build test test-go test-ts mcp-npm acp-npm check lint generate check-generated check-ts-generated release bench demo clean compat
 
 all: build
 
@@ -16,7 +16,7 @@ build:
 ## test: build, then the whole Go suite under the race detector, then the TypeScript client.
 test: build test-go test-ts
 
-test-go: mcp-npm
+test-go: mcp-npm acp-npm
 	$(GO) test -race ./...
 	$(GO) test -race -count=5 ./core/...
 
@@ -24,6 +24,11 @@ test-go: mcp-npm
 # (@modelcontextprotocol/server-filesystem, pinned in e2e/mcp-npm/package-lock.json).
 mcp-npm:
 	cd e2e/mcp-npm && npm ci --no-audit --no-fund
+
+# acp-npm installs the official ACP TypeScript SDK the e2e tests use as the client of
+# --protocol acp (@agentclientprotocol/sdk, pinned in e2e/acp-npm/package-lock.json).
+acp-npm:
+	cd e2e/acp-npm && npm ci --no-audit --no-fund
 
 # npm test builds the package and runs its tests against bin/pi-rpc and bin/mock-openai.
 test-ts:

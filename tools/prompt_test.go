@@ -114,7 +114,7 @@ func TestNew(t *testing.T) {
 		t.Errorf("New([]) = %d tools, %v", len(none), err)
 	}
 	_, err = New(ParseNames("read, nope"), Options{Cwd: dir})
-	if err == nil || err.Error() != `unknown tool "nope" (valid tools: read, bash, edit, write, grep, find, ls)` {
+	if err == nil || err.Error() != `unknown tool "nope" (valid tools: read, bash, edit, write, grep, find, ls, update_plan)` {
 		t.Errorf("unknown tool error = %v", err)
 	}
 }

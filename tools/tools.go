@@ -123,8 +123,10 @@ func New(names []string, opts Options) ([]core.Tool, error) {
 			t = e.findTool()
 		case "ls":
 			t = e.lsTool()
+		case PlanToolName:
+			t = PlanTool()
 		default:
-			return nil, fmt.Errorf("unknown tool %q (valid tools: %s)", n, strings.Join(Names, ", "))
+			return nil, fmt.Errorf("unknown tool %q (valid tools: %s, %s)", n, strings.Join(Names, ", "), PlanToolName)
 		}
 		out = append(out, t)
 	}

@@ -42,6 +42,8 @@ type config struct {
 	version            bool
 	mcpConfigs         []string
 	mcpTimeout         time.Duration
+	// protocol is the front end: "" for pi-rpc's JSON-RPC protocol, "acp" (acp.go).
+	protocol string
 }
 
 const usageText = `pi-rpc runs an AI coding agent that other programs drive with JSON-RPC 2.0 over stdio.
@@ -117,6 +119,7 @@ func parseFlags(args []string, helpOut io.Writer) (*config, error) {
 		c.mcpConfigs = append(c.mcpConfigs, v)
 		return nil
 	})
+	addACPFlags(fs, c)
 	fs.DurationVar(&c.mcpTimeout, "mcp-timeout", 60*time.Second, "fail an MCP tool call, or a server's start, after this long")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -196,5 +199,6 @@ func (c *config) validate() error {
 	if c.noTools && c.toolsSet {
 		errs = append(errs, errors.New("--tools and --no-tools cannot be used together"))
 	}
+	errs = append(errs, c.validateACP()...)
 	return errors.Join(errs...)
 }

@@ -71,6 +71,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return 1
 	}
 	defer closeLog()
+	if cfg.protocol == protocolACP {
+		return runACP(cfg, setup, stdin, stdout, log, version)
+	}
 	sessions, err := openSessions(cfg, setup)
 	if err != nil {
 		fmt.Fprintln(stderr, "pi-rpc:", err)

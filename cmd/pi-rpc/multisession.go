@@ -20,7 +20,7 @@ import (
 
 // newSupervisor builds a started session from the command line's configuration, for the
 // agent setup of its working directory, on the store sessions opened.
-func newSupervisor(cfg *config, setup *agentSetup, tools []core.Tool, providerProblem string, sessions *startSessions, writer *rpc.Writer, ids *session.IDs, log zerolog.Logger) *session.Supervisor {
+func newSupervisor(cfg *config, setup *agentSetup, tools []core.Tool, providerProblem string, sessions *startSessions, sink session.Sink, ids *session.IDs, log zerolog.Logger) *session.Supervisor {
 	sup := session.New(session.Config{
 		Agent: core.Options{
 			Provider: setup.provider, Model: setup.model, ThinkingLevel: setup.thinking,
@@ -29,7 +29,7 @@ func newSupervisor(cfg *config, setup *agentSetup, tools []core.Tool, providerPr
 		ProviderProblem: providerProblem,
 		Store:           sessions.store,
 		Sessions:        sessions.catalog,
-		Sink:            writer,
+		Sink:            sink,
 		Retry:           session.DefaultRetrySettings(),
 		Compaction:      session.DefaultCompactionSettings(),
 		Approval:        cfg.approval,
@@ -42,75 +42,113 @@ func newSupervisor(cfg *config, setup *agentSetup, tools []core.Tool, providerPr
 	return sup
 }
 
-// sessionFactory opens the sessions createSession asks for: the provider, models and flags of
-// the process, with the session's own working directory (its tools, system prompt, context
-// files and session directory), model and, optionally, a resumed session file. The process's
+// sessionSpec is what a front end asks of a new session: its working directory (relative to
+// the process's, or absolute), model ("provider/id" or id), a session file or id to resume,
+// and where its events go. toolNames, when set, replace the tools of the command line.
+type sessionSpec struct {
+	cwd, model, sessionFile string
+	toolNames               []string
+	sink                    session.Sink
+	ids                     *session.IDs
+}
+
+// builtSession is a started session and the setup it was built from (its cwd, tools and
+// context files).
+type builtSession struct {
+	sup   *session.Supervisor
+	setup agentSetup
+}
+
+// buildSession opens a session with the provider, models and flags of the process and the
+// spec's own working directory (its tools, system prompt, context files and session
+// directory), model and, optionally, a resumed session file. It is shared by the front ends;
+// the caller attaches it to the MCP host.
+func buildSession(cfg *config, base *agentSetup, host *mcpHost, spec sessionSpec, log zerolog.Logger) (*builtSession, error) {
+	setup := *base
+	setup.warnings = nil
+	if spec.cwd != "" {
+		cwd := spec.cwd
+		if !filepath.IsAbs(cwd) {
+			cwd = filepath.Join(base.cwd, cwd)
+		}
+		if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+			return nil, &session.Error{Kind: session.KindInvalidState, Message: fmt.Sprintf("cwd %s is not a directory", cwd)}
+		}
+		setup.cwd = filepath.Clean(cwd)
+	}
+	toolCfg := cfg
+	if spec.toolNames != nil {
+		c := *cfg
+		c.noTools, c.toolsSet, c.tools = false, true, strings.Join(spec.toolNames, ",")
+		toolCfg = &c
+	}
+	if err := setup.setupTools(toolCfg, time.Now()); err != nil {
+		return nil, &session.Error{Kind: session.KindInvalidState, Message: err.Error()}
+	}
+	problem := ""
+	if len(base.problems) > 0 {
+		problem = base.problems[0].Message
+	}
+	if spec.model != "" {
+		if setup.models == nil {
+			return nil, &session.Error{Kind: session.KindProviderNotConfigured, Message: "No provider is configured"}
+		}
+		provider, id := "", spec.model
+		if i := strings.Index(spec.model, "/"); i > 0 {
+			provider, id = spec.model[:i], spec.model[i+1:]
+		}
+		model, p, err := setup.models.Resolve(provider, id)
+		if err != nil {
+			kind := session.KindNotFound
+			var pp *rpc.ProviderProblem
+			if errors.As(err, &pp) {
+				kind = session.KindProviderNotConfigured
+			}
+			return nil, &session.Error{Kind: kind, Message: err.Error()}
+		}
+		setup.model, setup.provider, problem = model, p, ""
+		setup.thinking = model.ClampThinkingLevel(base.thinking)
+	}
+	sub := *cfg
+	sub.sessionRef, sub.continueRecent = spec.sessionFile, false
+	if spec.model != "" {
+		sub.model = spec.model
+	}
+	sessions, err := openSessions(&sub, &setup)
+	if err != nil {
+		kind := session.KindInvalidState
+		if errors.Is(err, session.ErrSessionNotFound) {
+			kind = session.KindNotFound
+		}
+		return nil, &session.Error{Kind: kind, Message: err.Error()}
+	}
+	sup := newSupervisor(cfg, &setup, host.toolsWith(setup.tools, nil), problem, sessions, spec.sink, spec.ids, log)
+	return &builtSession{sup: sup, setup: setup}, nil
+}
+
+// sessionFactory opens the sessions createSession asks for (see buildSession). The process's
 // MCP servers serve every session.
 func sessionFactory(cfg *config, base *agentSetup, host *mcpHost, writer *rpc.Writer, log zerolog.Logger) rpc.NewSession {
 	return func(req rpc.SessionRequest) (*rpc.OpenedSession, error) {
-		setup := *base
-		setup.warnings = nil
-		if req.Cwd != "" {
-			cwd := req.Cwd
-			if !filepath.IsAbs(cwd) {
-				cwd = filepath.Join(base.cwd, cwd)
-			}
-			if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
-				return nil, &session.Error{Kind: session.KindInvalidState, Message: fmt.Sprintf("cwd %s is not a directory", cwd)}
-			}
-			setup.cwd = filepath.Clean(cwd)
-		}
-		if err := setup.setupTools(cfg, time.Now()); err != nil {
-			return nil, &session.Error{Kind: session.KindInvalidState, Message: err.Error()}
-		}
-		problem := ""
-		if len(base.problems) > 0 {
-			problem = base.problems[0].Message
-		}
-		if req.Model != "" {
-			if setup.models == nil {
-				return nil, &session.Error{Kind: session.KindProviderNotConfigured, Message: "No provider is configured"}
-			}
-			provider, id := "", req.Model
-			if i := strings.Index(req.Model, "/"); i > 0 {
-				provider, id = req.Model[:i], req.Model[i+1:]
-			}
-			model, p, err := setup.models.Resolve(provider, id)
-			if err != nil {
-				kind := session.KindNotFound
-				var problem *rpc.ProviderProblem
-				if errors.As(err, &problem) {
-					kind = session.KindProviderNotConfigured
-				}
-				return nil, &session.Error{Kind: kind, Message: err.Error()}
-			}
-			setup.model, setup.provider, problem = model, p, ""
-			setup.thinking = model.ClampThinkingLevel(base.thinking)
-		}
-		sub := *cfg
-		sub.sessionRef, sub.continueRecent = req.SessionFile, false
-		if req.Model != "" {
-			sub.model = req.Model
-		}
-		sessions, err := openSessions(&sub, &setup)
+		b, err := buildSession(cfg, base, host, sessionSpec{cwd: req.Cwd, model: req.Model, sessionFile: req.SessionFile, sink: writer, ids: req.IDs}, log)
 		if err != nil {
-			return nil, &session.Error{Kind: session.KindInvalidState, Message: err.Error()}
+			return nil, err
 		}
-		sup := newSupervisor(cfg, &setup, host.toolsWith(setup.tools, nil), problem, sessions, writer, req.IDs, log)
+		sup := b.sup
 		var own *mcp.Set
 		if len(req.MCPServers) > 0 {
 			ctx, cancel := context.WithTimeout(context.Background(), cfg.mcpTimeout)
-			own = host.connectOwn(ctx, req.MCPServers, setup.cwd, sup)
+			own = host.connectOwn(ctx, req.MCPServers, b.setup.cwd, sup)
 			cancel()
 		}
-		host.attach(sup, setup.tools, own)
+		host.attach(sup, b.setup.tools, own)
 		st := sup.State()
 		return &rpc.OpenedSession{
 			Supervisor:   sup,
-			ContextFiles: setup.contextFiles,
+			ContextFiles: b.setup.contextFiles,
 			Closed:       func() { host.detach(sup) },
 			Result: protocol.CreateSessionResult{
-				SessionID: st.SessionID, SessionFile: st.SessionFile, Cwd: setup.cwd, Model: st.Model,
+				SessionID: st.SessionID, SessionFile: st.SessionFile, Cwd: b.setup.cwd, Model: st.Model,
 			},
 		}, nil
 	}

@@ -21,32 +21,9 @@ type startSessions struct {
 // session whose file appears with the first user message. Warnings about a repaired file go
 // to initialize's warnings.
 func openSessions(cfg *config, setup *agentSetup) (*startSessions, error) {
-	root := filepath.Join(setup.home, "sessions")
-	dir := filepath.Join(root, session.EncodeCwd(setup.cwd))
-	if cfg.sessionDir != "" {
-		abs, err := filepath.Abs(cfg.sessionDir)
-		if err != nil {
-			return nil, fmt.Errorf("--session-dir: %w", err)
-		}
-		dir = abs
-	}
-	models := setup.models
-	cat := &session.Catalog{
-		Root: root, Dir: dir, CustomDir: cfg.sessionDir != "", Cwd: setup.cwd, Memory: cfg.noSession,
-		Options: session.FileOptions{
-			NewID: entryID,
-			Now:   func() string { return session.ISOTime(time.Now()) },
-			Fsync: session.FsyncMode(cfg.fsync),
-		},
-		ResolveModel: func(provider, id string) (core.Model, core.Provider, bool) {
-			if models == nil {
-				return core.Model{}, nil, false
-			}
-			m, p, err := models.Resolve(provider, id)
-			return m, p, err == nil
-		},
-		ModelFromFlags:    cfg.model != "",
-		ThinkingFromFlags: cfg.thinking != "",
+	cat, err := newCatalog(cfg, setup)
+	if err != nil {
+		return nil, err
 	}
 	var store session.Store
 	switch {
@@ -95,4 +72,35 @@ func prefixed(file string, ws []string) []string {
 		out = append(out, file+": "+w)
 	}
 	return out
+}
+
+// newCatalog is where the sessions of setup's cwd live and how they are opened.
+func newCatalog(cfg *config, setup *agentSetup) (*session.Catalog, error) {
+	root := filepath.Join(setup.home, "sessions")
+	dir := filepath.Join(root, session.EncodeCwd(setup.cwd))
+	if cfg.sessionDir != "" {
+		abs, err := filepath.Abs(cfg.sessionDir)
+		if err != nil {
+			return nil, fmt.Errorf("--session-dir: %w", err)
+		}
+		dir = abs
+	}
+	models := setup.models
+	return &session.Catalog{
+		Root: root, Dir: dir, CustomDir: cfg.sessionDir != "", Cwd: setup.cwd, Memory: cfg.noSession,
+		Options: session.FileOptions{
+			NewID: entryID,
+			Now:   func() string { return session.ISOTime(time.Now()) },
+			Fsync: session.FsyncMode(cfg.fsync),
+		},
+		ResolveModel: func(provider, id string) (core.Model, core.Provider, bool) {
+			if models == nil {
+				return core.Model{}, nil, false
+			}
+			m, p, err := models.Resolve(provider, id)
+			return m, p, err == nil
+		},
+		ModelFromFlags:    cfg.model != "",
+		ThinkingFromFlags: cfg.thinking != "",
+	}, nil
 }

@@ -43,6 +43,9 @@ var allowed = map[string][]string{
 	"e2e": {"*"},
 	// Front ends sit on the engine and never import each other.
 	"rpc": {"core", "sessionapi", "session", "protocol", "tools"},
+	// acp, the Agent Client Protocol front end, sits beside rpc: the engine, the tools (for
+	// titles, diffs and plans) and tools/mcp's configuration, never the JSON-RPC protocol.
+	"acp": {"core", "sessionapi", "session", "tools", "tools/mcp"},
 	// clients/go needs the protocol's types only: not the engine, its files or its logging.
 	"clients/go":        {"protocol", "core", "sessionapi"},
 	"cmd/":              {"*"},
@@ -57,6 +60,7 @@ var thirdParty = map[string][]string{
 	"github.com/openai/openai-go":            {"llm/openai"},
 	"github.com/modelcontextprotocol/go-sdk": {"tools/mcp"},
 	"github.com/anthropics/anthropic-sdk-go": {"llm/anthropic"},
+	"github.com/coder/acp-go-sdk":            {"acp", "e2e"},
 }
 
 func rel(path string) string {

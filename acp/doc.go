@@ -1,0 +1,11 @@
+// Package acp is pi-rpc's Agent Client Protocol v1 front end (docs/editors.md): the agent side
+// of ACP over newline-delimited JSON-RPC 2.0, driving the same session engine as the
+// JSON-RPC protocol, with one [session.Supervisor] per ACP session and several sessions per
+// connection.
+//
+// The types are those of github.com/coder/acp-go-sdk; the connection is this package's own
+// (conn.go), because ACP's ordering contract needs one ordered lane for everything written:
+// every session/update of a turn is written before that turn's session/prompt response and
+// nothing of a session before its session/new response. Requests are handled in the order
+// they arrive, so two prompts sent back to back are queued, and answered, in that order.
+package acp

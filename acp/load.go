@@ -1,0 +1,87 @@
+package acp
+
+import (
+	"encoding/json"
+	"path/filepath"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/pi-rpc/pi-rpc/core"
+)
+
+// loadSession opens a saved session and replays its whole branch as session/update
+// notifications, then answers: the user's messages as user_message_chunk, the agent's text
+// and thinking as chunks, each tool call as tool_call and its result as tool_call_update.
+func (s *Server) loadSession(id json.RawMessage, params json.RawMessage) {
+	p, err := decode[sdk.LoadSessionRequest](params)
+	if err == nil {
+		err = checkCwd(p.Cwd)
+	}
+	if err == nil && p.SessionId == "" {
+		err = reqError(codeInvalidParams, "Invalid params: sessionId is required", nil)
+	}
+	if err == nil && s.session(string(p.SessionId)) != nil {
+		err = reqError(codeInvalidRequest, "session "+string(p.SessionId)+" is already open on this connection", nil)
+	}
+	if err != nil {
+		s.w.fail(id, err)
+		return
+	}
+	mcps, err := mcpServers(p.McpServers, p.Cwd)
+	if err != nil {
+		s.w.fail(id, err)
+		return
+	}
+	st, err := s.open(OpenRequest{Cwd: filepath.Clean(p.Cwd), LoadID: string(p.SessionId), MCPServers: mcps})
+	if err != nil {
+		s.w.fail(id, err)
+		return
+	}
+	history := st.sup.Messages()
+	st.goLive(s.w, id, sdk.LoadSessionResponse{Modes: st.modes(), ConfigOptions: s.configOptions(st)}, func() {
+		for _, m := range history {
+			st.replayLocked(s.w, m)
+		}
+	})
+}
+
+// replayLocked queues the updates that show one message of the history. The caller holds
+// w.mu.
+func (st *acpSession) replayLocked(w *writer, m core.Message) {
+	switch m := m.(type) {
+	case *core.UserMessage:
+		for _, c := range m.Content {
+			switch c.Type {
+			case core.ContentText:
+				st.updateLocked(w, sdk.UpdateUserMessageText(c.Text))
+			case core.ContentImage:
+				st.updateLocked(w, sdk.UpdateUserMessage(sdk.ImageBlock(c.Data, c.MimeType)))
+			}
+		}
+	case *core.AssistantMessage:
+		for _, c := range m.Content {
+			switch c.Type {
+			case core.ContentText:
+				if c.Text != "" {
+					st.updateLocked(w, sdk.UpdateAgentMessageText(c.Text))
+				}
+			case core.ContentThinking:
+				if c.Thinking != "" {
+					st.updateLocked(w, sdk.UpdateAgentThoughtText(c.Thinking))
+				}
+			case core.ContentToolCall:
+				st.updateLocked(w, sdk.StartToolCall(sdk.ToolCallId(c.ID), toolTitle(st.cwd, c.Name, c.Arguments),
+					sdk.WithStartKind(toolKind(c.Name)), sdk.WithStartStatus(sdk.ToolCallStatusPending),
+					sdk.WithStartLocations(toolLocations(st.cwd, c.Name, c.Arguments)), sdk.WithStartRawInput(rawInput(c.Arguments))))
+			}
+		}
+	case *core.ToolResultMessage:
+		status := sdk.ToolCallStatusCompleted
+		if m.IsError {
+			status = sdk.ToolCallStatusFailed
+		}
+		r := &core.ToolResult{Content: m.Content, Details: m.Details}
+		st.updateLocked(w, sdk.UpdateToolCall(sdk.ToolCallId(m.ToolCallID), sdk.WithUpdateStatus(status),
+			sdk.WithUpdateContent(resultContent(m.ToolName, r, nil, m.IsError))))
+	}
+}

@@ -1,0 +1,655 @@
+package acp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+	"github.com/rs/zerolog"
+
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/tools/mcp"
+)
+
+// OpenRequest asks the process for a session: a new one in Cwd, or, with LoadID, the saved
+// session of that id. Its events go to Sink; ids are shared through IDs.
+type OpenRequest struct {
+	Cwd    string
+	LoadID string
+	// MCPServers are the editor's MCP servers for this session.
+	MCPServers []mcp.ServerConfig
+	Sink       session.Sink
+	IDs        *session.IDs
+}
+
+// Opened is a session the process opened.
+type Opened struct {
+	Supervisor *session.Supervisor
+	// Close releases what the session holds besides its supervisor (its MCP servers).
+	Close func()
+}
+
+// SessionSummary is one saved session, for session/list.
+type SessionSummary struct {
+	ID        string
+	Cwd       string
+	Title     string
+	UpdatedAt time.Time
+}
+
+// Options configure a [Server].
+type Options struct {
+	In  io.Reader
+	Out io.Writer
+	// Open opens a session (session/new, session/load).
+	Open func(OpenRequest) (*Opened, error)
+	// List lists the saved sessions of a cwd (all of them for "").
+	List func(cwd string) ([]SessionSummary, error)
+	// Models are the models a session can switch to (its model config option).
+	Models []core.Model
+	// ResolveModel finds a model of Models by "provider/id".
+	ResolveModel func(ref string) (core.Model, core.Provider, error)
+	// AuthProblem, when set, is why no model can be called (a missing key): initialize
+	// offers one auth method that explains it.
+	AuthProblem string
+	// Approval is the --approval mode; empty means ask.
+	Approval        string
+	MaxMessageBytes int
+	MaxSessions     int
+	Version         string
+	Logger          zerolog.Logger
+}
+
+// Server is one ACP connection.
+type Server struct {
+	opts Options
+	w    *writer
+	ids  session.IDs
+	log  zerolog.Logger
+
+	mu       sync.Mutex
+	sessions map[string]*acpSession
+	client   sdk.ClientCapabilities
+	closing  sync.WaitGroup
+	done     chan struct{}
+}
+
+// NewServer returns a server for one connection; Serve runs it.
+func NewServer(opts Options) *Server {
+	if opts.MaxMessageBytes <= 0 {
+		opts.MaxMessageBytes = 64 << 20
+	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = 16
+	}
+	return &Server{
+		opts: opts, log: opts.Logger,
+		w:        newWriter(opts.Out, 1<<20),
+		sessions: map[string]*acpSession{},
+		done:     make(chan struct{}),
+	}
+}
+
+// Broken is closed when writing to the client failed.
+func (s *Server) Broken() <-chan struct{} { return s.w.broken }
+
+// Serve reads and handles messages until the input ends, then returns. Requests are handled
+// one at a time in arrival order; a turn's answer is written when the turn settles.
+func (s *Server) Serve() error {
+	lr := &lineReader{r: bufio.NewReaderSize(s.opts.In, 64<<10), max: s.opts.MaxMessageBytes}
+	for {
+		line, err := lr.next()
+		switch {
+		case errors.Is(err, errTooLarge):
+			s.w.fail(nil, reqError(codeInvalidRequest, fmt.Sprintf("message larger than %d bytes", s.opts.MaxMessageBytes), nil))
+			continue
+		case err != nil:
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		if len(strings.TrimSpace(string(line))) == 0 {
+			continue
+		}
+		s.handleLine(line)
+	}
+}
+
+// Shutdown ends every session: aborts its turn, waits for it to settle (its prompt is
+// answered cancelled) and closes it; then the queued output is written.
+func (s *Server) Shutdown(ctx context.Context) {
+	s.mu.Lock()
+	list := make([]*acpSession, 0, len(s.sessions))
+	for _, st := range s.sessions {
+		list = append(list, st)
+	}
+	s.sessions = map[string]*acpSession{}
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, st := range list {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.closeSession(ctx, st)
+		}()
+	}
+	wg.Wait()
+	s.closing.Wait()
+	s.w.close(2 * time.Second)
+}
+
+func (s *Server) handleLine(line []byte) {
+	var m message
+	if err := json.Unmarshal(line, &m); err != nil {
+		// A batch, or anything not an object, is not a message of ACP's stdio transport.
+		if len(line) > 0 && line[0] == '[' {
+			s.w.fail(nil, reqError(codeInvalidRequest, "batches are not accepted", nil))
+			return
+		}
+		s.w.fail(nil, reqError(codeParseError, "Parse error: "+err.Error(), nil))
+		return
+	}
+	var id json.RawMessage
+	if m.ID != nil {
+		id = *m.ID
+	}
+	if m.JSONRPC != "2.0" {
+		if id != nil || m.Method != "" {
+			s.w.fail(id, reqError(codeInvalidRequest, `jsonrpc must be "2.0"`, nil))
+		}
+		return
+	}
+	if m.Method == "" {
+		if id != nil && (m.Result != nil || m.Error != nil) {
+			if !s.w.answer(&m) {
+				s.log.Debug().RawJSON("id", id).Msg("response to no pending request")
+			}
+			return
+		}
+		s.w.fail(id, reqError(codeInvalidRequest, "a message needs a method, or is a response with result or error", nil))
+		return
+	}
+	if id == nil {
+		s.notification(m.Method, m.Params)
+		return
+	}
+	s.request(id, m.Method, m.Params)
+}
+
+func decode[T any](params json.RawMessage) (T, *sdk.RequestError) {
+	var v T
+	if len(params) == 0 {
+		params = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(params, &v); err != nil {
+		return v, reqError(codeInvalidParams, "Invalid params: "+err.Error(), nil)
+	}
+	return v, nil
+}
+
+func (s *Server) notification(method string, params json.RawMessage) {
+	switch method {
+	case sdk.AgentMethodSessionCancel:
+		p, err := decode[sdk.CancelNotification](params)
+		if err != nil {
+			s.log.Warn().Str("error", err.Message).Msg("session/cancel")
+			return
+		}
+		if st := s.session(string(p.SessionId)); st != nil {
+			st.sup.Abort(func(bool) {})
+		}
+	case "$/cancel_request":
+		var p struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}
+		if json.Unmarshal(params, &p) != nil {
+			return
+		}
+		// Cancelling a prompt cancels its turn; it is then answered with stopReason cancelled.
+		s.mu.Lock()
+		var target *acpSession
+		for _, st := range s.sessions {
+			if st.hasPrompt(s.w, p.RequestID) {
+				target = st
+			}
+		}
+		s.mu.Unlock()
+		if target != nil {
+			target.sup.Abort(func(bool) {})
+		}
+	default:
+		s.log.Debug().Str("method", method).Msg("notification ignored")
+	}
+}
+
+func (s *Server) session(id string) *acpSession {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sessions[id]
+}
+
+func notFound(id sdk.SessionId) *sdk.RequestError {
+	return reqError(codeNotFound, fmt.Sprintf("Resource not found: session %q", id), map[string]any{"sessionId": id})
+}
+
+func (s *Server) request(id json.RawMessage, method string, params json.RawMessage) {
+	var res any
+	var err *sdk.RequestError
+	switch method {
+	case sdk.AgentMethodInitialize:
+		res, err = s.initialize(params)
+	case sdk.AgentMethodAuthenticate:
+		if s.opts.AuthProblem != "" {
+			err = reqError(codeAuthRequired, s.opts.AuthProblem, nil)
+		} else {
+			res = sdk.AuthenticateResponse{}
+		}
+	case sdk.AgentMethodSessionNew:
+		s.newSession(id, params)
+		return
+	case sdk.AgentMethodSessionLoad:
+		s.loadSession(id, params)
+		return
+	case sdk.AgentMethodSessionPrompt:
+		s.prompt(id, params)
+		return
+	case "_pi-rpc/steer":
+		res, err = s.steer(params)
+	case sdk.AgentMethodSessionSetMode:
+		res, err = s.setMode(params)
+	case sdk.AgentMethodSessionSetConfigOption:
+		res, err = s.setConfigOption(params)
+	case sdk.AgentMethodSessionClose:
+		s.close(id, params)
+		return
+	case sdk.AgentMethodSessionList:
+		res, err = s.list(params)
+	default:
+		err = reqError(codeMethodNotFound, "Method not found: "+method, map[string]any{"method": method})
+	}
+	if err != nil {
+		s.w.fail(id, err)
+		return
+	}
+	s.w.result(id, res)
+}
+
+func (s *Server) initialize(params json.RawMessage) (any, *sdk.RequestError) {
+	p, err := decode[sdk.InitializeRequest](params)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.client = p.ClientCapabilities
+	s.mu.Unlock()
+	res := sdk.InitializeResponse{
+		ProtocolVersion: sdk.ProtocolVersion(sdk.ProtocolVersionNumber),
+		AgentInfo:       &sdk.Implementation{Name: "pi-rpc", Title: sdk.Ptr("pi-rpc"), Version: s.opts.Version},
+		AgentCapabilities: sdk.AgentCapabilities{
+			LoadSession:        true,
+			PromptCapabilities: sdk.PromptCapabilities{Image: true, EmbeddedContext: true},
+			McpCapabilities:    sdk.McpCapabilities{Http: true, Sse: true},
+			SessionCapabilities: sdk.SessionCapabilities{
+				List:  &sdk.SessionListCapabilities{},
+				Close: &sdk.SessionCloseCapabilities{},
+			},
+			Meta: map[string]any{"pi-rpc": map[string]any{"steer": "_pi-rpc/steer"}},
+		},
+		AuthMethods: []sdk.AuthMethod{},
+	}
+	if s.opts.AuthProblem != "" {
+		res.AuthMethods = append(res.AuthMethods, sdk.AuthMethod{Agent: &sdk.AuthMethodAgent{
+			Id: "environment", Name: "Set the provider's API key", Description: sdk.Ptr(s.opts.AuthProblem),
+		}})
+	}
+	return res, nil
+}
+
+// mcpServers maps session/new's MCP servers to tools/mcp configurations.
+func mcpServers(list []sdk.McpServer, cwd string) ([]mcp.ServerConfig, *sdk.RequestError) {
+	out := make([]mcp.ServerConfig, 0, len(list))
+	headers := func(hs []sdk.HttpHeader) map[string]string {
+		m := map[string]string{}
+		for _, h := range hs {
+			m[h.Name] = h.Value
+		}
+		return m
+	}
+	for i, m := range list {
+		switch {
+		case m.Stdio != nil:
+			env := map[string]string{}
+			for _, e := range m.Stdio.Env {
+				env[e.Name] = e.Value
+			}
+			out = append(out, mcp.ServerConfig{Name: m.Stdio.Name, Type: mcp.TransportStdio, Command: m.Stdio.Command, Args: m.Stdio.Args, Env: env, Cwd: cwd, Source: "session/new"})
+		case m.Http != nil:
+			out = append(out, mcp.ServerConfig{Name: m.Http.Name, Type: mcp.TransportHTTP, URL: m.Http.Url, Headers: headers(m.Http.Headers), Source: "session/new"})
+		case m.Sse != nil:
+			out = append(out, mcp.ServerConfig{Name: m.Sse.Name, Type: mcp.TransportSSE, URL: m.Sse.Url, Headers: headers(m.Sse.Headers), Source: "session/new"})
+		default:
+			return nil, reqError(codeInvalidParams, fmt.Sprintf("Invalid params: mcpServers[%d] has a transport pi-rpc does not support", i), nil)
+		}
+	}
+	slices.SortFunc(out, func(a, b mcp.ServerConfig) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+func checkCwd(cwd string) *sdk.RequestError {
+	if cwd == "" || !filepath.IsAbs(cwd) {
+		return reqError(codeInvalidParams, fmt.Sprintf("Invalid params: cwd must be an absolute path, not %q", cwd), nil)
+	}
+	return nil
+}
+
+func (s *Server) newSession(id json.RawMessage, params json.RawMessage) {
+	p, err := decode[sdk.NewSessionRequest](params)
+	if err == nil {
+		err = checkCwd(p.Cwd)
+	}
+	var servers []mcp.ServerConfig
+	if err == nil {
+		servers, err = mcpServers(p.McpServers, p.Cwd)
+	}
+	if err != nil {
+		s.w.fail(id, err)
+		return
+	}
+	st, err := s.open(OpenRequest{Cwd: filepath.Clean(p.Cwd), MCPServers: servers})
+	if err != nil {
+		s.w.fail(id, err)
+		return
+	}
+	st.goLive(s.w, id, sdk.NewSessionResponse{SessionId: sdk.SessionId(st.id), Modes: st.modes(), ConfigOptions: s.configOptions(st)}, nil)
+}
+
+// open opens a session and registers it; it is not live (nothing of it is written) until
+// its response is queued.
+func (s *Server) open(req OpenRequest) (*acpSession, *sdk.RequestError) {
+	s.mu.Lock()
+	n := len(s.sessions)
+	caps := s.client
+	s.mu.Unlock()
+	if n >= s.opts.MaxSessions {
+		return nil, reqError(codeInvalidRequest, fmt.Sprintf("too many sessions open (at most %d, see --max-sessions)", s.opts.MaxSessions), nil)
+	}
+	st := &acpSession{cwd: req.Cwd, calls: map[string]*toolCall{}, rejected: map[string]bool{}, caps: caps}
+	req.Sink = &sessionSink{w: s.w, st: st}
+	req.IDs = &s.ids
+	opened, oerr := s.opts.Open(req)
+	if oerr != nil {
+		var se *session.Error
+		if errors.As(oerr, &se) && se.Kind == session.KindNotFound {
+			return nil, reqError(codeNotFound, "Resource not found: "+se.Message, nil)
+		}
+		return nil, reqError(codeInvalidParams, "Invalid params: "+oerr.Error(), nil)
+	}
+	st.sup, st.release = opened.Supervisor, opened.Close
+	st.id = st.sup.SessionID()
+	mode := s.opts.Approval
+	if mode == "" {
+		mode = session.ApprovalAsk
+	}
+	st.sup.SetOptions(session.OptionsPatch{Approval: &mode})
+	st.sup.SetPermissionAsker(&asker{w: s.w, st: st})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old := s.sessions[st.id]; old != nil {
+		st.sup.Close(context.Background()) //nolint:errcheck // a duplicate is refused, its store released
+		if st.release != nil {
+			st.release()
+		}
+		return nil, reqError(codeInvalidRequest, fmt.Sprintf("session %s is already open on this connection", st.id), nil)
+	}
+	s.sessions[st.id] = st
+	return st, nil
+}
+
+func (s *Server) prompt(id json.RawMessage, params json.RawMessage) {
+	p, err := decode[sdk.PromptRequest](params)
+	if err != nil {
+		s.w.fail(id, err)
+		return
+	}
+	st := s.session(string(p.SessionId))
+	if st == nil {
+		s.w.fail(id, notFound(p.SessionId))
+		return
+	}
+	text, images, err := promptInput(p.Prompt, st.cwd)
+	if err != nil {
+		s.w.fail(id, err)
+		return
+	}
+	perr := st.sup.Prompt(session.PromptRequest{Message: text, Images: images, WhenBusy: "followUp"}, func(a session.Accepted) {
+		st.addPrompt(s.w, a.InputID, id)
+	})
+	if perr != nil {
+		s.w.fail(id, engineError(perr))
+	}
+}
+
+func (s *Server) steer(params json.RawMessage) (any, *sdk.RequestError) {
+	p, err := decode[sdk.PromptRequest](params)
+	if err != nil {
+		return nil, err
+	}
+	st := s.session(string(p.SessionId))
+	if st == nil {
+		return nil, notFound(p.SessionId)
+	}
+	text, images, err := promptInput(p.Prompt, st.cwd)
+	if err != nil {
+		return nil, err
+	}
+	var acc session.Accepted
+	if err := st.sup.Steer(session.QueueRequest{Message: text, Images: images, WhenIdle: "reject"}, func(a session.Accepted) { acc = a }); err != nil {
+		return nil, engineError(err)
+	}
+	return map[string]any{"inputId": acc.InputID}, nil
+}
+
+// engineError is a supervisor error as a JSON-RPC error.
+func engineError(err error) *sdk.RequestError {
+	var se *session.Error
+	if errors.As(err, &se) {
+		code := codeInvalidRequest
+		switch se.Kind {
+		case session.KindProviderNotConfigured:
+			code = codeAuthRequired
+		case session.KindNotFound:
+			code = codeNotFound
+		}
+		return reqError(code, se.Message, map[string]any{"kind": se.Kind})
+	}
+	return reqError(codeInternalError, err.Error(), nil)
+}
+
+// Modes are the approval policies.
+var modes = []struct{ id, approval, name, desc string }{
+	{"ask", session.ApprovalAsk, "Ask", "Ask before every write, edit and command"},
+	{"auto", session.ApprovalAuto, "Auto", "Run every tool without asking"},
+	{"read-only", session.ApprovalDenyWrites, "Read-only", "Refuse writes, edits and commands"},
+}
+
+func (st *acpSession) modes() *sdk.SessionModeState {
+	cur := st.sup.State().Options.Approval
+	out := &sdk.SessionModeState{AvailableModes: []sdk.SessionMode{}}
+	for _, m := range modes {
+		out.AvailableModes = append(out.AvailableModes, sdk.SessionMode{Id: sdk.SessionModeId(m.id), Name: m.name, Description: sdk.Ptr(m.desc)})
+		if m.approval == cur {
+			out.CurrentModeId = sdk.SessionModeId(m.id)
+		}
+	}
+	return out
+}
+
+func (s *Server) setMode(params json.RawMessage) (any, *sdk.RequestError) {
+	p, err := decode[sdk.SetSessionModeRequest](params)
+	if err != nil {
+		return nil, err
+	}
+	st := s.session(string(p.SessionId))
+	if st == nil {
+		return nil, notFound(p.SessionId)
+	}
+	for _, m := range modes {
+		if string(p.ModeId) == m.id {
+			st.sup.SetOptions(session.OptionsPatch{Approval: sdk.Ptr(m.approval)})
+			return sdk.SetSessionModeResponse{}, nil
+		}
+	}
+	return nil, reqError(codeInvalidParams, fmt.Sprintf("Invalid params: unknown mode %q (ask, auto, read-only)", p.ModeId), nil)
+}
+
+var thinkingLevels = []core.ThinkingLevel{"off", "minimal", "low", "medium", "high", "xhigh"}
+
+func (s *Server) configOptions(st *acpSession) []sdk.SessionConfigOption {
+	snap := st.sup.State()
+	var out []sdk.SessionConfigOption
+	if snap.Model.ID != "" {
+		cur := snap.Model.Provider + "/" + snap.Model.ID
+		opts := sdk.SessionConfigSelectOptionsUngrouped{}
+		seen := false
+		for _, m := range s.opts.Models {
+			ref := m.Provider + "/" + m.ID
+			seen = seen || ref == cur
+			opts = append(opts, sdk.SessionConfigSelectOption{Value: sdk.SessionConfigValueId(ref), Name: modelName(m)})
+		}
+		if !seen {
+			opts = append([]sdk.SessionConfigSelectOption{{Value: sdk.SessionConfigValueId(cur), Name: modelName(snap.Model)}}, opts...)
+		}
+		o := sdk.NewSessionConfigOptionSelect(sdk.SessionConfigValueId(cur), sdk.SessionConfigSelectOptions{Ungrouped: &opts})
+		o.Select.Id, o.Select.Name, o.Select.Category = "model", "Model", sdk.Ptr(sdk.SessionConfigOptionCategory("model"))
+		out = append(out, o)
+		if snap.Model.Reasoning {
+			levels := sdk.SessionConfigSelectOptionsUngrouped{}
+			for _, l := range thinkingLevels {
+				if snap.Model.ClampThinkingLevel(l) == l {
+					levels = append(levels, sdk.SessionConfigSelectOption{Value: sdk.SessionConfigValueId(l), Name: string(l)})
+				}
+			}
+			t := sdk.NewSessionConfigOptionSelect(sdk.SessionConfigValueId(snap.ThinkingLevel), sdk.SessionConfigSelectOptions{Ungrouped: &levels})
+			t.Select.Id, t.Select.Name, t.Select.Category = "thought_level", "Thinking", sdk.Ptr(sdk.SessionConfigOptionCategory("thought_level"))
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func modelName(m core.Model) string {
+	if m.Name != "" {
+		return m.Name
+	}
+	return m.ID
+}
+
+func (s *Server) setConfigOption(params json.RawMessage) (any, *sdk.RequestError) {
+	p, err := decode[sdk.SetSessionConfigOptionValueId](params)
+	if err != nil {
+		return nil, err
+	}
+	st := s.session(string(p.SessionId))
+	if st == nil {
+		return nil, notFound(p.SessionId)
+	}
+	switch p.ConfigId {
+	case "model":
+		if s.opts.ResolveModel == nil {
+			return nil, reqError(codeInvalidParams, "Invalid params: no models to choose from", nil)
+		}
+		m, prov, rerr := s.opts.ResolveModel(string(p.Value))
+		if rerr != nil {
+			return nil, reqError(codeInvalidParams, "Invalid params: "+rerr.Error(), nil)
+		}
+		st.sup.SetProvider(prov)
+		st.sup.SetModel(m)
+	case "thought_level":
+		l := core.ThinkingLevel(p.Value)
+		if !slices.Contains(thinkingLevels, l) {
+			return nil, reqError(codeInvalidParams, fmt.Sprintf("Invalid params: unknown thinking level %q", p.Value), nil)
+		}
+		st.sup.SetThinkingLevel(l)
+	default:
+		return nil, reqError(codeInvalidParams, fmt.Sprintf("Invalid params: unknown config option %q", p.ConfigId), nil)
+	}
+	return sdk.SetSessionConfigOptionResponse{ConfigOptions: s.configOptions(st)}, nil
+}
+
+func (s *Server) close(id json.RawMessage, params json.RawMessage) {
+	p, err := decode[sdk.CloseSessionRequest](params)
+	if err != nil {
+		s.w.fail(id, err)
+		return
+	}
+	s.mu.Lock()
+	st := s.sessions[string(p.SessionId)]
+	delete(s.sessions, string(p.SessionId))
+	s.mu.Unlock()
+	if st == nil {
+		s.w.fail(id, notFound(p.SessionId))
+		return
+	}
+	// The turn is cancelled and settles (its prompt answered) before the close is answered.
+	s.closing.Add(1)
+	go func() {
+		defer s.closing.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		s.closeSession(ctx, st)
+		s.w.result(id, sdk.CloseSessionResponse{})
+	}()
+}
+
+func (s *Server) closeSession(ctx context.Context, st *acpSession) {
+	if err := st.sup.Close(ctx); err != nil {
+		s.log.Warn().Err(err).Str("sessionId", st.id).Msg("close session")
+	}
+	if st.release != nil {
+		st.release()
+	}
+}
+
+func (s *Server) list(params json.RawMessage) (any, *sdk.RequestError) {
+	p, err := decode[sdk.ListSessionsRequest](params)
+	if err != nil {
+		return nil, err
+	}
+	cwd := ""
+	if p.Cwd != nil {
+		if err := checkCwd(*p.Cwd); err != nil {
+			return nil, err
+		}
+		cwd = filepath.Clean(*p.Cwd)
+	}
+	res := sdk.ListSessionsResponse{Sessions: []sdk.SessionInfo{}}
+	if s.opts.List == nil {
+		return res, nil
+	}
+	list, lerr := s.opts.List(cwd)
+	if lerr != nil {
+		return nil, reqError(codeInternalError, lerr.Error(), nil)
+	}
+	for _, it := range list {
+		info := sdk.SessionInfo{SessionId: sdk.SessionId(it.ID), Cwd: it.Cwd}
+		if it.Title != "" {
+			info.Title = sdk.Ptr(it.Title)
+		}
+		if !it.UpdatedAt.IsZero() {
+			info.UpdatedAt = sdk.Ptr(it.UpdatedAt.UTC().Format(time.RFC3339))
+		}
+		res.Sessions = append(res.Sessions, info)
+	}
+	return res, nil
+}

@@ -1,0 +1,135 @@
+package acp
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/tools"
+)
+
+// acpSession is one ACP session of the connection. Its fields below mu-guarded are owned by
+// the writer's lock (w.mu): the sink changes them while translating an event.
+type acpSession struct {
+	id      string
+	cwd     string
+	sup     *session.Supervisor
+	release func()
+	caps    sdk.ClientCapabilities
+
+	// Guarded by w.mu.
+	live     bool
+	prompts  []pendingPrompt
+	calls    map[string]*toolCall
+	rejected map[string]bool
+	stop     core.StopReason
+	errMsg   string
+}
+
+// pendingPrompt is a session/prompt waiting for its turn to settle.
+type pendingPrompt struct {
+	inputID string
+	reqID   json.RawMessage
+}
+
+// toolCall is what the session knows of one tool call, to send ACP updates about it.
+type toolCall struct {
+	name      string
+	announced bool
+	args      map[string]any
+	preview   *tools.Preview
+}
+
+// goLive queues the response that opens the session (session/new, session/load) and, with
+// it, marks the session live: from then on its events are written, after the response.
+// replay, if set, queues the replayed history first.
+func (st *acpSession) goLive(w *writer, id json.RawMessage, res any, replay func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if replay != nil {
+		replay()
+	}
+	w.queueLocked(outResult{JSONRPC: "2.0", ID: id, Result: res})
+	st.live = true
+}
+
+func (st *acpSession) addPrompt(w *writer, inputID string, reqID json.RawMessage) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	st.prompts = append(st.prompts, pendingPrompt{inputID: inputID, reqID: reqID})
+}
+
+func (st *acpSession) hasPrompt(w *writer, reqID json.RawMessage) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, p := range st.prompts {
+		if bytes.Equal(bytes.TrimSpace(p.reqID), bytes.TrimSpace(reqID)) {
+			return true
+		}
+	}
+	return false
+}
+
+// update queues one session/update of the session. The caller holds w.mu.
+func (st *acpSession) updateLocked(w *writer, u sdk.SessionUpdate) {
+	w.notifyLocked(sdk.ClientMethodSessionUpdate, sdk.SessionNotification{SessionId: sdk.SessionId(st.id), Update: u})
+}
+
+// settleLocked answers the prompts whose inputs the period settled, in the order they were
+// sent. The caller holds w.mu.
+func (st *acpSession) settleLocked(w *writer, settled *session.Settled) {
+	outcomes := map[string]session.Outcome{}
+	for _, in := range settled.Inputs {
+		outcomes[in.InputID] = in.Outcome
+	}
+	var answered []pendingPrompt
+	keep := st.prompts[:0]
+	for _, p := range st.prompts {
+		if _, ok := outcomes[p.inputID]; ok {
+			answered = append(answered, p)
+		} else {
+			keep = append(keep, p)
+		}
+	}
+	st.prompts = keep
+	for i, p := range answered {
+		last := i == len(answered)-1
+		outcome := outcomes[p.inputID]
+		switch {
+		case settled.Aborted || outcome == session.OutcomeAborted || outcome == session.OutcomeCancelled:
+			w.queueLocked(outResult{JSONRPC: "2.0", ID: p.reqID, Result: sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}})
+		case settled.Error != nil && settled.Error.Kind != session.SettleErrorPersistence && last:
+			if strings.Contains(settled.Error.Message, "content_filter") {
+				w.queueLocked(outResult{JSONRPC: "2.0", ID: p.reqID, Result: sdk.PromptResponse{StopReason: sdk.StopReasonRefusal}})
+				continue
+			}
+			code := codeInternalError
+			if settled.Error.Kind == session.SettleErrorAuth {
+				code = codeAuthRequired
+			}
+			w.queueLocked(outError{JSONRPC: "2.0", ID: p.reqID, Error: reqError(code, settled.Error.Message, map[string]any{"kind": settled.Error.Kind})})
+		case outcome == session.OutcomeFailed && last:
+			msg := st.errMsg
+			if msg == "" {
+				msg = "the turn failed"
+			}
+			w.queueLocked(outError{JSONRPC: "2.0", ID: p.reqID, Error: reqError(codeInternalError, msg, nil)})
+		default:
+			reason := sdk.StopReasonEndTurn
+			if last {
+				switch {
+				case st.stop == core.StopReasonLength:
+					reason = sdk.StopReasonMaxTokens
+				case st.stop == core.StopReasonError && strings.Contains(st.errMsg, "content_filter"):
+					reason = sdk.StopReasonRefusal
+				}
+			}
+			w.queueLocked(outResult{JSONRPC: "2.0", ID: p.reqID, Result: sdk.PromptResponse{StopReason: reason}})
+		}
+	}
+	st.stop, st.errMsg = "", ""
+}

@@ -1,0 +1,186 @@
+package acp
+
+import (
+	"context"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/tools"
+)
+
+// sessionSink is one session's [session.Sink]: it gives each event the connection's next seq
+// and turns it into ACP session/update notifications (or a prompt's answer) right away, in
+// the writer's one lane, so the wire order is the event order.
+type sessionSink struct {
+	w  *writer
+	st *acpSession
+}
+
+// Emit implements [session.Sink].
+func (k *sessionSink) Emit(ev *session.Event) int64 {
+	w := k.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.seq++
+	ev.Seq = w.seq
+	if k.st.live {
+		k.st.translateLocked(w, ev)
+	}
+	return w.seq
+}
+
+// LastSeq implements [session.Sink].
+func (k *sessionSink) LastSeq() int64 {
+	k.w.mu.Lock()
+	defer k.w.mu.Unlock()
+	return k.w.seq
+}
+
+// Wait implements [session.Sink].
+func (k *sessionSink) Wait(ctx context.Context) { k.w.wait(ctx) }
+
+// translateLocked queues what an event means in ACP. The caller holds w.mu.
+func (st *acpSession) translateLocked(w *writer, ev *session.Event) {
+	if ev.Type == session.EventAgentSettled {
+		if s, ok := ev.Payload.(*session.Settled); ok {
+			st.settleLocked(w, s)
+		}
+		return
+	}
+	c := ev.Core
+	if c == nil {
+		return
+	}
+	switch c.Type {
+	case core.MessageUpdate:
+		st.messageUpdateLocked(w, c)
+	case core.MessageEnd:
+		if m, ok := c.Message.(*core.AssistantMessage); ok {
+			st.stop, st.errMsg = m.StopReason, m.ErrorMessage
+		}
+	case core.ToolExecutionStart:
+		tc := st.call(c.ToolCallID, c.ToolName)
+		tc.args = c.Args
+		if c.ToolName == "edit" || c.ToolName == "write" {
+			// The diff is computed before the tool runs: the permission request shows it, and
+			// the completed update carries it with the file's text from before the change.
+			if p, ok := tools.PreviewChange(st.cwd, c.ToolName, c.Args); ok {
+				tc.preview = &p
+			}
+		}
+		kind := toolKind(c.ToolName)
+		title := toolTitle(st.cwd, c.ToolName, c.Args)
+		locs := toolLocations(st.cwd, c.ToolName, c.Args)
+		if !tc.announced {
+			tc.announced = true
+			st.updateLocked(w, sdk.StartToolCall(sdk.ToolCallId(c.ToolCallID), title,
+				sdk.WithStartKind(kind), sdk.WithStartStatus(sdk.ToolCallStatusInProgress),
+				sdk.WithStartLocations(locs), sdk.WithStartRawInput(rawInput(c.Args))))
+			return
+		}
+		st.updateLocked(w, sdk.UpdateToolCall(sdk.ToolCallId(c.ToolCallID),
+			sdk.WithUpdateTitle(title), sdk.WithUpdateKind(kind), sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress),
+			sdk.WithUpdateLocations(locs), sdk.WithUpdateRawInput(rawInput(c.Args))))
+	case core.ToolExecutionUpdate:
+		if content := resultContent(c.ToolName, c.Result, nil, false); len(content) > 0 {
+			st.updateLocked(w, sdk.UpdateToolCall(sdk.ToolCallId(c.ToolCallID), sdk.WithUpdateContent(content)))
+		}
+	case core.ToolExecutionEnd:
+		tc := st.call(c.ToolCallID, c.ToolName)
+		status := sdk.ToolCallStatusCompleted
+		if c.IsError {
+			status = sdk.ToolCallStatusFailed
+		}
+		u := sdk.UpdateToolCall(sdk.ToolCallId(c.ToolCallID), sdk.WithUpdateStatus(status),
+			sdk.WithUpdateContent(resultContent(c.ToolName, c.Result, tc.preview, c.IsError)))
+		if c.Result != nil && c.Result.Details != nil && !c.IsError {
+			u.ToolCallUpdate.RawOutput = c.Result.Details
+		}
+		st.updateLocked(w, u)
+		if c.ToolName == tools.PlanToolName && !c.IsError {
+			if entries, ok := planEntries(c.Result); ok {
+				st.updateLocked(w, sdk.UpdatePlan(entries...))
+			}
+		}
+		delete(st.calls, c.ToolCallID)
+	}
+}
+
+// rawInput is a call's arguments as ACP's rawInput (an object, never null).
+func rawInput(args map[string]any) any {
+	if args == nil {
+		return map[string]any{}
+	}
+	return args
+}
+
+func (st *acpSession) call(id, name string) *toolCall {
+	tc := st.calls[id]
+	if tc == nil {
+		tc = &toolCall{name: name}
+		st.calls[id] = tc
+	}
+	if tc.name == "" {
+		tc.name = name
+	}
+	return tc
+}
+
+func (st *acpSession) messageUpdateLocked(w *writer, c *core.Event) {
+	u := c.Update
+	if u == nil {
+		return
+	}
+	switch u.Type {
+	case core.EventTextDelta:
+		if u.Delta != "" {
+			st.updateLocked(w, sdk.UpdateAgentMessageText(u.Delta))
+		}
+	case core.EventThinkingDelta:
+		if u.Delta != "" {
+			st.updateLocked(w, sdk.UpdateAgentThoughtText(u.Delta))
+		}
+	case core.EventToolCallStart, core.EventToolCallDelta:
+		id, name := u.ID, u.Name
+		if u.Partial != nil && u.ContentIndex >= 0 && u.ContentIndex < len(u.Partial.Content) {
+			b := u.Partial.Content[u.ContentIndex]
+			if id == "" {
+				id = b.ID
+			}
+			if name == "" {
+				name = b.Name
+			}
+		}
+		if id == "" || name == "" {
+			return
+		}
+		tc := st.call(id, name)
+		if tc.announced {
+			return
+		}
+		tc.announced = true
+		// Announced while its arguments stream: pending, titled by the tool until they are known.
+		st.updateLocked(w, sdk.StartToolCall(sdk.ToolCallId(id), toolTitle(st.cwd, name, nil),
+			sdk.WithStartKind(toolKind(name)), sdk.WithStartStatus(sdk.ToolCallStatusPending)))
+	case core.EventToolCallEnd:
+		call := u.ToolCall
+		if call == nil || call.ID == "" {
+			return
+		}
+		tc := st.call(call.ID, call.Name)
+		args := call.Arguments
+		title := toolTitle(st.cwd, call.Name, args)
+		locs := toolLocations(st.cwd, call.Name, args)
+		if !tc.announced {
+			tc.announced = true
+			st.updateLocked(w, sdk.StartToolCall(sdk.ToolCallId(call.ID), title,
+				sdk.WithStartKind(toolKind(call.Name)), sdk.WithStartStatus(sdk.ToolCallStatusPending),
+				sdk.WithStartLocations(locs), sdk.WithStartRawInput(rawInput(args))))
+			return
+		}
+		st.updateLocked(w, sdk.UpdateToolCall(sdk.ToolCallId(call.ID), sdk.WithUpdateTitle(title),
+			sdk.WithUpdateLocations(locs), sdk.WithUpdateRawInput(rawInput(args))))
+	}
+}

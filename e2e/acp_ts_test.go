@@ -1,0 +1,46 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
+)
+
+// The official ACP TypeScript SDK drives the binary (e2e/acp-npm/client.test.mjs): every
+// message is validated with the SDK's schemas. `make test` installs the package (npm ci).
+func TestACPTypeScriptSDK(t *testing.T) {
+	if _, err := os.Stat("acp-npm/node_modules/@agentclientprotocol/sdk/package.json"); err != nil {
+		t.Fatal("e2e/acp-npm is not installed: run make acp-npm (npm ci in e2e/acp-npm)")
+	}
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("line one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	edit := func(id, old, new string) mockopenai.Response {
+		args, _ := json.Marshal(map[string]any{"path": "a.txt", "edits": []any{map[string]any{"oldText": old, "newText": new}}})
+		return mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: id, Name: "edit", Arguments: string(args)}}}
+	}
+	mock := mockOf(
+		mockopenai.Response{Text: "Hi there"},
+		mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: "call_read", Name: "read", Arguments: `{"path":"a.txt"}`}}},
+		mockopenai.Response{Text: "It says line one."},
+		edit("call_e1", "one", "uno"), mockopenai.Response{Text: "edited"},
+		edit("call_e2", "uno", "eins"), mockopenai.Response{Text: "not edited"},
+		edit("call_e3", "uno", "un"),
+		mockopenai.Response{Text: "a"}, mockopenai.Response{Text: "b"}, mockopenai.Response{Text: "a2"},
+	)
+	defer mock.Close()
+	cmd := exec.Command("node", "client.test.mjs")
+	cmd.Dir = "acp-npm"
+	home := t.TempDir()
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "PI_RPC_BIN=" + binary, "MOCK_URL=" + mock.URL(), "WORKSPACE=" + ws}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node client.test.mjs: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}

@@ -1,0 +1,92 @@
+package tools
+
+import (
+	"os"
+	"strings"
+)
+
+// previewLimit is the largest file a preview reads: beyond it an editor gets no diff.
+const previewLimit = 4 << 20
+
+// Preview is what a write or edit call would do to its file: the absolute path, the text
+// now (empty when the file does not exist) and the text after the call. Front ends show it
+// before the call runs (an ACP permission request carries the diff); the tool itself
+// decides what really happens.
+type Preview struct {
+	Path    string
+	OldText string
+	NewText string
+	// Exists is false when the file does not exist yet.
+	Exists bool
+}
+
+// PreviewChange computes the [Preview] of a write or edit call with arguments args, paths
+// resolved against cwd. It reports false for other tools, bad arguments, an edit that would
+// fail, or a file too large to show.
+func PreviewChange(cwd, tool string, args map[string]any) (Preview, bool) {
+	e, err := newEnv(Options{Cwd: cwd})
+	if err != nil {
+		return Preview{}, false
+	}
+	path, _ := args["path"].(string)
+	if path == "" {
+		return Preview{}, false
+	}
+	p := Preview{Path: e.resolve(path)}
+	fi, err := os.Stat(p.Path)
+	switch {
+	case err == nil && (!fi.Mode().IsRegular() || fi.Size() > previewLimit):
+		return Preview{}, false
+	case err == nil:
+		data, err := os.ReadFile(p.Path)
+		if err != nil {
+			return Preview{}, false
+		}
+		p.OldText, p.Exists = string(data), true
+	case !os.IsNotExist(err):
+		return Preview{}, false
+	}
+	switch tool {
+	case "write":
+		content, ok := args["content"].(string)
+		if !ok {
+			return Preview{}, false
+		}
+		p.NewText = content
+		return p, true
+	case "edit":
+		if !p.Exists {
+			return Preview{}, false
+		}
+		prepared, err := prepareEditArguments(args)
+		if err != nil {
+			return Preview{}, false
+		}
+		list, _ := prepared["edits"].([]any)
+		edits := make([]editItem, 0, len(list))
+		for _, it := range list {
+			m, _ := it.(map[string]any)
+			o, ok1 := m["oldText"].(string)
+			n, ok2 := m["newText"].(string)
+			if !ok1 || !ok2 {
+				return Preview{}, false
+			}
+			edits = append(edits, editItem{OldText: o, NewText: n})
+		}
+		if len(edits) == 0 {
+			return Preview{}, false
+		}
+		content, bom := p.OldText, ""
+		if strings.HasPrefix(content, "\uFEFF") {
+			bom, content = "\uFEFF", content[len("\uFEFF"):]
+		}
+		ending := detectLineEnding(content)
+		next, err := applyEdits(normalizeToLF(content), edits, path)
+		if err != nil {
+			return Preview{}, false
+		}
+		p.NewText = bom + restoreLineEndings(next, ending)
+		return p, true
+	}
+	return Preview{}, false
+}
