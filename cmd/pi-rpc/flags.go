@@ -42,6 +42,12 @@ type config struct {
 	version            bool
 	mcpConfigs         []string
 	mcpTimeout         time.Duration
+	// protocol is "jsonrpc" (the default) or "pi" (--protocol pi or --mode rpc).
+	protocol        string
+	mode            string
+	approvalTimeout time.Duration
+	// piIgnored are the pi flags accepted and ignored in pi mode.
+	piIgnored []string
 }
 
 const usageText = `pi-rpc runs an AI coding agent that other programs drive with JSON-RPC 2.0 over stdio.
@@ -118,6 +124,19 @@ func parseFlags(args []string, helpOut io.Writer) (*config, error) {
 		return nil
 	})
 	fs.DurationVar(&c.mcpTimeout, "mcp-timeout", 60*time.Second, "fail an MCP tool call, or a server's start, after this long")
+	fs.StringVar(&c.protocol, "protocol", "jsonrpc", "wire protocol: jsonrpc (docs/protocol.md) or pi (pi's RPC mode, docs/pi-compat.md)")
+	fs.StringVar(&c.mode, "mode", "", "pi's flag: --mode rpc is --protocol pi")
+	fs.DurationVar(&c.approvalTimeout, "approval-timeout", 0, "pi mode: refuse a tool when its confirm dialog has no answer within this long (default: wait)")
+	for _, name := range []string{"no-themes", "no-extensions", "no-skills", "offline"} {
+		fs.BoolFunc(name, "pi flag, accepted and ignored in pi mode", func(string) error {
+			c.piIgnored = append(c.piIgnored, "--"+name)
+			return nil
+		})
+	}
+	fs.Func("extension", "pi flag, accepted and ignored in pi mode", func(v string) error {
+		c.piIgnored = append(c.piIgnored, "--extension "+v)
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(helpOut)
@@ -132,7 +151,13 @@ func parseFlags(args []string, helpOut io.Writer) (*config, error) {
 		}
 		return nil, fmt.Errorf("%s (see pi-rpc --help)", msg)
 	}
+	if c.mode == "rpc" {
+		c.protocol = "pi"
+	}
 	if fs.NArg() > 0 {
+		if c.protocol == "pi" && strings.HasPrefix(fs.Arg(0), "@") {
+			return nil, errors.New("@file arguments are not supported in RPC mode")
+		}
 		return nil, fmt.Errorf("unexpected argument %q (see pi-rpc --help)", fs.Arg(0))
 	}
 	return c, c.validate()
@@ -147,6 +172,22 @@ func (c *config) validate() error {
 	}
 	if c.provider == "faux" && c.fauxScript == "" {
 		errs = append(errs, errors.New("--provider faux needs --faux-script FILE"))
+	}
+	switch c.mode {
+	case "", "rpc":
+	default:
+		errs = append(errs, fmt.Errorf("--mode: pi-rpc has only pi's rpc mode, got %q", c.mode))
+	}
+	switch c.protocol {
+	case "jsonrpc", "pi":
+	default:
+		errs = append(errs, fmt.Errorf("--protocol: expected jsonrpc or pi, got %q", c.protocol))
+	}
+	if c.protocol != "pi" && len(c.piIgnored) > 0 {
+		errs = append(errs, fmt.Errorf("%s: only accepted with --mode rpc", strings.Fields(c.piIgnored[0])[0]))
+	}
+	if c.approvalTimeout < 0 {
+		errs = append(errs, fmt.Errorf("--approval-timeout: must not be negative, got %s", c.approvalTimeout))
 	}
 	switch c.framing {
 	case "auto", "ndjson", "lsp":

@@ -83,6 +83,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	}
 	defer host.close()
 	logStartup(log, version, setup, sessions)
+	if cfg.protocol == "pi" {
+		for _, f := range cfg.piIgnored {
+			log.Debug().Str("flag", f).Msg("pi flag ignored: pi-rpc has no such feature")
+		}
+		return servePi(cfg, setup, sessions, host, stdin, stdout, log)
+	}
 	return serve(cfg, setup, sessions, host, stdin, stdout, log, version)
 }
 

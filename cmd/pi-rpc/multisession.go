@@ -17,7 +17,7 @@ import (
 
 // newSupervisor builds a started session from the command line's configuration, for the
 // agent setup of its working directory, on the store sessions opened.
-func newSupervisor(cfg *config, setup *agentSetup, tools []core.Tool, providerProblem string, sessions *startSessions, writer *rpc.Writer, ids *session.IDs, log zerolog.Logger) *session.Supervisor {
+func newSupervisor(cfg *config, setup *agentSetup, tools []core.Tool, providerProblem string, sessions *startSessions, writer session.Sink, ids *session.IDs, log zerolog.Logger) *session.Supervisor {
 	sup := session.New(session.Config{
 		Agent: core.Options{
 			Provider: setup.provider, Model: setup.model, ThinkingLevel: setup.thinking,
