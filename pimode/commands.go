@@ -320,7 +320,10 @@ func (s *Server) modelList() []core.Model {
 }
 
 func (s *Server) cycleModel(r *request) error {
-	list := s.modelList()
+	list, scoped := s.modelList(), len(s.scope) > 0
+	if scoped {
+		list = s.scope
+	}
 	if len(list) <= 1 {
 		s.w.Write(success(r.id, r.typ, nullData))
 		return nil
@@ -343,7 +346,7 @@ func (s *Server) cycleModel(r *request) error {
 		Model         core.Model         `json:"model"`
 		ThinkingLevel core.ThinkingLevel `json:"thinkingLevel"`
 		IsScoped      bool               `json:"isScoped"`
-	}{st.Model, st.ThinkingLevel, false}))
+	}{st.Model, st.ThinkingLevel, scoped}))
 	return nil
 }
 

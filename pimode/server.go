@@ -29,6 +29,8 @@ type Options struct {
 	Writer     *Writer
 	In         io.Reader
 	Models     Models
+	// Scope is the models cycle_model goes through (pi's --models); empty: all of Models.
+	Scope []core.Model
 	// MaxLineBytes is the longest accepted input line; a longer one is answered with a
 	// parse failure and skipped.
 	MaxLineBytes int
@@ -41,6 +43,7 @@ type Server struct {
 	w      *Writer
 	in     io.Reader
 	models Models
+	scope  []core.Model
 	max    int
 	log    zerolog.Logger
 
@@ -59,7 +62,7 @@ func NewServer(o Options) *Server {
 	if max <= 0 {
 		max = 64 << 20
 	}
-	s := &Server{sup: o.Supervisor, w: o.Writer, in: o.In, models: o.Models, max: max, log: o.Logger,
+	s := &Server{sup: o.Supervisor, w: o.Writer, in: o.In, models: o.Models, scope: o.Scope, max: max, log: o.Logger,
 		ctx: ctx, cancel: cancel, closed: make(chan struct{})}
 	s.ui = newDialogs(o.Writer)
 	return s

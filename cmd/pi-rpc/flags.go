@@ -48,6 +48,9 @@ type config struct {
 	approvalTimeout time.Duration
 	// piIgnored are the pi flags accepted and ignored in pi mode.
 	piIgnored []string
+	// piScope and piSettings are pi's --models patterns and settings.json (pi mode).
+	piScope    []string
+	piSettings *piSettings
 }
 
 const usageText = `pi-rpc runs an AI coding agent that other programs drive with JSON-RPC 2.0 over stdio.
@@ -168,7 +171,10 @@ func (c *config) validate() error {
 	switch c.provider {
 	case "", "openai", "faux":
 	default:
-		errs = append(errs, fmt.Errorf("--provider: unknown provider %q (use openai or faux)", c.provider))
+		// pi mode: --provider names a models.json provider (applyPiConfig).
+		if c.protocol != "pi" {
+			errs = append(errs, fmt.Errorf("--provider: unknown provider %q (use openai or faux)", c.provider))
+		}
 	}
 	if c.provider == "faux" && c.fauxScript == "" {
 		errs = append(errs, errors.New("--provider faux needs --faux-script FILE"))
