@@ -93,8 +93,39 @@ func (s *Server) prompt(r *request) error {
 	default:
 		return errors.New(`Invalid prompt command: streamingBehavior must be "steer" or "followUp"`)
 	}
+	req := session.PromptRequest{Message: msg, Images: images, WhenBusy: whenBusy}
+	err = s.startPrompt(r, req)
+	var se *session.Error
+	if !errors.As(err, &se) || se.Kind != session.KindBusy {
+		return err
+	}
+	if wait := s.finishingPeriod(); wait != nil {
+		// The run has ended (its agent_end is out) and the engine is only settling it: pi is
+		// idle by then, so the prompt starts as soon as the period settles.
+		s.pending.Add(1)
+		go func() {
+			defer s.pending.Done()
+			if _, err := wait(s.ctx); err != nil {
+				s.w.Write(failure(r.id, r.typ, errorText(err)))
+				return
+			}
+			if err := s.startPrompt(r, req); err != nil {
+				if errors.As(err, &se) && se.Kind == session.KindBusy {
+					err = errors.New(busyText)
+				}
+				s.w.Write(failure(r.id, r.typ, errorText(err)))
+			}
+		}()
+		return nil
+	}
+	return errors.New(busyText)
+}
+
+// startPrompt submits a prompt; its response is written from the ack (started: before
+// agent_start) or after the call (queued: after its queue_update).
+func (s *Server) startPrompt(r *request, req session.PromptRequest) error {
 	var queued *session.Accepted
-	err = s.sup.Prompt(session.PromptRequest{Message: msg, Images: images, WhenBusy: whenBusy}, func(a session.Accepted) {
+	err := s.sup.Prompt(req, func(a session.Accepted) {
 		if a.Disposition == session.DispositionQueued {
 			queued = &a
 			return
@@ -102,16 +133,29 @@ func (s *Server) prompt(r *request) error {
 		s.w.Write(success(r.id, r.typ, disposition{a.Disposition}))
 	})
 	if err != nil {
-		var se *session.Error
-		if errors.As(err, &se) && se.Kind == session.KindBusy {
-			return errors.New(busyText)
-		}
 		return err
 	}
 	if queued != nil {
 		s.w.Write(success(r.id, r.typ, disposition{queued.Disposition}))
 	}
 	return nil
+}
+
+// finishingPeriod returns the wait for the current busy period when no run streams and
+// none is coming (no retry backoff, no compaction): the period is only being settled.
+func (s *Server) finishingPeriod() func(context.Context) (*session.Settled, error) {
+	if s.sup.Agent().IsStreaming() {
+		return nil
+	}
+	st := s.sup.State()
+	if !st.Busy.Running || st.Busy.RetryUntil > 0 || st.Busy.Compacting || len(st.Busy.PermissionsPending) > 0 {
+		return nil
+	}
+	wait, err := s.sup.PrepareWait("")
+	if err != nil {
+		return nil
+	}
+	return wait
 }
 
 // steer serves steer and follow_up. Their response follows the queue_update they cause.

@@ -40,9 +40,10 @@ func servePi(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpH
 	var models pimode.Models
 	var scope []core.Model
 	if setup.models != nil {
-		models = setup.models
+		usable := usableModels{setup.models}
+		models = usable
 		if len(cfg.piScope) > 0 {
-			scope = scopeModels(setup.models.List(), cfg.piScope)
+			scope = scopeModels(usable.List(), cfg.piScope)
 		}
 	}
 	if st := cfg.piSettings; st != nil {
@@ -244,4 +245,22 @@ func scopeModels(all []core.Model, patterns []string) []core.Model {
 		}
 	}
 	return out
+}
+
+// usableModels lists only the models that can be called (their provider has its key), as
+// pi's get_available_models and cycle_model do.
+type usableModels struct{ set *modelSet }
+
+func (m usableModels) List() []core.Model {
+	var out []core.Model
+	for _, model := range m.set.List() {
+		if _, _, err := m.set.Resolve(model.Provider, model.ID); err == nil {
+			out = append(out, model)
+		}
+	}
+	return out
+}
+
+func (m usableModels) Resolve(provider, id string) (core.Model, core.Provider, error) {
+	return m.set.Resolve(provider, id)
 }
