@@ -124,3 +124,20 @@ func TestWriterKeepsOneOrder(t *testing.T) {
 		t.Fatalf("got %q, want %q", out.String(), want)
 	}
 }
+
+// The last text_delta of a 20,000-delta reply (5 bytes each) is the largest line of the
+// reply; it stays under a Go SDK scanner's 4 MiB.
+func TestLargestLineOf20000Deltas(t *testing.T) {
+	text := strings.Repeat("word ", 20000)
+	msg := &core.AssistantMessage{Content: []core.Content{{Type: core.ContentText, Text: text}},
+		API: "openai-completions", Provider: "openai", Model: "gpt-4.1", StopReason: core.StopReasonStop}
+	data, err := appendEvent(nil, &session.Event{Type: "message_update", Core: &core.Event{Type: core.MessageUpdate, Message: msg,
+		Update: &core.AssistantEvent{Type: core.EventTextDelta, Delta: "word ", Partial: msg}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("largest line of a 20,000-delta reply (%d bytes of text): %d bytes", len(text), len(data)+1)
+	if len(data)+1 >= 4<<20 {
+		t.Fatalf("line of %d bytes", len(data)+1)
+	}
+}
