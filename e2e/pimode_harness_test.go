@@ -269,6 +269,24 @@ func indexOf(ls []piLine, pred func(piLine) bool) int {
 	return -1
 }
 
+// waitEOF waits until stdout has been read to its end.
+func (p *piProc) waitEOF() {
+	p.t.Helper()
+	for {
+		p.mu.Lock()
+		done, cond := p.done, p.cond
+		p.mu.Unlock()
+		if done {
+			return
+		}
+		select {
+		case <-cond:
+		case <-time.After(hangTimeout):
+			p.t.Fatal("stdout did not end")
+		}
+	}
+}
+
 func (p *piProc) waitExit() int {
 	p.t.Helper()
 	select {
