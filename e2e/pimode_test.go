@@ -366,3 +366,47 @@ func TestPiModeSessionsAndCompact(t *testing.T) {
 		t.Fatalf("after new_session: %v", st)
 	}
 }
+
+// new_session during a run aborts and settles it first; fork and switch_session move between
+// session files.
+func TestPiModeSessionSwitching(t *testing.T) {
+	mock := newMock(t,
+		mockopenai.Response{Text: "first"},
+		mockopenai.Response{Text: "stalls", ChunkSize: 2, StallAfter: 2},
+	)
+	p := startPi(t, piOptions{mock: mock})
+	p.call("1", "prompt", map[string]any{"message": "one"})
+	p.event("agent_settled")
+	first := p.call("2", "get_state", nil).data()["sessionFile"].(string)
+	fm := p.call("3", "get_fork_messages", nil).data()["messages"].([]any)
+	entryID := fm[0].(map[string]any)["entryId"].(string)
+	p.send(map[string]any{"id": "4", "type": "prompt", "message": "two"})
+	p.event("message_update")
+	p.send(map[string]any{"id": "5", "type": "new_session"})
+	r := p.response("5")
+	if r.data()["cancelled"] != false {
+		t.Fatalf("new_session = %s", r.raw)
+	}
+	ls := p.all()
+	if s := indexOf(ls, func(l piLine) bool { return l.typ() == "agent_settled" && l.m["aborted"] == true }); s < 0 || s > indexOf(ls, func(l piLine) bool { return l.str("id") == "5" }) {
+		t.Fatal("new_session answered before the running period settled")
+	}
+	if st := p.call("6", "get_state", nil).data(); st["messageCount"] != float64(0) {
+		t.Fatalf("after new_session: %v", st)
+	}
+	p.call("7", "switch_session", map[string]any{"sessionPath": first})
+	if st := p.call("8", "get_state", nil).data(); st["sessionFile"] != first {
+		t.Fatalf("after switch_session: %v", st)
+	}
+	f := p.call("9", "fork", map[string]any{"entryId": entryID}).data()
+	if f["text"] != "one" || f["cancelled"] != false {
+		t.Fatalf("fork = %v", f)
+	}
+	if st := p.call("10", "get_state", nil).data(); st["sessionFile"] == first {
+		t.Fatalf("fork kept the session file: %v", st)
+	}
+	p.send(map[string]any{"id": "11", "type": "switch_session", "sessionPath": filepath.Join(t.TempDir(), "missing.jsonl")})
+	if r := p.response("11"); r.m["success"] != false {
+		t.Fatalf("switch to a missing file = %s", r.raw)
+	}
+}
