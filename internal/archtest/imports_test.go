@@ -36,8 +36,10 @@ var allowed = map[string][]string{
 	"protocol":            {"core", "session"},
 	"protocol/internal/":  {"protocol", "core", "session"},
 	// e2e holds only tests of the built binary.
-	"e2e":               {"*"},
-	"rpc":               {"core", "session", "protocol", "tools"},
+	"e2e": {"*"},
+	"rpc": {"core", "session", "protocol", "tools"},
+	// pimode (pi's RPC protocol) is a front end beside rpc: the engine only, never rpc.
+	"pimode":            {"core", "session"},
 	"clients/go":        {"protocol", "core", "session"},
 	"cmd/":              {"*"},
 	"bench":             {"*"},
