@@ -231,7 +231,7 @@ func TestPiModeBadInput(t *testing.T) {
 	}
 }
 
-// Process life as pi: no banner, stdin EOF exits 0, SIGTERM exits 143.
+// Process life as pi: no banner, stdin EOF exits 0, SIGTERM exits 143, SIGHUP 129.
 func TestPiModeProcessLife(t *testing.T) {
 	p := startPi(t, piOptions{mock: newMock(t), args: []string{"--no-session"}})
 	p.call("1", "get_state", nil)
@@ -247,6 +247,12 @@ func TestPiModeProcessLife(t *testing.T) {
 	_ = q.cmd.Process.Signal(syscall.SIGTERM)
 	if code := q.waitExit(); code != 143 {
 		t.Fatalf("exit %d on SIGTERM, want 143", code)
+	}
+	h := startPi(t, piOptions{mock: newMock(t), args: []string{"--no-session"}})
+	h.call("1", "get_state", nil)
+	_ = h.cmd.Process.Signal(syscall.SIGHUP)
+	if code := h.waitExit(); code != 129 {
+		t.Fatalf("exit %d on SIGHUP, want 129", code)
 	}
 }
 
