@@ -4,7 +4,7 @@ GO ?= go
 LINT := $(GO) tool -modfile=devtools/go.mod golangci-lint
 BIN := bin
 
-.PHONY: all build test test-go test-ts mcp-npm acp-npm check lint generate check-generated check-ts-generated release bench demo clean compat
+.PHONY: all build test test-go test-ts test-pi-npm mcp-npm acp-npm check lint generate check-generated check-ts-generated release bench demo clean compat
 
 all: build
 
@@ -13,8 +13,9 @@ all: build
 build:
 	$(GO) build -buildvcs=auto -o $(BIN)/ ./cmd/...
 
-## test: build, then the whole Go suite under the race detector, then the TypeScript client.
-test: build test-go test-ts
+## test: build, then the whole Go suite under the race detector, then the TypeScript client,
+## then pi's own RpcClient against pi mode.
+test: build test-go test-ts test-pi-npm
 
 test-go: mcp-npm acp-npm
 	$(GO) test -race ./...
@@ -33,6 +34,11 @@ acp-npm:
 # npm test builds the package and runs its tests against bin/pi-rpc and bin/mock-openai.
 test-ts:
 	@if [ -f clients/ts/package.json ]; then cd clients/ts && npm ci --no-audit --no-fund && PI_RPC_BIN=$(CURDIR)/$(BIN)/pi-rpc MOCK_OPENAI_BIN=$(CURDIR)/$(BIN)/mock-openai npm test; fi
+
+# test-pi-npm runs pi's unmodified RpcClient (@mariozechner/pi-coding-agent, pinned in
+# e2e/pi-npm/package-lock.json; test only) against bin/pi-rpc --mode rpc and bin/mock-openai.
+test-pi-npm: build
+	cd e2e/pi-npm && npm ci --no-audit --no-fund --ignore-scripts && PI_RPC_BINARY=$(CURDIR)/$(BIN)/pi-rpc MOCK_OPENAI_BIN=$(CURDIR)/$(BIN)/mock-openai npm test
 
 # TS_DEPS installs clients/ts's npm packages from package-lock.json unless already installed, so
 # generate and check run offline after one npm ci.

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -24,17 +23,7 @@ import (
 // protocolACP selects the Agent Client Protocol front end (docs/editors.md).
 const protocolACP = "acp"
 
-// addACPFlags declares --protocol.
-func addACPFlags(fs *flag.FlagSet, c *config) {
-	fs.StringVar(&c.protocol, "protocol", "", "protocol on stdio: pi-rpc's JSON-RPC (default) or acp, the Agent Client Protocol for editors (docs/editors.md)")
-}
-
 func (c *config) validateACP() []error {
-	switch c.protocol {
-	case "", protocolACP:
-	default:
-		return []error{fmt.Errorf("--protocol: expected acp, got %q", c.protocol)}
-	}
 	if c.protocol == protocolACP && (c.sessionRef != "" || c.continueRecent) {
 		return []error{errors.New("--protocol acp: sessions are opened with session/new and session/load, not --session or --continue")}
 	}

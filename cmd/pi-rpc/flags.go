@@ -42,8 +42,16 @@ type config struct {
 	version            bool
 	mcpConfigs         []string
 	mcpTimeout         time.Duration
-	// protocol is the front end: "" for pi-rpc's JSON-RPC protocol, "acp" (acp.go).
-	protocol string
+	// protocol is the front end: "jsonrpc" (the default), "pi" (--protocol pi or --mode rpc)
+	// or "acp" (acp.go).
+	protocol        string
+	mode            string
+	approvalTimeout time.Duration
+	// piIgnored are the pi flags accepted and ignored in pi mode.
+	piIgnored []string
+	// piScope and piSettings are pi's --models patterns and settings.json (pi mode).
+	piScope    []string
+	piSettings *piSettings
 }
 
 const usageText = `pi-rpc runs an AI coding agent that other programs drive with JSON-RPC 2.0 over stdio.
@@ -119,8 +127,20 @@ func parseFlags(args []string, helpOut io.Writer) (*config, error) {
 		c.mcpConfigs = append(c.mcpConfigs, v)
 		return nil
 	})
-	addACPFlags(fs, c)
 	fs.DurationVar(&c.mcpTimeout, "mcp-timeout", 60*time.Second, "fail an MCP tool call, or a server's start, after this long")
+	fs.StringVar(&c.protocol, "protocol", "jsonrpc", "wire protocol: jsonrpc (docs/protocol.md), pi (pi's RPC mode, docs/pi-compat.md) or acp (the Agent Client Protocol for editors, docs/editors.md)")
+	fs.StringVar(&c.mode, "mode", "", "pi's flag: --mode rpc is --protocol pi")
+	fs.DurationVar(&c.approvalTimeout, "approval-timeout", 0, "pi mode: refuse a tool when its confirm dialog has no answer within this long (default: wait)")
+	for _, name := range []string{"no-themes", "no-extensions", "no-skills", "offline"} {
+		fs.BoolFunc(name, "pi flag, accepted and ignored in pi mode", func(string) error {
+			c.piIgnored = append(c.piIgnored, "--"+name)
+			return nil
+		})
+	}
+	fs.Func("extension", "pi flag, accepted and ignored in pi mode", func(v string) error {
+		c.piIgnored = append(c.piIgnored, "--extension "+v)
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(helpOut)
@@ -135,7 +155,13 @@ func parseFlags(args []string, helpOut io.Writer) (*config, error) {
 		}
 		return nil, fmt.Errorf("%s (see pi-rpc --help)", msg)
 	}
+	if c.mode == "rpc" {
+		c.protocol = "pi"
+	}
 	if fs.NArg() > 0 {
+		if c.protocol == "pi" && strings.HasPrefix(fs.Arg(0), "@") {
+			return nil, errors.New("@file arguments are not supported in RPC mode")
+		}
 		return nil, fmt.Errorf("unexpected argument %q (see pi-rpc --help)", fs.Arg(0))
 	}
 	return c, c.validate()
@@ -146,10 +172,29 @@ func (c *config) validate() error {
 	switch c.provider {
 	case "", "openai", "anthropic", "faux":
 	default:
-		errs = append(errs, fmt.Errorf("--provider: unknown provider %q (use openai, anthropic or faux)", c.provider))
+		// pi mode: --provider names a models.json provider (applyPiConfig).
+		if c.protocol != "pi" {
+			errs = append(errs, fmt.Errorf("--provider: unknown provider %q (use openai, anthropic or faux)", c.provider))
+		}
 	}
 	if c.provider == "faux" && c.fauxScript == "" {
 		errs = append(errs, errors.New("--provider faux needs --faux-script FILE"))
+	}
+	switch c.mode {
+	case "", "rpc":
+	default:
+		errs = append(errs, fmt.Errorf("--mode: pi-rpc has only pi's rpc mode, got %q", c.mode))
+	}
+	switch c.protocol {
+	case "jsonrpc", "pi", protocolACP:
+	default:
+		errs = append(errs, fmt.Errorf("--protocol: expected jsonrpc, pi or acp, got %q", c.protocol))
+	}
+	if c.protocol != "pi" && len(c.piIgnored) > 0 {
+		errs = append(errs, fmt.Errorf("%s: only accepted with --mode rpc", strings.Fields(c.piIgnored[0])[0]))
+	}
+	if c.approvalTimeout < 0 {
+		errs = append(errs, fmt.Errorf("--approval-timeout: must not be negative, got %s", c.approvalTimeout))
 	}
 	switch c.framing {
 	case "auto", "ndjson", "lsp":

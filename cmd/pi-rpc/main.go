@@ -60,9 +60,24 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		fmt.Fprintln(stdout, "pi-rpc", version)
 		return 0
 	}
+	if cfg.protocol == "pi" {
+		if getenv, err = applyPiConfig(cfg, getenv); err != nil {
+			fmt.Fprintln(stderr, "pi-rpc:", err)
+			return 1
+		}
+	}
 	setup, err := setupAgent(cfg, getenv, time.Now())
 	if err != nil {
 		fmt.Fprintln(stderr, "pi-rpc:", err)
+		return 1
+	}
+	if cfg.protocol == "pi" && (setup.provider == nil || len(setup.problems) > 0) {
+		// pi exits before reading stdin when no model can be used.
+		msg := "no provider is configured"
+		if len(setup.problems) > 0 {
+			msg = setup.problems[0].Message
+		}
+		fmt.Fprintln(stderr, "pi-rpc: No models available.", msg)
 		return 1
 	}
 	log, closeLog, err := newLogger(cfg, stderr)
@@ -86,6 +101,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	}
 	defer host.close()
 	logStartup(log, version, setup, sessions)
+	if cfg.protocol == "pi" {
+		for _, f := range cfg.piIgnored {
+			log.Debug().Str("flag", f).Msg("pi flag ignored: pi-rpc has no such feature")
+		}
+		return servePi(cfg, setup, sessions, host, stdin, stdout, log)
+	}
 	return serve(cfg, setup, sessions, host, stdin, stdout, log, version)
 }
 

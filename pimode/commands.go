@@ -1,0 +1,698 @@
+package pimode
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/session"
+)
+
+// handler serves one command. It writes its own success response (synchronously, from an
+// ack, or from a goroutine) and returns an error for the failure response.
+type handler func(s *Server, r *request) error
+
+// commands is pi 0.73.1's command table plus the later additions its current clients use.
+var commands map[string]handler
+
+func init() {
+	commands = map[string]handler{
+		"prompt":                        (*Server).prompt,
+		"steer":                         (*Server).steer,
+		"follow_up":                     (*Server).steer,
+		"abort":                         (*Server).abort,
+		"new_session":                   (*Server).newSession,
+		"get_state":                     (*Server).getState,
+		"get_messages":                  (*Server).getMessages,
+		"set_model":                     (*Server).setModel,
+		"cycle_model":                   (*Server).cycleModel,
+		"get_available_models":          (*Server).getAvailableModels,
+		"set_thinking_level":            (*Server).setThinkingLevel,
+		"cycle_thinking_level":          (*Server).cycleThinkingLevel,
+		"get_available_thinking_levels": (*Server).getThinkingLevels,
+		"set_steering_mode":             (*Server).setQueueMode,
+		"set_follow_up_mode":            (*Server).setQueueMode,
+		"compact":                       (*Server).compact,
+		"set_auto_compaction":           (*Server).setToggle,
+		"set_auto_retry":                (*Server).setToggle,
+		"abort_retry":                   (*Server).abortRetry,
+		"bash":                          (*Server).bash,
+		"abort_bash":                    (*Server).abortBash,
+		"get_session_stats":             (*Server).getSessionStats,
+		"export_html":                   (*Server).unsupported,
+		"switch_session":                (*Server).switchSession,
+		"fork":                          (*Server).fork,
+		"clone":                         (*Server).unsupported,
+		"get_fork_messages":             (*Server).getForkMessages,
+		"get_last_assistant_text":       (*Server).getLastAssistantText,
+		"set_session_name":              (*Server).setSessionName,
+		"get_commands":                  (*Server).getCommands,
+		"clear_queue":                   (*Server).clearQueue,
+		"get_entries":                   (*Server).getEntries,
+		"get_tree":                      (*Server).getTree,
+	}
+}
+
+// busyText is pi's refusal of a prompt while a run streams.
+const busyText = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
+
+type disposition struct {
+	Disposition session.Disposition `json:"disposition"`
+}
+
+func (r *request) messageAndImages() (string, []core.Content, error) {
+	var msg string
+	if err := r.required("message", &msg); err != nil {
+		return "", nil, err
+	}
+	var images []core.Content
+	if _, err := r.field("images", &images); err != nil {
+		return "", nil, err
+	}
+	return msg, images, nil
+}
+
+// prompt answers from the ack: a started prompt's response precedes agent_start; a queued
+// one's follows its queue_update, as pi's do.
+func (s *Server) prompt(r *request) error {
+	msg, images, err := r.messageAndImages()
+	if err != nil {
+		return err
+	}
+	var behavior string
+	if _, err := r.field("streamingBehavior", &behavior); err != nil {
+		return err
+	}
+	whenBusy := "reject"
+	switch behavior {
+	case "":
+	case "steer", "followUp":
+		whenBusy = behavior
+	default:
+		return errors.New(`Invalid prompt command: streamingBehavior must be "steer" or "followUp"`)
+	}
+	req := session.PromptRequest{Message: msg, Images: images, WhenBusy: whenBusy}
+	err = s.startPrompt(r, req)
+	var se *session.Error
+	if !errors.As(err, &se) || se.Kind != session.KindBusy {
+		return err
+	}
+	if wait := s.finishingPeriod(); wait != nil {
+		// The run has ended (its agent_end is out) and the engine is only settling it: pi is
+		// idle by then, so the prompt starts as soon as the period settles.
+		s.pending.Add(1)
+		go func() {
+			defer s.pending.Done()
+			if _, err := wait(s.ctx); err != nil {
+				s.w.Write(failure(r.id, r.typ, errorText(err)))
+				return
+			}
+			if err := s.startPrompt(r, req); err != nil {
+				if errors.As(err, &se) && se.Kind == session.KindBusy {
+					err = errors.New(busyText)
+				}
+				s.w.Write(failure(r.id, r.typ, errorText(err)))
+			}
+		}()
+		return nil
+	}
+	return errors.New(busyText)
+}
+
+// startPrompt submits a prompt; its response is written from the ack (started: before
+// agent_start) or after the call (queued: after its queue_update).
+func (s *Server) startPrompt(r *request, req session.PromptRequest) error {
+	var queued *session.Accepted
+	err := s.sup.Prompt(req, func(a session.Accepted) {
+		if a.Disposition == session.DispositionQueued {
+			queued = &a
+			return
+		}
+		s.w.Write(success(r.id, r.typ, disposition{a.Disposition}))
+	})
+	if err != nil {
+		return err
+	}
+	if queued != nil {
+		s.w.Write(success(r.id, r.typ, disposition{queued.Disposition}))
+	}
+	return nil
+}
+
+// finishingPeriod returns the wait for the current busy period when no run streams and
+// none is coming (no retry backoff, no compaction): the period is only being settled.
+func (s *Server) finishingPeriod() func(context.Context) (*session.Settled, error) {
+	if s.sup.Agent().IsStreaming() {
+		return nil
+	}
+	st := s.sup.State()
+	if !st.Busy.Running || st.Busy.RetryUntil > 0 || st.Busy.Compacting || len(st.Busy.PermissionsPending) > 0 {
+		return nil
+	}
+	wait, err := s.sup.PrepareWait("")
+	if err != nil {
+		return nil
+	}
+	return wait
+}
+
+// steer serves steer and follow_up. Their response follows the queue_update they cause.
+func (s *Server) steer(r *request) error {
+	msg, images, err := r.messageAndImages()
+	if err != nil {
+		return err
+	}
+	req := session.QueueRequest{Message: msg, Images: images}
+	var acc session.Accepted
+	ack := func(a session.Accepted) {
+		acc = a
+		if a.Disposition == session.DispositionStarted {
+			s.w.Write(success(r.id, r.typ, disposition{a.Disposition}))
+		}
+	}
+	if r.typ == "steer" {
+		err = s.sup.Steer(req, ack)
+	} else {
+		err = s.sup.FollowUp(req, ack)
+	}
+	if err != nil {
+		return err
+	}
+	if acc.Disposition == session.DispositionQueued {
+		s.w.Write(success(r.id, r.typ, disposition{acc.Disposition}))
+	}
+	return nil
+}
+
+// abort answers once the aborted run has ended: after its agent_end and agent_settled.
+func (s *Server) abort(r *request) error {
+	wait, err := s.sup.PrepareWait("")
+	if err != nil {
+		return err
+	}
+	busy := false
+	s.sup.Abort(func(aborted bool) { busy = aborted })
+	if !busy {
+		s.w.Write(success(r.id, r.typ, nil))
+		return nil
+	}
+	s.async(r, func() (any, error) {
+		_, err := wait(s.ctx)
+		return nil, err
+	})
+	return nil
+}
+
+// settle aborts a busy period and waits for it, for the commands pi runs whatever the agent
+// is doing (new_session, switch_session, fork, compact), which the engine runs only idle.
+func (s *Server) settle() error {
+	wait, err := s.sup.PrepareWait("")
+	if err != nil {
+		return err
+	}
+	busy := false
+	s.sup.Abort(func(aborted bool) { busy = aborted })
+	if busy {
+		_, err = wait(s.ctx)
+	}
+	return err
+}
+
+type cancelled struct {
+	Cancelled bool `json:"cancelled"`
+}
+
+func (s *Server) newSession(r *request) error {
+	var parent string
+	if _, err := r.field("parentSession", &parent); err != nil {
+		return err
+	}
+	s.async(r, func() (any, error) {
+		if err := s.settle(); err != nil {
+			return nil, err
+		}
+		if _, err := s.sup.NewSession(); err != nil {
+			return nil, err
+		}
+		return cancelled{false}, nil
+	})
+	return nil
+}
+
+func (s *Server) switchSession(r *request) error {
+	var path string
+	if err := r.required("sessionPath", &path); err != nil {
+		return err
+	}
+	s.async(r, func() (any, error) {
+		if err := s.settle(); err != nil {
+			return nil, err
+		}
+		if _, err := s.sup.OpenSession(path); err != nil {
+			return nil, err
+		}
+		return cancelled{false}, nil
+	})
+	return nil
+}
+
+func (s *Server) fork(r *request) error {
+	var entryID string
+	if err := r.required("entryId", &entryID); err != nil {
+		return err
+	}
+	s.async(r, func() (any, error) {
+		if err := s.settle(); err != nil {
+			return nil, err
+		}
+		res, err := s.sup.ForkSession(entryID)
+		if err != nil {
+			return nil, err
+		}
+		return struct {
+			Text      string `json:"text"`
+			Cancelled bool   `json:"cancelled"`
+		}{res.Text, false}, nil
+	})
+	return nil
+}
+
+// rpcSessionState is pi's RpcSessionState.
+type rpcSessionState struct {
+	Model                 *core.Model        `json:"model,omitempty"`
+	ThinkingLevel         core.ThinkingLevel `json:"thinkingLevel"`
+	IsStreaming           bool               `json:"isStreaming"`
+	IsCompacting          bool               `json:"isCompacting"`
+	SteeringMode          core.QueueMode     `json:"steeringMode"`
+	FollowUpMode          core.QueueMode     `json:"followUpMode"`
+	SessionFile           string             `json:"sessionFile,omitempty"`
+	SessionID             string             `json:"sessionId"`
+	SessionName           string             `json:"sessionName,omitempty"`
+	AutoCompactionEnabled bool               `json:"autoCompactionEnabled"`
+	MessageCount          int                `json:"messageCount"`
+	PendingMessageCount   int                `json:"pendingMessageCount"`
+}
+
+func (s *Server) getState(r *request) error {
+	st := s.sup.State()
+	out := rpcSessionState{
+		ThinkingLevel: st.ThinkingLevel,
+		// isStreaming is the busy period: true from the prompt's acceptance to agent_settled,
+		// retry backoff included (pi: only while a run streams).
+		IsStreaming:           st.Busy.Running,
+		IsCompacting:          st.Busy.Compacting,
+		SteeringMode:          st.Options.SteeringMode,
+		FollowUpMode:          st.Options.FollowUpMode,
+		SessionFile:           st.SessionFile,
+		SessionID:             st.SessionID,
+		SessionName:           st.SessionName,
+		AutoCompactionEnabled: st.Options.AutoCompaction,
+		MessageCount:          len(s.sup.Messages()),
+		PendingMessageCount:   len(st.Busy.Steering) + len(st.Busy.FollowUp),
+	}
+	if st.Model.ID != "" {
+		m := st.Model
+		out.Model = &m
+	}
+	s.w.Write(success(r.id, r.typ, out))
+	return nil
+}
+
+func (s *Server) getMessages(r *request) error {
+	msgs := s.sup.Messages()
+	if msgs == nil {
+		msgs = []core.Message{}
+	}
+	s.w.Write(success(r.id, r.typ, struct {
+		Messages []core.Message `json:"messages"`
+	}{msgs}))
+	return nil
+}
+
+func (s *Server) setModel(r *request) error {
+	var provider, id string
+	if err := r.required("provider", &provider); err != nil {
+		return err
+	}
+	if err := r.required("modelId", &id); err != nil {
+		return err
+	}
+	if s.models == nil {
+		return errors.New("Model not found: " + provider + "/" + id)
+	}
+	m, p, err := s.models.Resolve(provider, id)
+	if err != nil {
+		return errors.New("Model not found: " + provider + "/" + id)
+	}
+	s.sup.SetProvider(p)
+	s.sup.SetModel(m)
+	s.w.Write(success(r.id, r.typ, m))
+	return nil
+}
+
+func (s *Server) modelList() []core.Model {
+	if s.models == nil {
+		return []core.Model{}
+	}
+	l := s.models.List()
+	if l == nil {
+		l = []core.Model{}
+	}
+	return l
+}
+
+func (s *Server) cycleModel(r *request) error {
+	list, scoped := s.modelList(), len(s.scope) > 0
+	if scoped {
+		list = s.scope
+	}
+	if len(list) <= 1 {
+		s.w.Write(success(r.id, r.typ, nullData))
+		return nil
+	}
+	cur := s.sup.State().Model
+	next := 0
+	for i, m := range list {
+		if m.ID == cur.ID && m.Provider == cur.Provider {
+			next = (i + 1) % len(list)
+		}
+	}
+	m, p, err := s.models.Resolve(list[next].Provider, list[next].ID)
+	if err != nil {
+		return err
+	}
+	s.sup.SetProvider(p)
+	s.sup.SetModel(m)
+	st := s.sup.State()
+	s.w.Write(success(r.id, r.typ, struct {
+		Model         core.Model         `json:"model"`
+		ThinkingLevel core.ThinkingLevel `json:"thinkingLevel"`
+		IsScoped      bool               `json:"isScoped"`
+	}{st.Model, st.ThinkingLevel, scoped}))
+	return nil
+}
+
+func (s *Server) getAvailableModels(r *request) error {
+	s.w.Write(success(r.id, r.typ, struct {
+		Models []core.Model `json:"models"`
+	}{s.modelList()}))
+	return nil
+}
+
+func validLevel(l core.ThinkingLevel) bool {
+	for _, v := range core.ThinkingLevels {
+		if v == l {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) setThinkingLevel(r *request) error {
+	var level core.ThinkingLevel
+	if err := r.required("level", &level); err != nil {
+		return err
+	}
+	if !validLevel(level) {
+		return errors.New("Invalid thinking level: " + string(level))
+	}
+	s.sup.SetThinkingLevel(level)
+	s.w.Write(success(r.id, r.typ, nil))
+	return nil
+}
+
+func (s *Server) cycleThinkingLevel(r *request) error {
+	st := s.sup.State()
+	if !st.Model.Reasoning {
+		s.w.Write(success(r.id, r.typ, nullData))
+		return nil
+	}
+	levels := st.Model.SupportedThinkingLevels()
+	next := levels[0]
+	for i, l := range levels {
+		if l == st.ThinkingLevel {
+			next = levels[(i+1)%len(levels)]
+		}
+	}
+	set := s.sup.SetThinkingLevel(next)
+	s.w.Write(success(r.id, r.typ, struct {
+		Level core.ThinkingLevel `json:"level"`
+	}{set}))
+	return nil
+}
+
+func (s *Server) getThinkingLevels(r *request) error {
+	m := s.sup.State().Model
+	s.w.Write(success(r.id, r.typ, struct {
+		Levels []core.ThinkingLevel `json:"levels"`
+	}{m.SupportedThinkingLevels()}))
+	return nil
+}
+
+func (s *Server) setQueueMode(r *request) error {
+	var mode core.QueueMode
+	if err := r.required("mode", &mode); err != nil {
+		return err
+	}
+	if mode != core.QueueAll && mode != core.QueueOneAtATime {
+		return errors.New(`Invalid mode: expected "all" or "one-at-a-time"`)
+	}
+	p := session.OptionsPatch{}
+	if r.typ == "set_steering_mode" {
+		p.SteeringMode = &mode
+	} else {
+		p.FollowUpMode = &mode
+	}
+	s.sup.SetOptions(p)
+	s.w.Write(success(r.id, r.typ, nil))
+	return nil
+}
+
+func (s *Server) setToggle(r *request) error {
+	var on bool
+	if err := r.required("enabled", &on); err != nil {
+		return err
+	}
+	p := session.OptionsPatch{}
+	if r.typ == "set_auto_compaction" {
+		p.AutoCompaction = &on
+	} else {
+		p.AutoRetry = &on
+	}
+	s.sup.SetOptions(p)
+	s.w.Write(success(r.id, r.typ, nil))
+	return nil
+}
+
+// abortRetry cancels a retry backoff, which ends the busy period as aborted.
+func (s *Server) abortRetry(r *request) error {
+	if st := s.sup.State(); st.Busy.RetryUntil > 0 {
+		s.sup.Abort(func(bool) {})
+	}
+	s.w.Write(success(r.id, r.typ, nil))
+	return nil
+}
+
+// compact aborts a running run first, as pi does, then compacts.
+func (s *Server) compact(r *request) error {
+	var instructions string
+	if _, err := r.field("customInstructions", &instructions); err != nil {
+		return err
+	}
+	s.async(r, func() (any, error) {
+		if err := s.settle(); err != nil {
+			return nil, err
+		}
+		res, err := s.sup.Compact(instructions)
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
+	})
+	return nil
+}
+
+func (s *Server) bash(r *request) error {
+	var command string
+	if err := r.required("command", &command); err != nil {
+		return err
+	}
+	run, err := s.sup.StartBash(command, 0)
+	if err != nil {
+		return err
+	}
+	s.async(r, func() (any, error) {
+		res, _, err := run(context.WithoutCancel(s.ctx))
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
+	})
+	return nil
+}
+
+func (s *Server) abortBash(r *request) error {
+	s.sup.AbortBash()
+	s.w.Write(success(r.id, r.typ, nil))
+	return nil
+}
+
+func (s *Server) getSessionStats(r *request) error {
+	s.w.Write(success(r.id, r.typ, s.sup.Stats()))
+	return nil
+}
+
+func (s *Server) unsupported(r *request) error {
+	return errors.New(r.typ + " is not supported by pi-rpc")
+}
+
+// userEntries are the user messages of the current branch, for get_fork_messages.
+func (s *Server) getForkMessages(r *request) error {
+	page, err := s.sup.BranchEntries("", 0)
+	if err != nil {
+		return err
+	}
+	type forkMessage struct {
+		EntryID string `json:"entryId"`
+		Text    string `json:"text"`
+	}
+	out := []forkMessage{}
+	for _, raw := range page.Entries {
+		var e struct {
+			Type    string `json:"type"`
+			ID      string `json:"id"`
+			Message struct {
+				Role    string          `json:"role"`
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(raw, &e) != nil || e.Type != "message" || e.Message.Role != "user" {
+			continue
+		}
+		if text := contentText(e.Message.Content); text != "" {
+			out = append(out, forkMessage{e.ID, text})
+		}
+	}
+	s.w.Write(success(r.id, r.typ, struct {
+		Messages []forkMessage `json:"messages"`
+	}{out}))
+	return nil
+}
+
+// contentText concatenates the text blocks of a message content (a string or blocks).
+func contentText(raw json.RawMessage) string {
+	var str string
+	if json.Unmarshal(raw, &str) == nil {
+		return str
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(raw, &blocks)
+	var b strings.Builder
+	for _, c := range blocks {
+		if c.Type == "text" {
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String()
+}
+
+func (s *Server) getLastAssistantText(r *request) error {
+	msgs := s.sup.Messages()
+	var text *string
+	for i := len(msgs) - 1; i >= 0; i-- {
+		am, ok := msgs[i].(*core.AssistantMessage)
+		if !ok {
+			continue
+		}
+		if am.StopReason == core.StopReasonAborted && len(am.Content) == 0 {
+			continue
+		}
+		var b strings.Builder
+		for _, c := range am.Content {
+			if c.Type == core.ContentText {
+				b.WriteString(c.Text)
+			}
+		}
+		if t := strings.TrimSpace(b.String()); t != "" {
+			text = &t
+		}
+		break
+	}
+	s.w.Write(success(r.id, r.typ, struct {
+		Text *string `json:"text,omitempty"`
+	}{text}))
+	return nil
+}
+
+func (s *Server) setSessionName(r *request) error {
+	var name string
+	if err := r.required("name", &name); err != nil {
+		return err
+	}
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return errors.New("Session name cannot be empty")
+	}
+	if _, err := s.sup.SetSessionName(name); err != nil {
+		return err
+	}
+	s.w.Write(success(r.id, r.typ, nil))
+	return nil
+}
+
+// getCommands lists no commands: pi-rpc has no extensions, prompt templates or skills.
+func (s *Server) getCommands(r *request) error {
+	s.w.Write(success(r.id, r.typ, struct {
+		Commands []struct{} `json:"commands"`
+	}{[]struct{}{}}))
+	return nil
+}
+
+func (s *Server) clearQueue(r *request) error {
+	q := s.sup.ClearQueues()
+	s.w.Write(success(r.id, r.typ, piQueue{Steering: queueTexts(q.Steering), FollowUp: queueTexts(q.FollowUp)}))
+	return nil
+}
+
+func (s *Server) getEntries(r *request) error {
+	var since string
+	if _, err := r.field("since", &since); err != nil {
+		return err
+	}
+	page, err := s.sup.BranchEntries(since, 0)
+	if err != nil {
+		var se *session.Error
+		if errors.As(err, &se) && se.Kind == session.KindNotFound {
+			return errors.New("Entry not found: " + since)
+		}
+		return err
+	}
+	entries := page.Entries
+	if entries == nil {
+		entries = []json.RawMessage{}
+	}
+	tree := s.sup.Tree()
+	s.w.Write(success(r.id, r.typ, struct {
+		Entries []json.RawMessage `json:"entries"`
+		LeafID  *string           `json:"leafId"`
+	}{entries, tree.LeafID}))
+	return nil
+}
+
+func (s *Server) getTree(r *request) error {
+	tree := s.sup.Tree()
+	nodes := tree.Nodes
+	if nodes == nil {
+		nodes = []session.TreeNode{}
+	}
+	s.w.Write(success(r.id, r.typ, struct {
+		Tree   []session.TreeNode `json:"tree"`
+		LeafID *string            `json:"leafId"`
+	}{nodes, tree.LeafID}))
+	return nil
+}

@@ -1,0 +1,10 @@
+// Package pimode is the front end that speaks pi's own RPC protocol (`pi --mode rpc`, pi
+// 0.73.1 plus the later additions current clients rely on) over the session engine, so that
+// programs written for pi — pi's RpcClient, pi-acp, third-party SDKs — can run pi-rpc by
+// changing only the command. docs/pi-compat.md describes the wire and every difference.
+//
+// The pieces: a strict-LF line reader (reader.go), one ordered writer that is the engine's
+// event sink and also carries responses (writer.go), pi's event shapes (encode.go), the
+// command table (commands.go) and the extension-UI confirm dialogs that ask for tool
+// approval (approval.go). The package imports the engine, never the JSON-RPC front end.
+package pimode
