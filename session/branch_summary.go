@@ -26,7 +26,7 @@ func entriesForBranchSummary(all []*Entry, oldLeaf, target string) []*Entry {
 		}
 	}
 	var out []*Entry
-	for cur := t.byID[oldLeaf]; cur != nil && cur.ID != common; cur = t.byID[cur.ParentID] {
+	for cur := t.get(oldLeaf); cur != nil && cur.ID != common; cur = t.get(cur.ParentID) {
 		out = append(out, cur)
 		if cur.ParentID == "" {
 			break

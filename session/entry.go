@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/pi-rpc/pi-rpc/core"
 )
@@ -190,11 +191,29 @@ func (e *Entry) decode(data []byte) error {
 	return e.decodeWith(data, &entryScratch{})
 }
 
+// scratchPool holds decoding space for entries decoded one at a time, on demand.
+var scratchPool = sync.Pool{New: func() any { return &entryScratch{} }}
+
+// decodeBody decodes an entry's line in full. It never returns nil: when the line does not
+// decode, the entry has what its head gives (the timestamp) and the error says why.
+func decodeBody(raw []byte) (*Entry, error) {
+	sc := scratchPool.Get().(*entryScratch)
+	defer scratchPool.Put(sc)
+	e := &Entry{}
+	if err := e.decodeWith(raw, sc); err != nil {
+		var h entryHead
+		_ = json.Unmarshal(raw, &h)
+		return &Entry{Timestamp: h.Timestamp}, err
+	}
+	return e, nil
+}
+
 // entryScratch is the decoding space of one line, reused line after line by a loader so that
 // decoding a large file makes little garbage: only what the entry keeps is allocated.
 type entryScratch struct {
-	w   entryJSON
-	msg core.MessageJSON
+	w    entryJSON
+	msg  core.MessageJSON
+	head lineHead
 }
 
 // decodeWith decodes with reusable scratch space.

@@ -147,9 +147,9 @@ func openLocked(path, cwd string, opts FileOptions, lock *Lock) (*FileStore, err
 	if err != nil {
 		return nil, err
 	}
-	l := Parse(data)
+	l, nodes := parseLazy(data)
 	s.warnings = l.Warnings
-	s.tree = NewTree(l.Entries)
+	s.tree = newTreeOf(nodes)
 	s.header = l.Header
 	rewrite := l.Migrated
 	if !l.HasHeader {
@@ -157,7 +157,7 @@ func openLocked(path, cwd string, opts FileOptions, lock *Lock) (*FileStore, err
 		// survive are kept under a fresh header instead.
 		s.header = Header{Type: "session", Version: CurrentVersion, ID: NewSessionID(), Timestamp: opts.Now(), Cwd: cwd}
 		rewrite = true
-		if len(l.Entries) > 0 || len(data) > 0 {
+		if len(nodes) > 0 || len(data) > 0 {
 			s.warnings = append(s.warnings, "the file had no session header: a new one was written")
 		}
 	}
@@ -200,8 +200,11 @@ func (s *FileStore) File() string { return s.path }
 // Header returns the session's header.
 func (s *FileStore) Header() Header { return s.header }
 
-// Warnings returns what was skipped or repaired when the file was read.
-func (s *FileStore) Warnings() []string { return slices.Clone(s.warnings) }
+// Warnings returns what was skipped or repaired when the file was read, and the entries whose
+// body turned out corrupt when first decoded (see [Tree]).
+func (s *FileStore) Warnings() []string {
+	return append(slices.Clone(s.warnings), s.CorruptEntries()...)
+}
 
 // Failed returns the write error that made the session memory-only, if any.
 func (s *FileStore) Failed() error {
@@ -261,10 +264,13 @@ func (s *FileStore) contentLocked() ([]byte, error) {
 		return nil, err
 	}
 	buf = append(buf, '\n')
-	for _, e := range s.tree.entries {
-		line, err := json.Marshal(e)
-		if err != nil {
-			return nil, err
+	for _, n := range s.tree.nodes {
+		line := n.raw
+		if line == nil {
+			var err error
+			if line, err = json.Marshal(n.e); err != nil {
+				return nil, err
+			}
 		}
 		buf = append(append(buf, line...), '\n')
 	}

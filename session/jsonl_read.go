@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -60,6 +61,21 @@ const parallelThreshold = 1 << 20
 // entry, and content without a header yields HasHeader false. Entries keep their line in Raw,
 // sharing data's memory (data must not be modified afterwards).
 func Parse(data []byte) *Loaded {
+	l, nodes := parse(data, false)
+	l.Entries = make([]*Entry, len(nodes))
+	for i, n := range nodes {
+		l.Entries[i] = n.e
+	}
+	return l
+}
+
+// parseLazy is [Parse] that decodes each line's head only (type, id, parent id, and a message
+// entry's role): the bodies are decoded by the tree when first needed. A line that is not
+// JSON, or whose head is wrong, is skipped at once as Parse skips it; a body that is wrong in
+// any other way is reported when it is decoded. Loaded.Entries stays nil.
+func parseLazy(data []byte) (*Loaded, []*node) { return parse(data, true) }
+
+func parse(data []byte, lazy bool) (*Loaded, []*node) {
 	l := &Loaded{}
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		l.NeedsNewline = true
@@ -70,7 +86,7 @@ func Parse(data []byte) *Loaded {
 		first++
 	}
 	if first == len(lines) {
-		return l
+		return l, nil
 	}
 	if h, ok := parseHeader(lines[first].text); ok {
 		l.Header, l.HasHeader = h, true
@@ -91,7 +107,8 @@ func Parse(data []byte) *Loaded {
 	} else if version > CurrentVersion {
 		l.Warnings = append(l.Warnings, fmt.Sprintf("session format version %d is newer than %d: read as version %d (what this version does not know is ignored); the file is never rewritten", version, CurrentVersion, CurrentVersion))
 	}
-	decoded := decodeLines(lines, len(data) >= parallelThreshold)
+	decoded := decodeLines(lines, len(data) >= parallelThreshold, lazy)
+	nodes := make([]*node, 0, len(lines))
 	last := len(lines) - 1
 	for i, ln := range lines {
 		d := decoded[i]
@@ -105,10 +122,9 @@ func Parse(data []byte) *Loaded {
 			l.Warnings = append(l.Warnings, fmt.Sprintf("line %d: corrupt line skipped: %v", ln.no, d.err))
 			continue
 		}
-		l.Entries = append(l.Entries, d.entry)
+		nodes = append(nodes, d.node)
 	}
-	l.Entries = link(l.Entries, l)
-	return l
+	return l, link(nodes, l)
 }
 
 // line is one line of a file: its 1-based number and its bytes without the newline.
@@ -151,20 +167,20 @@ func parseHeader(b []byte) (Header, bool) {
 }
 
 type decodedLine struct {
-	entry *Entry
+	node  *node
 	err   error
 	blank bool
 }
 
 // decodeLines decodes every line, in parallel chunks for large files. Lines are independent,
 // so only linking (done after) needs file order.
-func decodeLines(lines []line, parallel bool) []decodedLine {
+func decodeLines(lines []line, parallel, lazy bool) []decodedLine {
 	out := make([]decodedLine, len(lines))
 	workers := runtime.GOMAXPROCS(0)
 	if !parallel || workers < 2 || len(lines) < 2*workers {
 		sc := &entryScratch{}
 		for i := range lines {
-			out[i] = decodeLine(lines[i].text, sc)
+			out[i] = decodeLine(lines[i].text, sc, lazy)
 		}
 		return out
 	}
@@ -177,7 +193,7 @@ func decodeLines(lines []line, parallel bool) []decodedLine {
 			defer wg.Done()
 			sc := &entryScratch{}
 			for i := start; i < end; i++ {
-				out[i] = decodeLine(lines[i].text, sc)
+				out[i] = decodeLine(lines[i].text, sc, lazy)
 			}
 		}()
 	}
@@ -185,10 +201,21 @@ func decodeLines(lines []line, parallel bool) []decodedLine {
 	return out
 }
 
-func decodeLine(b []byte, sc *entryScratch) decodedLine {
+func decodeLine(b []byte, sc *entryScratch, lazy bool) decodedLine {
 	b = bytes.TrimRight(b, "\r")
 	if isBlank(b) {
 		return decodedLine{blank: true}
+	}
+	if lazy {
+		n, err := decodeHead(b, &sc.head)
+		if err != nil {
+			// Report the line as Parse does (the same checks, in the same words).
+			if ferr := (&Entry{}).decodeWith(b, sc); ferr != nil {
+				err = ferr
+			}
+			return decodedLine{err: err}
+		}
+		return decodedLine{node: n}
 	}
 	e := &Entry{}
 	if err := e.decodeWith(b, sc); err != nil {
@@ -199,45 +226,95 @@ func decodeLine(b []byte, sc *entryScratch) decodedLine {
 	}
 	// The file's buffer is kept anyway: share it rather than copy the line.
 	e.Raw = b
-	return decodedLine{entry: e}
+	return decodedLine{node: &node{ID: e.ID, ParentID: e.ParentID, Type: e.Type, raw: b, e: e}}
 }
 
-// link drops entries whose id repeats an earlier one and attaches every entry whose parent is
-// not in the file, or is itself, to the previous valid entry (docs/sessions.md#durability), with
-// a warning: a lost line then costs only itself, not the rest of its branch, and a corrupt
-// self-reference does not cut the branch off from what came before it (pi makes it a root, which
-// drops every earlier message from the context).
-func link(entries []*Entry, l *Loaded) []*Entry {
-	ids := make(map[string]bool, len(entries))
-	for _, e := range entries {
-		ids[e.ID] = true
+// lineHead is what a lazy loader decodes of a line.
+type lineHead struct {
+	entryHead
+	Message *struct {
+		Role string `json:"role"`
+	} `json:"message"`
+}
+
+// decodeHead decodes a line's head and checks what decoding it in full would check first:
+// a known type, an id, and a message entry's message with a role.
+func decodeHead(b []byte, h *lineHead) (*node, error) {
+	*h = lineHead{}
+	if !json.Valid(b) {
+		return nil, errors.New("invalid JSON")
 	}
-	seen := make(map[string]bool, len(entries))
-	out := entries[:0]
-	for _, e := range entries {
-		if seen[e.ID] {
-			l.Warnings = append(l.Warnings, fmt.Sprintf("entry %s: duplicate id, later copy skipped", e.ID))
+	if err := scanHead(b, h); err != nil {
+		return nil, err
+	}
+	t, ok := entryTypes[h.Type]
+	if !ok {
+		return nil, fmt.Errorf("session: unknown entry type %q", h.Type)
+	}
+	if t == EntryMessage && (h.Message == nil || h.Message.Role == "") {
+		return nil, errors.New("session: message entry without a message")
+	}
+	if h.ID == "" {
+		return nil, fmt.Errorf("entry of type %q has no id", t)
+	}
+	n := &node{ID: h.ID, Type: t, raw: b}
+	if h.ParentID != nil {
+		n.ParentID = *h.ParentID
+	}
+	return n, nil
+}
+
+// entryTypes maps each known type to its constant, so that heads share one string per type.
+var entryTypes = map[EntryType]EntryType{
+	EntryMessage: EntryMessage, EntryThinkingLevelChange: EntryThinkingLevelChange,
+	EntryModelChange: EntryModelChange, EntryCompaction: EntryCompaction,
+	EntryBranchSummary: EntryBranchSummary, EntryCustom: EntryCustom,
+	EntryCustomMessage: EntryCustomMessage, EntryLabel: EntryLabel, EntrySessionInfo: EntrySessionInfo,
+}
+
+// link drops entries whose id repeats an earlier one and attaches every entry whose parent
+// is not in the file, or is itself, to the previous valid entry (docs/sessions.md#durability),
+// with a warning: a lost line then costs only itself, not the rest of its branch, and a corrupt
+// self-reference does not cut the branch off from what came before it (pi makes it a root,
+// which drops every earlier message from the context).
+func link(nodes []*node, l *Loaded) []*node {
+	ids := make(map[string]bool, len(nodes))
+	for _, n := range nodes {
+		ids[n.ID] = true
+	}
+	seen := make(map[string]bool, len(nodes))
+	out := nodes[:0]
+	for _, n := range nodes {
+		if seen[n.ID] {
+			l.Warnings = append(l.Warnings, fmt.Sprintf("entry %s: duplicate id, later copy skipped", n.ID))
 			continue
 		}
-		seen[e.ID] = true
-		if e.ParentID != "" && (e.ParentID == e.ID || !ids[e.ParentID]) {
+		seen[n.ID] = true
+		if n.ParentID != "" && (n.ParentID == n.ID || !ids[n.ParentID]) {
 			prev := ""
 			if len(out) > 0 {
 				prev = out[len(out)-1].ID
 			}
-			problem := fmt.Sprintf("parent %s is missing", e.ParentID)
-			if e.ParentID == e.ID {
+			problem := fmt.Sprintf("parent %s is missing", n.ParentID)
+			if n.ParentID == n.ID {
 				problem = "it names itself as its parent"
 			}
 			if prev == "" {
-				l.Warnings = append(l.Warnings, fmt.Sprintf("entry %s: %s; it becomes a root", e.ID, problem))
+				l.Warnings = append(l.Warnings, fmt.Sprintf("entry %s: %s; it becomes a root", n.ID, problem))
 			} else {
-				l.Warnings = append(l.Warnings, fmt.Sprintf("entry %s: %s; attached to the previous entry %s", e.ID, problem, prev))
+				l.Warnings = append(l.Warnings, fmt.Sprintf("entry %s: %s; attached to the previous entry %s", n.ID, problem, prev))
 			}
-			e.ParentID = prev
-			e.Raw = setRawField(e.Raw, "parentId", prev)
+			n.ParentID = prev
+			// The line is an object (its head decoded), so it always takes the new field;
+			// should it not, the old line stays the one to decode.
+			if raw := setRawField(n.raw, "parentId", prev); raw != nil {
+				n.raw = raw
+			}
+			if n.e != nil {
+				n.e.ParentID, n.e.Raw = prev, n.raw
+			}
 		}
-		out = append(out, e)
+		out = append(out, n)
 	}
 	return out
 }

@@ -50,9 +50,19 @@ func (s *Supervisor) Tree() TreeView {
 // ("" for the root), at most limit (0 for all).
 func (s *Supervisor) BranchEntries(since string, limit int) (EntriesPage, error) {
 	s.mu.Lock()
-	path := Branch(s.store)
-	s.mu.Unlock()
-	page, ok, err := PageBranch(path, since, limit)
+	var page EntriesPage
+	var ok bool
+	var err error
+	if p, lines := s.store.(interface {
+		BranchPage(since string, limit int) (EntriesPage, bool, error)
+	}); lines {
+		page, ok, err = p.BranchPage(since, limit)
+		s.mu.Unlock()
+	} else {
+		path := Branch(s.store)
+		s.mu.Unlock()
+		page, ok, err = PageBranch(path, since, limit)
+	}
 	if err != nil {
 		return EntriesPage{}, err
 	}

@@ -1,9 +1,12 @@
 package session
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -40,58 +43,175 @@ var ErrEntryNotFound = errors.New("entry not found")
 
 // Tree is the in-memory session tree that stores share: entries in file order, an index by
 // id, and the leaf. It is not safe for concurrent use on its own; stores guard it.
+//
+// An entry read from a large file is held as its line and its head (id, parent id, type)
+// only, and decoded the first time it is asked for (see docs/sessions.md, "Performance"):
+// walking a branch needs the heads alone, so opening a session and answering for one branch
+// never decodes the entries off it.
 type Tree struct {
-	entries []*Entry
-	byID    map[string]*Entry
-	leaf    string
+	nodes []*node
+	byID  map[string]*node
+	leaf  string
+	// corrupt describes every entry whose body failed to decode when it was first needed.
+	corrupt []string
+}
+
+// node is one entry of a tree: its head, always, and the entry itself once decoded.
+type node struct {
+	ID       string
+	ParentID string
+	Type     EntryType
+	// raw is the entry's line (nil for an entry made in this process); e is the decoded
+	// entry, nil until it is first needed.
+	raw []byte
+	e   *Entry
 }
 
 // NewTree returns a tree holding entries (in file order); the leaf is the last entry.
 func NewTree(entries []*Entry) *Tree {
-	t := &Tree{byID: make(map[string]*Entry, len(entries))}
+	t := &Tree{byID: make(map[string]*node, len(entries)), nodes: make([]*node, 0, len(entries))}
 	for _, e := range entries {
 		t.add(e)
 	}
 	return t
 }
 
+// newTreeOf returns a tree of nodes as a loader made them (in file order, linked).
+func newTreeOf(nodes []*node) *Tree {
+	t := &Tree{byID: make(map[string]*node, len(nodes)), nodes: nodes}
+	for _, n := range nodes {
+		t.byID[n.ID] = n
+		t.leaf = n.ID
+	}
+	return t
+}
+
 func (t *Tree) add(e *Entry) {
-	t.entries = append(t.entries, e)
-	t.byID[e.ID] = e
+	n := &node{ID: e.ID, ParentID: e.ParentID, Type: e.Type, raw: e.Raw, e: e}
+	t.nodes = append(t.nodes, n)
+	t.byID[e.ID] = n
 	t.leaf = e.ID
 }
 
+// entry returns n's entry, decoding it on first use. A body that does not decode yields an
+// entry with its head only (a message entry then has no message, and adds nothing to the
+// context), and the failure is recorded once in corrupt.
+func (t *Tree) entry(n *node) *Entry {
+	if n.e != nil {
+		return n.e
+	}
+	e, err := decodeBody(n.raw)
+	t.settle(n, e, err)
+	return n.e
+}
+
+// settle makes e, decoded from n's line with err, n's entry.
+func (t *Tree) settle(n *node, e *Entry, err error) {
+	if err != nil {
+		t.corrupt = append(t.corrupt, fmt.Sprintf("entry %s: corrupt %s entry, read without its content: %v", n.ID, n.Type, err))
+		e = &Entry{Type: n.Type, ID: n.ID, Timestamp: e.Timestamp}
+	}
+	// The head is the loader's: it may have repaired the parent id (the line says so too).
+	e.ID, e.ParentID, e.Raw = n.ID, n.ParentID, n.raw
+	n.e = e
+}
+
+// parallelDecode is the number of pending entries above which decodeAll uses every core.
+const parallelDecode = 1024
+
+// decodeAll decodes the pending entries of nodes, on several goroutines when they are many (a
+// long branch read for the first time); the results are recorded in order as entry does.
+func (t *Tree) decodeAll(nodes []*node) {
+	var pending []*node
+	for _, n := range nodes {
+		if n.e == nil {
+			pending = append(pending, n)
+		}
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if len(pending) < parallelDecode || workers < 2 {
+		return // entry decodes them one by one
+	}
+	type result struct {
+		e   *Entry
+		err error
+	}
+	results := make([]result, len(pending))
+	var wg sync.WaitGroup
+	chunk := (len(pending) + workers - 1) / workers
+	for start := 0; start < len(pending); start += chunk {
+		end := min(start+chunk, len(pending))
+		wg.Go(func() {
+			for i := start; i < end; i++ {
+				results[i].e, results[i].err = decodeBody(pending[i].raw)
+			}
+		})
+	}
+	wg.Wait()
+	for i, n := range pending {
+		t.settle(n, results[i].e, results[i].err)
+	}
+}
+
+// get returns the entry with id (decoded), or nil.
+func (t *Tree) get(id string) *Entry {
+	if n := t.byID[id]; n != nil {
+		return t.entry(n)
+	}
+	return nil
+}
+
+// all returns every entry in file order, decoded.
+func (t *Tree) all() []*Entry {
+	out := make([]*Entry, len(t.nodes))
+	for i, n := range t.nodes {
+		out[i] = t.entry(n)
+	}
+	return out
+}
+
 // Path returns the entries from the root to id (inclusive), following parent ids. An unknown
-// id gives the path to the last entry.
+// id gives the path to the last entry. Only the entries on the path are decoded.
 func (t *Tree) Path(id string) []*Entry {
-	e := t.byID[id]
-	if e == nil {
-		if len(t.entries) == 0 {
+	nodes := t.pathNodes(id)
+	t.decodeAll(nodes)
+	path := make([]*Entry, len(nodes))
+	for i, n := range nodes {
+		path[i] = t.entry(n)
+	}
+	return path
+}
+
+// pathNodes is [Tree.Path] over heads only.
+func (t *Tree) pathNodes(id string) []*node {
+	n := t.byID[id]
+	if n == nil {
+		if len(t.nodes) == 0 {
 			return nil
 		}
-		e = t.entries[len(t.entries)-1]
+		n = t.nodes[len(t.nodes)-1]
 	}
-	var path []*Entry
+	var path []*node
 	// A path is at most every entry long; a longer walk is a parent cycle (a damaged file),
 	// cut where it closes. Counting steps costs nothing, a set of seen ids a map as large as
 	// the file.
-	for steps := 0; e != nil && steps <= len(t.entries); steps++ {
-		path = append(path, e)
-		if e.ParentID == "" {
+	for steps := 0; n != nil && steps <= len(t.nodes); steps++ {
+		path = append(path, n)
+		if n.ParentID == "" {
 			break
 		}
-		e = t.byID[e.ParentID]
+		n = t.byID[n.ParentID]
 	}
 	slices.Reverse(path)
-	if len(path) > len(t.entries) {
+	if len(path) > len(t.nodes) {
 		path = dedupeCycle(path)
 	}
 	return path
 }
 
 // dedupeCycle keeps a cyclic walk's entries up to the first repeat (rare: a damaged file).
-func dedupeCycle(path []*Entry) []*Entry {
-	seen := make(map[*Entry]bool, len(path))
+func dedupeCycle(path []*node) []*node {
+	seen := make(map[*node]bool, len(path))
 	for i := len(path) - 1; i >= 0; i-- {
 		if seen[path[i]] {
 			return path[i+1:]
@@ -99,6 +219,16 @@ func dedupeCycle(path []*Entry) []*Entry {
 		seen[path[i]] = true
 	}
 	return path
+}
+
+// sessionName is [SessionName] decoding only the latest session_info entry.
+func (t *Tree) sessionName() string {
+	for i := len(t.nodes) - 1; i >= 0; i-- {
+		if t.nodes[i].Type == EntrySessionInfo {
+			return strings.TrimSpace(t.entry(t.nodes[i]).Name)
+		}
+	}
+	return ""
 }
 
 // lockedTree is the part both stores share: the session tree behind a mutex, and the
@@ -112,7 +242,7 @@ type lockedTree struct {
 func (s *lockedTree) Entries() []*Entry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.tree.entries)
+	return s.tree.all()
 }
 
 // Leaf implements [Store].
@@ -137,7 +267,7 @@ func (s *lockedTree) SetLeaf(id string) error {
 func (s *lockedTree) Entry(id string) *Entry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.tree.byID[id]
+	return s.tree.get(id)
 }
 
 // Branch implements [Store].
@@ -198,7 +328,7 @@ func FillEntry(e *Entry, t *Tree, newID func() string, now func() string) {
 				break
 			}
 			if i > 100 {
-				e.ID = fmt.Sprintf("%s-%d", id, len(t.entries))
+				e.ID = fmt.Sprintf("%s-%d", id, len(t.nodes))
 				break
 			}
 		}
@@ -225,4 +355,47 @@ func (t *Tree) pathTo(leaf string) []*Entry {
 		return nil
 	}
 	return t.Path(leaf)
+}
+
+// BranchPage is [PageBranch] over the current branch without decoding it: entries read from
+// the file are answered with their lines (getEntries).
+func (s *lockedTree) BranchPage(since string, limit int) (EntriesPage, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var path []*node
+	if s.tree.leaf != "" {
+		path = s.tree.pathNodes(s.tree.leaf)
+	}
+	start := 0
+	if since != "" {
+		start = slices.IndexFunc(path, func(n *node) bool { return n.ID == since }) + 1
+		if start == 0 {
+			return EntriesPage{}, false, nil
+		}
+	}
+	rest := path[start:]
+	page := EntriesPage{}
+	if limit > 0 && len(rest) > limit {
+		rest = rest[:limit]
+		page.NextCursor = rest[limit-1].ID
+	}
+	page.Entries = make([]json.RawMessage, 0, len(rest))
+	for _, n := range rest {
+		b := json.RawMessage(n.raw)
+		if b == nil {
+			var err error
+			if b, err = json.Marshal(s.tree.entry(n)); err != nil {
+				return EntriesPage{}, true, err
+			}
+		}
+		page.Entries = append(page.Entries, b)
+	}
+	return page, true, nil
+}
+
+// CorruptEntries describes the entries whose body failed to decode when first needed.
+func (s *lockedTree) CorruptEntries() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.tree.corrupt)
 }

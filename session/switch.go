@@ -194,15 +194,18 @@ func (s *Supervisor) OpenSession(ref string) (*SessionRef, error) {
 // OpenInMemory loads a session file into memory without locking it (--no-session): the
 // session can be read and continued, and nothing is written.
 func OpenInMemory(path string, opts FileOptions) (Store, error) {
-	l, err := ReadFile(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	l, nodes := parseLazy(data)
 	id := l.Header.ID
 	if id == "" {
 		id = NewSessionID()
 	}
-	return newMemoryStoreWith(id, l.Entries, opts), nil
+	m := newMemoryStoreWith(id, nil, opts)
+	m.tree = newTreeOf(nodes)
+	return m, nil
 }
 
 func newMemoryStoreWith(id string, entries []*Entry, opts FileOptions) *MemoryStore {

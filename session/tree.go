@@ -240,12 +240,12 @@ func sessionNameOf(st Store) string {
 func (s *FileStore) SessionName() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return SessionName(s.tree.entries)
+	return s.tree.sessionName()
 }
 
 // SessionName is the session's name (see [SessionName]).
 func (s *MemoryStore) SessionName() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return SessionName(s.tree.entries)
+	return s.tree.sessionName()
 }
