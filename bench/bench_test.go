@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -98,7 +99,35 @@ func TestScenariosNumberedInOrder(t *testing.T) {
 	if _, err := pick(scenarios(), "2,7"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pick(scenarios(), "8"); err == nil {
-		t.Fatal("scenario 8 accepted")
+	if _, err := pick(scenarios(), "10"); err == nil {
+		t.Fatal("scenario 10 accepted")
+	}
+}
+
+// The multi-session scenarios read each event's seq and fail on a gap or a missing one.
+func TestSeqGapFree(t *testing.T) {
+	ev := func(seq int) []byte {
+		return fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"event","params":{"type":"text","sessionId":"s","seq":%d}}`, seq)
+	}
+	if got := classify(implPiRPC, ev(41)).seq; got != 41 {
+		t.Fatalf("seq = %d", got)
+	}
+	if got := classify(implPiRPC, []byte(`{"jsonrpc":"2.0","method":"event","params":{"type":"x"}}`)).seq; got != -1 {
+		t.Fatalf("seq without one = %d", got)
+	}
+	now := time.Now()
+	for _, tc := range []struct {
+		seqs []int
+		ok   bool
+	}{{[]int{1, 2, 3}, true}, {[]int{1, 3}, false}, {[]int{2, 2}, false}} {
+		p := &proc{}
+		for _, q := range tc.seqs {
+			m := classify(implPiRPC, ev(q))
+			m.at = now
+			p.seen = append(p.seen, m)
+		}
+		if err := gapFree(p, now); (err == nil) != tc.ok {
+			t.Errorf("%v: %v", tc.seqs, err)
+		}
 	}
 }

@@ -124,6 +124,9 @@ func run(cfg config, only, out string) error {
 				slices.Reverse(order)
 			}
 			for _, t := range order {
+				if sc.piRPCOnly && t.impl == implPi {
+					continue
+				}
 				s, err := runOnce(&cfg, sc, t, script)
 				if cfg.verbose {
 					fmt.Fprintf(os.Stderr, "  %d %-9s run %3d: %8.2f ms  rss %5.1f MB  err %v\n",

@@ -42,6 +42,7 @@ type msg struct {
 	id    string // response id
 	ok    bool   // response succeeded
 	bytes int64  // stdout bytes up to and including this line
+	seq   int64  // a pi-rpc event's seq, -1 if none
 	line  []byte // kept for responses only
 }
 
@@ -173,6 +174,7 @@ func classify(kind impl, line []byte) msg {
 	case kind == implPiRPC && bytes.HasPrefix(line, rpcEventPrefix):
 		m.event = true
 		m.typ = quoted(line[len(rpcEventPrefix):])
+		m.seq = seqOf(line)
 	case kind == implPiRPC && bytes.HasPrefix(line, rpcRespPrefix):
 		rest := line[len(rpcRespPrefix):]
 		end := bytes.IndexByte(rest, ',')
@@ -236,7 +238,7 @@ func decodeLine(kind impl, line []byte) msg {
 	var m msg
 	if kind == implPiRPC {
 		if v.Method == "event" {
-			m.event, m.typ = true, v.Params.Type
+			m.event, m.typ, m.seq = true, v.Params.Type, seqOf(line)
 			m.sub = v.Params.AssistantMessageEvent.Type
 			if m.sub == "" {
 				m.sub = v.Params.Message.Role

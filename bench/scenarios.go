@@ -32,7 +32,9 @@ type scenario struct {
 	measure string // what the wall time is from and to
 	script  mockopenai.Script
 	setup   func(work string) (session string, err error)
-	run     func(p *proc, s *sample) error
+	// piRPCOnly says pi 0.73.1 cannot run the scenario (several sessions in one process).
+	piRPCOnly bool
+	run       func(p *proc, s *sample) error
 }
 
 const smallFile = "Benchmark notes\n\nThe read tool returns this small file. It has a few lines,\n" +
@@ -64,6 +66,10 @@ func writeFiles(work string, names ...string) error {
 }
 
 func scenarios() []scenario {
+	return append(singleScenarios(), multiScenarios()...)
+}
+
+func singleScenarios() []scenario {
 	return []scenario{
 		{
 			num: 1, name: "cold start to first response", measure: "spawn → getState response",
