@@ -159,18 +159,23 @@ func TestA7PrepareArguments(t *testing.T) {
 
 // A8: parallel tools end in completion order; their result messages come in source order.
 func TestA8ParallelCompletionVersusSourceOrder(t *testing.T) {
-	secondDone := make(chan struct{})
+	// The first call returns only once the loop has ended the second: closing the channel
+	// when the second returns would let both results race to the loop.
+	secondEnded := make(chan struct{})
 	echo := &echoTool{run: func(_ context.Context, v any, _ func(core.ToolResult)) (core.ToolResult, error) {
 		if v == "first" {
-			<-secondDone // the first call finishes only after the second
-		} else {
-			defer close(secondDone)
+			<-secondEnded
 		}
 		return core.TextResult("echoed: " + v.(string)), nil
 	}}
 	h := newHarness(t, core.Options{Tools: []core.Tool{echo}},
 		faux.Reply(faux.ToolCallWithID("tool-1", "echo", map[string]any{"value": "first"}), faux.ToolCallWithID("tool-2", "echo", map[string]any{"value": "second"})),
 		faux.Reply(faux.Text("done")))
+	h.agent.Subscribe(func(_ context.Context, ev core.Event) {
+		if ev.Type == core.ToolExecutionEnd && ev.ToolCallID == "tool-2" {
+			close(secondEnded)
+		}
+	})
 	h.prompt("go")
 	var ends, results []string
 	for _, ev := range h.rec.ofType(core.ToolExecutionEnd) {
