@@ -11,6 +11,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/internal/failure"
 )
 
 // bodyTransport answers every request with the same in-memory SSE body.
@@ -109,13 +110,13 @@ func BenchmarkMapEvent(b *testing.B) {
 					builder := core.NewMessageBuilder(&model, 0, func(core.AssistantEvent) bool { return true })
 					m = newMapper(builder, &model)
 					var start event
-					if err := decodeEvent([]byte(bc.open), &start); err != nil {
+					if err := failure.DecodeObject([]byte(bc.open), &start); err != nil {
 						b.Fatal(err)
 					}
 					m.apply(&start)
 				}
 				var e event
-				if err := decodeEvent(bc.data, &e); err != nil {
+				if err := failure.DecodeObject(bc.data, &e); err != nil {
 					b.Fatal(err)
 				}
 				m.apply(&e)
@@ -132,7 +133,7 @@ func BenchmarkDecodeEvent(b *testing.B) {
 		b.ReportAllocs()
 		for range b.N {
 			var e event
-			if err := decodeEvent(benchTextEvent, &e); err != nil || e.Delta.Text != " token" {
+			if err := failure.DecodeObject(benchTextEvent, &e); err != nil || e.Delta.Text != " token" {
 				b.Fatal(err)
 			}
 		}

@@ -3,10 +3,8 @@ package anthropic
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"net/http"
 	"net/url"
@@ -157,7 +155,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 			continue
 		}
 		var e event
-		if err := decodeEvent(data, &e); err != nil {
+		if err := failure.DecodeObject(data, &e); err != nil {
 			kind := core.ErrorRetryable
 			if m.events == 0 {
 				// The first event is not JSON: the server speaks something else.
@@ -192,33 +190,13 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: "Connection to provider lost mid-stream: " + dec.Err().Error()})
 		return
 	case m.events == 0:
-		b.Fail(notAStream(resp, body.Head))
+		b.Fail(failure.NotAStream(resp, body.Head))
 		return
 	case !m.stopped:
 		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: "Anthropic stream ended before message_stop (connection closed early)"})
 		return
 	}
 	b.Done()
-}
-
-// decodeEvent decodes one event's data, rejecting anything that is not a JSON object.
-func decodeEvent(data []byte, e *event) error {
-	if data[0] != '{' {
-		return errors.New("not a JSON object")
-	}
-	return json.Unmarshal(data, e)
-}
-
-// notAStream describes a successful response whose body held no events.
-func notAStream(resp *http.Response, head []byte) *core.ProviderError {
-	ct := resp.Header.Get("Content-Type")
-	msg := fmt.Sprintf("Provider returned %d with a body that is not an event stream (Content-Type %q)", resp.StatusCode, ct)
-	if s := failure.Snippet(head); s != "" {
-		msg += ": " + s
-	} else {
-		msg += ": empty body"
-	}
-	return &core.ProviderError{Kind: core.ErrorOther, Status: resp.StatusCode, Message: msg}
 }
 
 // requestFailure classifies a failure before the event stream started: cancellation, the
@@ -232,20 +210,7 @@ func (p *Provider) requestFailure(parent context.Context, wd *idle.Watchdog, err
 	}
 	var apierr *sdk.Error
 	if errors.As(err, &apierr) && apierr.Response != nil {
-		var body []byte
-		if apierr.Response.Body != nil {
-			body, _ = io.ReadAll(io.LimitReader(apierr.Response.Body, 1<<20))
-		}
-		return classifyHTTP(apierr.StatusCode, apierr.Response.Header, body, p.cfg.KeySource, p.clock.Now())
+		return classifyHTTP(apierr.StatusCode, apierr.Response.Header, failure.ErrorBody(apierr.Response), p.cfg.KeySource, p.clock.Now())
 	}
-	var uerr *url.Error
-	if errors.As(err, &uerr) || isNetError(err) {
-		return &core.ProviderError{Kind: core.ErrorRetryable, Message: "Connection error: " + err.Error()}
-	}
-	return &core.ProviderError{Kind: core.ErrorOther, Message: "Request failed: " + err.Error()}
-}
-
-// isNetError reports transport-level failures that a retry may cure.
-func isNetError(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, context.DeadlineExceeded)
+	return failure.Transport(err)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/internal/failure"
 )
 
 // bodyTransport answers every request with the same in-memory SSE body.
@@ -99,7 +100,7 @@ func BenchmarkMapChunk(b *testing.B) {
 					m = newMapper(builder, model.ID)
 				}
 				var c chunk
-				if err := decodeChunk(bc.data, &c); err != nil {
+				if err := failure.DecodeObject(bc.data, &c); err != nil {
 					b.Fatal(err)
 				}
 				m.apply(&c)

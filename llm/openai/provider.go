@@ -3,10 +3,8 @@ package openai
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"net/http"
 	"net/url"
@@ -150,7 +148,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 			break
 		}
 		var c chunk
-		if err := decodeChunk(data, &c); err != nil {
+		if err := failure.DecodeObject(data, &c); err != nil {
 			kind := core.ErrorRetryable
 			if m.chunks == 0 {
 				// The first event is not JSON: the server speaks something else.
@@ -182,7 +180,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 		b.Fail(m.failure)
 		return
 	case m.chunks == 0 && !done:
-		b.Fail(notAStream(resp, body.Head))
+		b.Fail(failure.NotAStream(resp, body.Head))
 		return
 	case !done && !m.sawFinish:
 		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: "Provider stream ended without a finish reason (connection closed early)"})
@@ -193,26 +191,6 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 		b.SetStopReason(core.StopReasonToolUse)
 	}
 	b.Done()
-}
-
-// decodeChunk decodes one chunk, rejecting anything that is not a JSON object.
-func decodeChunk(data []byte, c *chunk) error {
-	if data[0] != '{' {
-		return errors.New("not a JSON object")
-	}
-	return json.Unmarshal(data, c)
-}
-
-// notAStream describes a successful response whose body held no events.
-func notAStream(resp *http.Response, head []byte) *core.ProviderError {
-	ct := resp.Header.Get("Content-Type")
-	msg := fmt.Sprintf("Provider returned %d with a body that is not an event stream (Content-Type %q)", resp.StatusCode, ct)
-	if s := failure.Snippet(head); s != "" {
-		msg += ": " + s
-	} else {
-		msg += ": empty body"
-	}
-	return &core.ProviderError{Kind: core.ErrorOther, Status: resp.StatusCode, Message: msg}
 }
 
 // requestFailure classifies a failure before the event stream started: cancellation, the
@@ -226,20 +204,7 @@ func (p *Provider) requestFailure(parent context.Context, wd *idle.Watchdog, err
 	}
 	var apierr *oa.Error
 	if errors.As(err, &apierr) && apierr.Response != nil {
-		var body []byte
-		if apierr.Response.Body != nil {
-			body, _ = io.ReadAll(io.LimitReader(apierr.Response.Body, 1<<20))
-		}
-		return classifyHTTP(apierr.StatusCode, apierr.Response.Header, body, p.cfg.KeySource, p.clock.Now())
+		return classifyHTTP(apierr.StatusCode, apierr.Response.Header, failure.ErrorBody(apierr.Response), p.cfg.KeySource, p.clock.Now())
 	}
-	var uerr *url.Error
-	if errors.As(err, &uerr) || isNetError(err) {
-		return &core.ProviderError{Kind: core.ErrorRetryable, Message: "Connection error: " + err.Error()}
-	}
-	return &core.ProviderError{Kind: core.ErrorOther, Message: "Request failed: " + err.Error()}
-}
-
-// isNetError reports transport-level failures that a retry may cure.
-func isNetError(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, context.DeadlineExceeded)
+	return failure.Transport(err)
 }
