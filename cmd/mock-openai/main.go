@@ -12,19 +12,10 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"flag"
-	"fmt"
 	"io"
-	"log"
-	"net"
-	"net/http"
 	"os"
-	"os/signal"
-	"syscall"
-	"time"
 
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
 )
 
@@ -68,98 +59,17 @@ Script format (docs/testing.md has complete examples):
   Unknown fields are an error naming the line.
 `
 
-func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
-	logger := log.New(stderr, "mock-openai: ", 0)
-	fs := flag.NewFlagSet("mock-openai", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	script := fs.String("script", "", "JSON script of responses (required)")
-	addr := fs.String("addr", "127.0.0.1:0", "loopback address to listen on")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			_, _ = io.WriteString(stdout, usageText)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			_, _ = io.WriteString(stdout, formatText)
-			return 0
+var command = mockhttp.Command{
+	Name: "mock-openai", Usage: usageText, Format: formatText, URLSuffix: "/v1",
+	Load: func(script string) (mockhttp.Mock, error) {
+		s, err := mockopenai.LoadScript(script)
+		if err != nil {
+			return nil, err
 		}
-		logger.Printf("%v (see mock-openai --help)", err)
-		return 1
-	}
-	if err := serve(*script, *addr, stdin, stdout, logger); err != nil {
-		logger.Print(err)
-		return 1
-	}
-	return 0
+		return mockopenai.NewHandler(s), nil
+	},
 }
 
-func serve(script, addr string, stdin *os.File, stdout io.Writer, logger *log.Logger) error {
-	if script == "" {
-		return errors.New("--script is required (see mock-openai --help)")
-	}
-	s, err := mockopenai.LoadScript(script)
-	if err != nil {
-		return err
-	}
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("--addr %q: %w", addr, err)
-	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return fmt.Errorf("--addr %q: only loopback addresses are allowed", addr)
-	}
-	var lc net.ListenConfig
-	ln, err := lc.Listen(context.Background(), "tcp", addr)
-	if err != nil {
-		return err
-	}
-	srv := mockopenai.NewHandler(s)
-	hs := &http.Server{Handler: logged(srv, logger), ReadHeaderTimeout: 10 * time.Second}
-	if _, err := fmt.Fprintf(stdout, "http://%s/v1\n", ln.Addr()); err != nil {
-		_ = ln.Close()
-		return err
-	}
-
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
-	if watchesStdin(stdin) {
-		go func() {
-			_, _ = io.Copy(io.Discard, stdin)
-			stop()
-		}()
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	srv.Release()
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	_ = hs.Shutdown(shutdownCtx)
-	logger.Printf("served %d requests, %d scripted responses left", len(srv.Requests()), srv.Pending())
-	return nil
-}
-
-// watchesStdin reports whether stdin's EOF should stop the server: only for a pipe or a
-// socket, which a parent holds open and whose EOF means the parent is gone. /dev/null, a
-// terminal or a file reach EOF (or wait for a key) without meaning anything.
-func watchesStdin(stdin *os.File) bool {
-	if stdin == nil {
-		return false
-	}
-	fi, err := stdin.Stat()
-	if err != nil {
-		return false
-	}
-	return fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0
-}
-
-func logged(h http.Handler, logger *log.Logger) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		logger.Printf("%s %s", r.Method, r.URL.Path)
-		h.ServeHTTP(w, r)
-	})
+func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
+	return command.Run(args, stdin, stdout, stderr)
 }

@@ -1,13 +1,11 @@
 package mockanthropic
 
 import (
-	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 )
 
 // Block types of the open content block.
@@ -18,19 +16,14 @@ const (
 	blockTool
 )
 
-// player writes one scripted response.
+// player writes one scripted response in Anthropic's event format.
 type player struct {
-	s       *Server
-	w       http.ResponseWriter
-	r       *http.Request
-	rc      *http.ResponseController
-	rec     *Request
-	resp    *Response
-	release chan struct{}
-	n       int
+	*mockhttp.Stream
+	rec  *Request
+	resp *Response
+	n    int
 
 	id, model string
-	events    int
 	outChars  int
 
 	// open is the kind of the open content block, openIndex its index; next is the index
@@ -41,41 +34,13 @@ type player struct {
 	tools     map[int]int
 }
 
-func (p *player) play() {
+func (p *player) play(w http.ResponseWriter) {
 	resp := p.resp
-	for k, v := range resp.Headers {
-		p.w.Header().Set(k, v)
-	}
-	if resp.RetryAfter != "" {
-		p.w.Header().Set("Retry-After", resp.RetryAfter)
-	}
-	p.w.Header().Set("Request-Id", "req_mock_"+strconv.Itoa(p.n))
-	if resp.StallBeforeHeaders && !p.stall() {
-		return
-	}
-	status := resp.Status
+	var writeErr func(http.ResponseWriter, int)
 	if resp.Error != nil {
-		if status == 0 {
-			status = http.StatusInternalServerError
-		}
-		writeError(p.w, status, resp.Error)
-		return
+		writeErr = func(w http.ResponseWriter, status int) { writeError(w, status, resp.Error) }
 	}
-	if resp.Body != "" || status >= 400 {
-		ct := resp.ContentType
-		if ct == "" {
-			ct = "text/plain; charset=utf-8"
-		}
-		if status == 0 {
-			status = http.StatusOK
-		}
-		p.w.Header().Set("Content-Type", ct)
-		p.w.WriteHeader(status)
-		_, _ = p.w.Write([]byte(resp.Body))
-		return
-	}
-
-	p.rc = http.NewResponseController(p.w)
+	w.Header().Set("Request-Id", "req_mock_"+strconv.Itoa(p.n))
 	p.id = resp.ID
 	if p.id == "" {
 		p.id = "msg_mock_" + strconv.Itoa(p.n)
@@ -85,25 +50,15 @@ func (p *player) play() {
 		p.model, _ = p.rec.Decoded["model"].(string)
 	}
 	p.tools = map[int]int{}
-
-	ct := resp.ContentType
-	if ct == "" {
-		ct = "text/event-stream; charset=utf-8"
-	}
-	p.w.Header().Set("Content-Type", ct)
-	p.w.Header().Set("Cache-Control", "no-cache")
-	if status == 0 {
-		status = http.StatusOK
-	}
-	p.w.WriteHeader(status)
-	if !p.flush() {
-		return
-	}
-	if resp.KeepAlive != "" && !p.write(": "+resp.KeepAlive+"\n\n", false) {
+	if !p.Open(mockhttp.Head{
+		Headers: resp.Headers, RetryAfter: resp.RetryAfter, StallBeforeHeaders: resp.StallBeforeHeaders,
+		Status: resp.Status, WriteError: writeErr, Body: resp.Body, ContentType: resp.ContentType,
+		KeepAlive: resp.KeepAlive,
+	}) {
 		return
 	}
 	if resp.SSE != "" {
-		p.replay(resp.SSE)
+		p.Replay(resp.SSE)
 		return
 	}
 	u := resp.Usage
@@ -163,11 +118,11 @@ func hasToolCall(evs []Event) bool {
 func (p *player) event(ev Event) bool {
 	switch {
 	case ev.DelayMs > 0:
-		return p.sleep(time.Duration(ev.DelayMs) * time.Millisecond)
+		return p.Sleep(time.Duration(ev.DelayMs) * time.Millisecond)
 	case ev.Comment != "":
-		return p.write(": "+ev.Comment+"\n\n", false)
+		return p.Write(": "+ev.Comment+"\n\n", false)
 	case ev.Raw != "":
-		return p.write(ev.Raw, strings.Contains(ev.Raw, "data:"))
+		return p.Write(ev.Raw, mockhttp.IsData(ev.Raw))
 	case ev.Ping:
 		return p.send("ping", `{"type": "ping"}`)
 	case ev.Error != nil:
@@ -238,113 +193,7 @@ func (p *player) delta(index int, delta string) bool {
 
 // send writes one event in Anthropic's framing: "event: <type>\ndata: <json>\n\n".
 func (p *player) send(typ, data string) bool {
-	return p.write("event: "+typ+"\ndata: "+data+"\n\n", true)
-}
-
-// replay writes a captured stream event by event, so faults and delays still apply.
-func (p *player) replay(sse string) {
-	sse = strings.ReplaceAll(sse, "\r\n", "\n")
-	for len(sse) > 0 {
-		i := strings.Index(sse, "\n\n")
-		ev := sse
-		if i >= 0 {
-			ev, sse = sse[:i+2], sse[i+2:]
-		} else {
-			sse = ""
-		}
-		if strings.TrimSpace(ev) == "" {
-			continue
-		}
-		if !p.write(ev, strings.Contains(ev, "data:")) {
-			return
-		}
-	}
-}
-
-// write sends bytes and flushes. Data events are counted for dropAfter and stallAfter,
-// which apply before the event that would exceed them, and are paced by chunkDelayMs.
-func (p *player) write(s string, data bool) bool {
-	if data {
-		if n := p.resp.StallAfter; n > 0 && p.events == n && !p.stall() {
-			return false
-		}
-		if n := p.resp.DropAfter; n > 0 && p.events == n {
-			p.drop()
-			return false
-		}
-		if d := p.resp.ChunkDelayMs; d > 0 && !p.sleep(time.Duration(d)*time.Millisecond) {
-			return false
-		}
-		p.events++
-	}
-	start := time.Now()
-	_, err := p.w.Write([]byte(s))
-	if err == nil {
-		err = p.rc.Flush()
-	}
-	p.noteWrite(time.Since(start))
-	if err != nil {
-		p.rec.markGone()
-		return false
-	}
-	return true
-}
-
-func (p *player) flush() bool {
-	if err := p.rc.Flush(); err != nil {
-		p.rec.markGone()
-		return false
-	}
-	return true
-}
-
-func (p *player) noteWrite(d time.Duration) {
-	for {
-		cur := p.s.maxWrite.Load()
-		if int64(d) <= cur || p.s.maxWrite.CompareAndSwap(cur, int64(d)) {
-			break
-		}
-	}
-	if d > p.s.BlockThreshold {
-		p.s.blocked.Store(true)
-	}
-}
-
-// stall waits until the client goes away (false) or the test releases stalls (true).
-func (p *player) stall() bool {
-	select {
-	case <-p.r.Context().Done():
-		p.rec.markGone()
-		return false
-	case <-p.release:
-		return true
-	}
-}
-
-// sleep pauses, noticing a client that goes away meanwhile.
-func (p *player) sleep(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-p.r.Context().Done():
-		p.rec.markGone()
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
-// drop closes the connection mid-stream, so the client sees its body end without the final
-// chunk of the chunked encoding.
-func (p *player) drop() {
-	conn, _, err := p.rc.Hijack()
-	if err != nil {
-		if errors.Is(err, http.ErrNotSupported) {
-			panic(http.ErrAbortHandler)
-		}
-		return
-	}
-	_ = conn.Close()
+	return p.Write("event: "+typ+"\ndata: "+data+"\n\n", true)
 }
 
 // generate turns the redactedThinking/reasoning/text/toolCalls shorthand into events: a
@@ -381,23 +230,8 @@ func generate(r *Response, n int) []Event {
 	return evs
 }
 
-// split cuts s into pieces of at most size runes.
-func split(s string, size int) []string {
-	var out []string
-	for len(s) > 0 {
-		n, i := 0, 0
-		for i < len(s) && n < size {
-			_, w := utf8.DecodeRuneInString(s[i:])
-			i += w
-			n++
-		}
-		out = append(out, s[:i])
-		s = s[i:]
-	}
-	return out
-}
-
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
+// jsonString and split are the shared script helpers, under short names.
+var (
+	jsonString = mockhttp.JSONString
+	split      = mockhttp.Split
+)

@@ -1,12 +1,9 @@
 package mockopenai
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
+
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 )
 
 // Script is the queue of responses a [Server] plays, one per chat-completions request.
@@ -120,47 +117,24 @@ func ptr[T any](v T) *T { return &v }
 // directory. Unknown fields are an error naming the file and line, so a typo does not
 // silently change a test.
 func LoadScript(path string) (*Script, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
+	var s Script
+	if err := mockhttp.LoadJSON(path, &s); err != nil {
 		return nil, err
 	}
-	s, err := ParseScript(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	dir := filepath.Dir(path)
 	for i := range s.Responses {
 		r := &s.Responses[i]
-		if r.SSEFile != "" {
-			p := r.SSEFile
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(dir, p)
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return nil, fmt.Errorf("%s: responses[%d].sseFile: %w", path, i, err)
-			}
-			r.SSE, r.SSEFile = string(b), ""
+		if err := mockhttp.InlineSSEFile(path, fmt.Sprintf("responses[%d].sseFile", i), &r.SSE, &r.SSEFile); err != nil {
+			return nil, err
 		}
 	}
-	return s, nil
+	return &s, nil
 }
 
 // ParseScript decodes a script, rejecting unknown fields with the line they are on.
 func ParseScript(data []byte) (*Script, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var s Script
-	if err := dec.Decode(&s); err != nil {
-		off := min(int(dec.InputOffset()), len(data))
-		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-			// The decoder has read past the field by now; point at the field itself.
-			if i := bytes.Index(data, []byte(name)); i >= 0 {
-				off = i
-			}
-		}
-		line := 1 + bytes.Count(data[:off], []byte("\n"))
-		return nil, fmt.Errorf("line %d: %w", line, err)
+	if err := mockhttp.ParseJSON(data, &s); err != nil {
+		return nil, err
 	}
 	return &s, nil
 }

@@ -1,69 +1,36 @@
 package mockopenai
 
 import (
-	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 )
 
-// player writes one scripted response.
+// player writes one scripted response in OpenAI's chunk format.
 type player struct {
-	s       *Server
-	w       http.ResponseWriter
-	r       *http.Request
-	rc      *http.ResponseController
-	rec     *Request
-	resp    *Response
-	release chan struct{}
+	*mockhttp.Stream
+	rec  *Request
+	resp *Response
+	n    int
 
 	id, model    string
 	created      int64
 	includeUsage bool
-	chunks       int
 	outChars     int
 }
 
 func (p *player) play() {
 	resp := p.resp
-	for k, v := range resp.Headers {
-		p.w.Header().Set(k, v)
-	}
-	if resp.RetryAfter != "" {
-		p.w.Header().Set("Retry-After", resp.RetryAfter)
-	}
-	if resp.StallBeforeHeaders && !p.stall() {
-		return
-	}
-	status := resp.Status
+	var writeErr func(http.ResponseWriter, int)
 	if resp.Error != nil {
-		if status == 0 {
-			status = http.StatusInternalServerError
-		}
-		writeError(p.w, status, resp.Error)
-		return
+		writeErr = func(w http.ResponseWriter, status int) { writeError(w, status, resp.Error) }
 	}
-	if resp.Body != "" || status >= 400 {
-		ct := resp.ContentType
-		if ct == "" {
-			ct = "text/plain; charset=utf-8"
-		}
-		if status == 0 {
-			status = http.StatusOK
-		}
-		p.w.Header().Set("Content-Type", ct)
-		p.w.WriteHeader(status)
-		_, _ = p.w.Write([]byte(resp.Body))
-		return
-	}
-
-	p.rc = http.NewResponseController(p.w)
 	p.id = resp.ID
 	if p.id == "" {
-		p.id = "chatcmpl-mock-" + strconv.Itoa(len(p.s.Requests()))
+		p.id = "chatcmpl-mock-" + strconv.Itoa(p.n)
 	}
 	p.model = resp.Model
 	if p.model == "" {
@@ -76,25 +43,15 @@ func (p *player) play() {
 	if so, ok := p.rec.Decoded["stream_options"].(map[string]any); ok {
 		p.includeUsage, _ = so["include_usage"].(bool)
 	}
-
-	ct := resp.ContentType
-	if ct == "" {
-		ct = "text/event-stream; charset=utf-8"
-	}
-	p.w.Header().Set("Content-Type", ct)
-	p.w.Header().Set("Cache-Control", "no-cache")
-	if status == 0 {
-		status = http.StatusOK
-	}
-	p.w.WriteHeader(status)
-	if !p.flush() {
-		return
-	}
-	if resp.KeepAlive != "" && !p.write(": "+resp.KeepAlive+"\n\n", false) {
+	if !p.Open(mockhttp.Head{
+		Headers: resp.Headers, RetryAfter: resp.RetryAfter, StallBeforeHeaders: resp.StallBeforeHeaders,
+		Status: resp.Status, WriteError: writeErr, Body: resp.Body, ContentType: resp.ContentType,
+		KeepAlive: resp.KeepAlive,
+	}) {
 		return
 	}
 	if resp.SSE != "" {
-		p.replay(resp.SSE)
+		p.Replay(resp.SSE)
 		return
 	}
 	if !p.chunk(`{"role":"assistant","content":""}`, "null") {
@@ -123,7 +80,7 @@ func (p *player) play() {
 		return
 	}
 	if !resp.NoDone {
-		p.write("data: [DONE]\n\n", true)
+		p.Write("data: [DONE]\n\n", true)
 	}
 }
 
@@ -140,11 +97,11 @@ func hasToolCall(evs []Event) bool {
 func (p *player) event(ev Event) bool {
 	switch {
 	case ev.DelayMs > 0:
-		return p.sleep(time.Duration(ev.DelayMs) * time.Millisecond)
+		return p.Sleep(time.Duration(ev.DelayMs) * time.Millisecond)
 	case ev.Comment != "":
-		return p.write(": "+ev.Comment+"\n\n", false)
+		return p.Write(": "+ev.Comment+"\n\n", false)
 	case ev.Raw != "":
-		return p.write(ev.Raw, strings.HasPrefix(ev.Raw, "data:"))
+		return p.Write(ev.Raw, mockhttp.IsData(ev.Raw))
 	case ev.Text != "":
 		p.outChars += len(ev.Text)
 		return p.chunk(`{"content":`+jsonString(ev.Text)+`}`, "null")
@@ -184,7 +141,7 @@ func (p *player) chunk(delta, finishReason string) bool {
 		b.WriteString(`,"usage":null`)
 	}
 	b.WriteString("}")
-	return p.write("data: "+b.String()+"\n\n", true)
+	return p.Write("data: "+b.String()+"\n\n", true)
 }
 
 // usage writes the usage chunk, with empty choices, as OpenAI does for include_usage.
@@ -199,114 +156,7 @@ func (p *player) usage() bool {
 		`,"prompt_tokens_details":{"cached_tokens":` + strconv.Itoa(u.CachedTokens) + `,"audio_tokens":0}` +
 		`,"completion_tokens_details":{"reasoning_tokens":` + strconv.Itoa(u.ReasoningTokens) +
 		`,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}}`
-	return p.write("data: "+body+"\n\n", true)
-}
-
-// replay writes a captured stream event by event, so faults and delays still apply.
-func (p *player) replay(sse string) {
-	sse = strings.ReplaceAll(sse, "\r\n", "\n")
-	for len(sse) > 0 {
-		i := strings.Index(sse, "\n\n")
-		ev := sse
-		if i >= 0 {
-			ev, sse = sse[:i+2], sse[i+2:]
-		} else {
-			sse = ""
-		}
-		if strings.TrimSpace(ev) == "" {
-			continue
-		}
-		isData := strings.HasPrefix(ev, "data:")
-		if !p.write(ev, isData) {
-			return
-		}
-	}
-}
-
-// write sends bytes and flushes. Data chunks are counted for dropAfter and stallAfter, which
-// apply before the chunk that would exceed them, and are paced by chunkDelayMs.
-func (p *player) write(s string, data bool) bool {
-	if data {
-		if n := p.resp.StallAfter; n > 0 && p.chunks == n && !p.stall() {
-			return false
-		}
-		if n := p.resp.DropAfter; n > 0 && p.chunks == n {
-			p.drop()
-			return false
-		}
-		if d := p.resp.ChunkDelayMs; d > 0 && !p.sleep(time.Duration(d)*time.Millisecond) {
-			return false
-		}
-		p.chunks++
-	}
-	start := time.Now()
-	_, err := p.w.Write([]byte(s))
-	if err == nil {
-		err = p.rc.Flush()
-	}
-	p.noteWrite(time.Since(start))
-	if err != nil {
-		p.rec.markGone()
-		return false
-	}
-	return true
-}
-
-func (p *player) flush() bool {
-	if err := p.rc.Flush(); err != nil {
-		p.rec.markGone()
-		return false
-	}
-	return true
-}
-
-func (p *player) noteWrite(d time.Duration) {
-	for {
-		cur := p.s.maxWrite.Load()
-		if int64(d) <= cur || p.s.maxWrite.CompareAndSwap(cur, int64(d)) {
-			break
-		}
-	}
-	if d > p.s.BlockThreshold {
-		p.s.blocked.Store(true)
-	}
-}
-
-// stall waits until the client goes away (false) or the test releases stalls (true).
-func (p *player) stall() bool {
-	select {
-	case <-p.r.Context().Done():
-		p.rec.markGone()
-		return false
-	case <-p.release:
-		return true
-	}
-}
-
-// sleep pauses, noticing a client that goes away meanwhile.
-func (p *player) sleep(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-p.r.Context().Done():
-		p.rec.markGone()
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
-// drop closes the connection mid-stream, so the client sees its body end without the final
-// chunk of the chunked encoding.
-func (p *player) drop() {
-	conn, _, err := p.rc.Hijack()
-	if err != nil {
-		if errors.Is(err, http.ErrNotSupported) {
-			panic(http.ErrAbortHandler)
-		}
-		return
-	}
-	_ = conn.Close()
+	return p.Write("data: "+body+"\n\n", true)
 }
 
 // generate turns the reasoning/text/toolCalls shorthand into events.
@@ -354,23 +204,8 @@ func generate(r *Response) []Event {
 	return evs
 }
 
-// split cuts s into pieces of at most size runes.
-func split(s string, size int) []string {
-	var out []string
-	for len(s) > 0 {
-		n, i := 0, 0
-		for i < len(s) && n < size {
-			_, w := utf8.DecodeRuneInString(s[i:])
-			i += w
-			n++
-		}
-		out = append(out, s[:i])
-		s = s[i:]
-	}
-	return out
-}
-
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
+// jsonString and split are the shared script helpers, under short names.
+var (
+	jsonString = mockhttp.JSONString
+	split      = mockhttp.Split
+)

@@ -1,0 +1,154 @@
+package mockhttp
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// Served is what a mock command serves: the handler, the path its base URL adds to the
+// server root ("/v1" for OpenAI, "" for Anthropic), and the hooks that end it.
+type Served struct {
+	Handler    http.Handler
+	URLSuffix  string
+	Release    func()
+	Summary    func() string
+	Logger     *log.Logger
+	Stdin      *os.File
+	Stdout     io.Writer
+	ListenAddr string
+}
+
+// Serve listens on the loopback address, prints the base URL as the only line on stdout,
+// logs each request, and returns on SIGTERM, SIGINT, or EOF on a piped stdin (so a parent
+// that dies takes the mock along), after releasing stalls and shutting down.
+func Serve(s Served) error {
+	host, _, err := net.SplitHostPort(s.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("--addr %q: %w", s.ListenAddr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("--addr %q: only loopback addresses are allowed", s.ListenAddr)
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(context.Background(), "tcp", s.ListenAddr)
+	if err != nil {
+		return err
+	}
+	logged := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.Logger.Printf("%s %s", r.Method, r.URL.Path)
+		s.Handler.ServeHTTP(w, r)
+	})
+	hs := &http.Server{Handler: logged, ReadHeaderTimeout: 10 * time.Second}
+	if _, err := fmt.Fprintf(s.Stdout, "http://%s%s\n", ln.Addr(), s.URLSuffix); err != nil {
+		_ = ln.Close()
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if watchesStdin(s.Stdin) {
+		go func() {
+			_, _ = io.Copy(io.Discard, s.Stdin)
+			stop()
+		}()
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	s.Release()
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = hs.Shutdown(shutdownCtx)
+	s.Logger.Print(s.Summary())
+	return nil
+}
+
+// watchesStdin reports whether stdin's EOF should stop the server: only for a pipe or a
+// socket, which a parent holds open and whose EOF means the parent is gone. /dev/null, a
+// terminal or a file reach EOF (or wait for a key) without meaning anything.
+func watchesStdin(stdin *os.File) bool {
+	if stdin == nil {
+		return false
+	}
+	fi, err := stdin.Stat()
+	if err != nil {
+		return false
+	}
+	return fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0
+}
+
+// Summary is the line a mock logs when it stops.
+func (s *Recorder[R]) Summary() string {
+	return fmt.Sprintf("served %d requests, %d scripted responses left", len(s.Requests()), s.Pending())
+}
+
+// Mock is what a mock command serves: a scripted server.
+type Mock interface {
+	http.Handler
+	Release()
+	Summary() string
+}
+
+// Command is a mock's command line: `NAME --script FILE [--addr 127.0.0.1:0]`.
+type Command struct {
+	Name string
+	// Usage is printed by --help before the flags, Format after them.
+	Usage, Format string
+	URLSuffix     string
+	// Load reads the script file and returns the server that plays it.
+	Load func(script string) (Mock, error)
+}
+
+// Run parses args and serves; it returns the exit code (0 after --help or a clean stop, 1
+// with a one-line error on stderr).
+func (c Command) Run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
+	logger := log.New(stderr, c.Name+": ", 0)
+	fs := flag.NewFlagSet(c.Name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	script := fs.String("script", "", "JSON script of responses (required)")
+	addr := fs.String("addr", "127.0.0.1:0", "loopback address to listen on")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			_, _ = io.WriteString(stdout, c.Usage)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			_, _ = io.WriteString(stdout, c.Format)
+			return 0
+		}
+		logger.Printf("%v (see %s --help)", err, c.Name)
+		return 1
+	}
+	err := func() error {
+		if *script == "" {
+			return fmt.Errorf("--script is required (see %s --help)", c.Name)
+		}
+		m, err := c.Load(*script)
+		if err != nil {
+			return err
+		}
+		return Serve(Served{
+			Handler: m, URLSuffix: c.URLSuffix, Release: m.Release, Summary: m.Summary,
+			Logger: logger, Stdin: stdin, Stdout: stdout, ListenAddr: *addr,
+		})
+	}()
+	if err != nil {
+		logger.Print(err)
+		return 1
+	}
+	return 0
+}
