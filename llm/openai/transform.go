@@ -5,126 +5,28 @@ import (
 	"strings"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/internal/transform"
 )
 
-// The placeholders a text-only model gets instead of images (pi-ai's transformMessages).
-const (
-	imageOmitted     = "(image omitted: model does not support images)"
-	toolImageOmitted = "(tool image omitted: model does not support images)"
-	noResultProvided = "No result provided"
-)
-
-// transformMessages prepares a transcript for model (as pi-ai's transformMessages does):
-//   - images become placeholders for text-only models;
-//   - assistant messages from another model lose redacted thinking and have their thinking
-//     turned into text, and their thought signatures dropped;
-//   - errored and aborted assistant messages are removed, and so are tool results whose call
-//     is no longer in the transcript (an API rejects a result without its call);
-//   - tool calls without a result get a synthetic error result "No result provided";
-//   - tool-call ids are sanitised for OpenAI (see sanitizeID), results remapped to match.
-//
-// The input is not modified.
+// transformMessages prepares a transcript for model (as pi-ai's transformMessages does; the
+// shared rules are transform.Messages'): another model's thinking is sent as text (redacted
+// or blank thinking dropped), this model's as it is, and tool-call ids are sanitised for
+// OpenAI (see sanitizeID) and kept distinct, results remapped to match.
 func transformMessages(in []core.Message, model *core.Model) []core.Message {
-	vision := model.SupportsImages()
-	out := make([]core.Message, 0, len(in)+2)
-	idMap := map[string]string{}
 	used := map[string]bool{}
-	known := map[string]bool{}
-	var pending []core.Content
-	answered := map[string]bool{}
-
-	flush := func() {
-		for _, call := range pending {
-			if !answered[call.ID] {
-				out = append(out, &core.ToolResultMessage{
-					ToolCallID: call.ID,
-					ToolName:   call.Name,
-					Content:    []core.Content{core.TextBlock(noResultProvided)},
-					IsError:    true,
-				})
-				answered[call.ID] = true
+	return transform.Messages(in, model, transform.Rules{
+		Block: func(b core.Content, same bool) (core.Content, bool) {
+			if b.Type != core.ContentThinking || same {
+				return b, true
 			}
-		}
-		pending = nil
-	}
-
-	for _, msg := range in {
-		switch m := msg.(type) {
-		case *core.UserMessage:
-			flush()
-			cp := *m
-			cp.Content = placeholders(m.Content, vision, imageOmitted)
-			out = append(out, &cp)
-		case *core.AssistantMessage:
-			flush()
-			if m.StopReason == core.StopReasonError || m.StopReason == core.StopReasonAborted {
-				continue
-			}
-			same := m.Provider == model.Provider && m.API == model.API && m.Model == model.ID
-			cp := *m
-			cp.Content = make([]core.Content, 0, len(m.Content))
-			for _, block := range m.Content {
-				switch block.Type {
-				case core.ContentThinking:
-					if same {
-						cp.Content = append(cp.Content, block)
-						continue
-					}
-					if block.Redacted || strings.TrimSpace(block.Thinking) == "" {
-						continue
-					}
-					cp.Content = append(cp.Content, core.TextBlock(block.Thinking))
-				case core.ContentToolCall:
-					newID := uniqueID(sanitizeID(block.ID), used)
-					idMap[block.ID] = newID
-					block.ID = newID
-					if !same {
-						block.ThoughtSignature = ""
-					}
-					known[newID] = true
-					cp.Content = append(cp.Content, block)
-					pending = append(pending, block)
-				default:
-					cp.Content = append(cp.Content, block)
-				}
-			}
-			out = append(out, &cp)
-		case *core.ToolResultMessage:
-			id, ok := idMap[m.ToolCallID]
-			if !ok || !known[id] || answered[id] {
-				continue
-			}
-			answered[id] = true
-			cp := *m
-			cp.ToolCallID = id
-			cp.Content = placeholders(m.Content, vision, toolImageOmitted)
-			out = append(out, &cp)
-		default:
-			// Only user, assistant and tool-result messages reach a provider (core.ConvertToLLM).
-		}
-	}
-	flush()
-	return out
+			return transform.ThinkingAsText(b)
+		},
+		CallID: func(id string, _ bool) string { return uniqueID(sanitizeID(id), used) },
+	})
 }
 
-// placeholders replaces images by a text placeholder when the model cannot see them,
-// collapsing consecutive placeholders into one.
-func placeholders(blocks []core.Content, vision bool, text string) []core.Content {
-	if vision {
-		return blocks
-	}
-	out := make([]core.Content, 0, len(blocks))
-	for _, b := range blocks {
-		if b.Type == core.ContentImage {
-			if n := len(out); n > 0 && out[n-1].Type == core.ContentText && out[n-1].Text == text {
-				continue
-			}
-			b = core.TextBlock(text)
-		}
-		out = append(out, b)
-	}
-	return out
-}
+// maxIDLength is the longest tool-call id OpenAI accepts.
+const maxIDLength = 40
 
 // sanitizeID makes a tool-call id acceptable to OpenAI-compatible APIs: ids from the
 // Responses API carry "|item" suffixes, other providers use characters OpenAI rejects, and
@@ -133,16 +35,7 @@ func sanitizeID(id string) string {
 	if i := strings.IndexByte(id, '|'); i >= 0 {
 		id = id[:i]
 	}
-	b := []byte(id)
-	for i, c := range b {
-		if !idChar(c) {
-			b[i] = '_'
-		}
-	}
-	if len(b) > 40 {
-		b = b[:40]
-	}
-	return string(b)
+	return transform.ReplaceIDChars(id, maxIDLength)
 }
 
 // uniqueID keeps sanitised ids distinct within a request (and gives empty ids one).
@@ -154,16 +47,11 @@ func uniqueID(id string, used map[string]bool) string {
 	for n := 2; used[cand]; n++ {
 		suffix := "_" + strconv.Itoa(n)
 		base := id
-		if len(base)+len(suffix) > 40 {
-			base = base[:40-len(suffix)]
+		if len(base)+len(suffix) > maxIDLength {
+			base = base[:maxIDLength-len(suffix)]
 		}
 		cand = base + suffix
 	}
 	used[cand] = true
 	return cand
-}
-
-// idChar reports whether OpenAI accepts c in a tool-call id.
-func idChar(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
