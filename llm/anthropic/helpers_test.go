@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/mockanthropic"
+	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
 // modelByID returns a catalogue model.
@@ -64,20 +64,7 @@ func hiRequest(t testing.TB, model string) *core.Request {
 // message.
 func run(t *testing.T, ctx context.Context, p core.Provider, req *core.Request) ([]string, *core.AssistantMessage) {
 	t.Helper()
-	var got []string
-	var final *core.AssistantMessage
-	n := 0
-	for ev := range p.Stream(ctx, req) {
-		n++
-		got = append(got, describeEvent(ev))
-		if ev.Type == core.EventDone || ev.Type == core.EventError {
-			final = ev.Partial
-		}
-	}
-	if final == nil {
-		t.Fatalf("stream of %d events ended without done or error", n)
-	}
-	return got, final
+	return providertest.Run(t, ctx, p, req, describeEvent)
 }
 
 // describeEvent renders an event compactly: type, content index, and the fields that matter.
@@ -113,21 +100,7 @@ func describeEvent(ev core.AssistantEvent) string {
 
 func diffLines(t *testing.T, got, want []string) {
 	t.Helper()
-	for i := 0; i < max(len(got), len(want)); i++ {
-		var g, w string
-		if i < len(got) {
-			g = got[i]
-		}
-		if i < len(want) {
-			w = want[i]
-		}
-		if g != w {
-			t.Errorf("event %d: got %s, want %s", i, g, w)
-		}
-	}
-	if t.Failed() {
-		t.Logf("all events:\n\t%s", strings.Join(got, "\n\t"))
-	}
+	providertest.DiffLines(t, got, want)
 }
 
 func contentJSON(t *testing.T, m *core.AssistantMessage) string {

@@ -2,70 +2,22 @@ package openai
 
 import (
 	"context"
-	"io"
 	"net/http"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
 )
-
-// pipeTransport serves requests with an in-memory handler over io.Pipe, so that a
-// testing/synctest bubble sees every wait as durably blocking and fake time can advance.
-type pipeTransport struct{ h http.Handler }
-
-type pipeWriter struct {
-	header http.Header
-	pw     *io.PipeWriter
-	once   sync.Once
-	ready  chan int
-}
-
-func (w *pipeWriter) Header() http.Header { return w.header }
-func (w *pipeWriter) WriteHeader(code int) {
-	w.once.Do(func() { w.ready <- code })
-}
-func (w *pipeWriter) Write(p []byte) (int, error) {
-	w.WriteHeader(http.StatusOK)
-	return w.pw.Write(p)
-}
-func (w *pipeWriter) Flush() {}
-
-func (t pipeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	pr, pw := io.Pipe()
-	w := &pipeWriter{header: http.Header{}, pw: pw, ready: make(chan int, 1)}
-	go func() {
-		t.h.ServeHTTP(w, req)
-		w.WriteHeader(http.StatusOK)
-		pw.Close()
-	}()
-	stop := context.AfterFunc(req.Context(), func() { pr.CloseWithError(req.Context().Err()) })
-	select {
-	case code := <-w.ready:
-		return &http.Response{StatusCode: code, Header: w.header, Body: &stopBody{pr, stop}, Request: req}, nil
-	case <-req.Context().Done():
-		stop()
-		pr.Close()
-		return nil, req.Context().Err()
-	}
-}
-
-type stopBody struct {
-	*io.PipeReader
-	stop func() bool
-}
-
-func (b *stopBody) Close() error { b.stop(); return b.PipeReader.Close() }
 
 func pipeProvider(t *testing.T, idle time.Duration, resps ...mockopenai.Response) *Provider {
 	t.Helper()
 	srv := mockopenai.NewHandler(&mockopenai.Script{Responses: resps})
 	t.Cleanup(srv.Release)
 	p, err := New(Config{BaseURL: "http://mock.invalid/v1", APIKey: "k", KeySource: "test", IdleTimeout: idle,
-		HTTPClient: &http.Client{Transport: pipeTransport{srv}}})
+		HTTPClient: &http.Client{Transport: mockhttp.PipeTransport{Handler: srv}}})
 	if err != nil {
 		t.Fatal(err)
 	}
