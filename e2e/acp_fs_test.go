@@ -391,3 +391,38 @@ func TestACPTerminalCancel(t *testing.T) {
 		}
 	}
 }
+
+// An editor that offers fs/* and terminal/* but never answers them: session/cancel still
+// ends each turn cancelled, after withdrawing the request ($/cancel_request), on the raw wire.
+func TestACPSilentEditorCancel(t *testing.T) {
+	mock := mockOf(
+		mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: "call_read", Name: "read", Arguments: `{"path":"a.txt"}`}}},
+		mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: "call_sh", Name: "bash", Arguments: `{"command":"true"}`}}},
+	)
+	defer mock.Close()
+	p := startACP(t, mock, "--approval", "auto")
+	p.request(0, "initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{
+		"fs": map[string]any{"readTextFile": true, "writeTextFile": true}, "terminal": true}})
+	p.response(0)
+	sid := p.newSession(1)
+	for i, method := range []string{"fs/read_text_file", "terminal/create"} {
+		id := 2 + i
+		p.request(id, "session/prompt", textPrompt(sid, "go"))
+		req := p.until(func(m acpMsg) bool { return m.Method == method })
+		p.send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": sid}})
+		withdrawn := false
+		m := p.until(func(m acpMsg) bool {
+			if m.Method == "$/cancel_request" {
+				var c struct {
+					RequestID json.RawMessage `json:"requestId"`
+				}
+				_ = json.Unmarshal(m.Params, &c)
+				withdrawn = withdrawn || string(c.RequestID) == string(req.ID)
+			}
+			return m.isResponse(id)
+		})
+		if got := stopReason(t, m); got != "cancelled" || !withdrawn {
+			t.Fatalf("%s: stop %q, withdrawn %v\n%s", method, got, withdrawn, p.dump())
+		}
+	}
+}
