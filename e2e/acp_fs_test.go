@@ -426,3 +426,37 @@ func TestACPSilentEditorCancel(t *testing.T) {
 		}
 	}
 }
+
+// The official ACP TypeScript SDK as an editor serving fs/* (e2e/acp-npm/fs.test.mjs, which
+// validates every message with the SDK's schemas): the model sees the unsaved buffer, and
+// the editor's error answer.
+func TestACPTypeScriptSDKFs(t *testing.T) {
+	if _, err := os.Stat("acp-npm/node_modules/@agentclientprotocol/sdk/package.json"); err != nil {
+		t.Fatal("e2e/acp-npm is not installed: run make acp-npm (npm ci in e2e/acp-npm)")
+	}
+	ws := t.TempDir()
+	edit := `{"path":"a.txt","edits":[{"oldText":"unsaved","newText":"edited"}]}`
+	mock := mockOf(
+		mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: "call_read", Name: "read", Arguments: `{"path":"a.txt"}`}}},
+		mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: "call_edit", Name: "edit", Arguments: edit}}},
+		mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: "call_write", Name: "write", Arguments: `{"path":"b.txt","content":"new file\n"}`}}},
+		mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: "call_missing", Name: "read", Arguments: `{"path":"missing.txt"}`}}},
+		mockopenai.Response{Text: "done"},
+	)
+	defer mock.Close()
+	cmd := exec.Command("node", "fs.test.mjs")
+	cmd.Dir = "acp-npm"
+	home := t.TempDir()
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "PI_RPC_BIN=" + binary, "MOCK_URL=" + mock.URL(), "WORKSPACE=" + ws}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node fs.test.mjs: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+	if got := toolResultSeen(t, mock, "call_read"); got != "unsaved text\n" {
+		t.Fatalf("the model saw %q", got)
+	}
+	if got := toolResultSeen(t, mock, "call_missing"); !strings.HasPrefix(got, "Could not read missing.txt: the editor answered: ") {
+		t.Fatalf("the model saw %q", got)
+	}
+}
