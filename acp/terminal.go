@@ -41,7 +41,7 @@ func (r *terminalRunner) RunCommand(ctx context.Context, c tools.Command) (tools
 		if ctx.Err() != nil {
 			return tools.CommandOutput{Cancelled: true}, nil
 		}
-		return tools.CommandOutput{}, fmt.Errorf("The editor could not start the command: %v", err)
+		return tools.CommandOutput{}, fmt.Errorf("The editor could not start the command: %w", err)
 	}
 	term := created.TerminalId
 
@@ -89,9 +89,9 @@ func (r *terminalRunner) RunCommand(ctx context.Context, c tools.Command) (tools
 	switch {
 	case out.Cancelled || out.TimedOut:
 	case werr != nil:
-		return tools.CommandOutput{}, fmt.Errorf("The editor's terminal failed while the command ran: %v", werr)
+		return tools.CommandOutput{}, fmt.Errorf("The editor's terminal failed while the command ran: %w", werr)
 	case oerr != nil:
-		return tools.CommandOutput{}, fmt.Errorf("The editor's terminal did not give the command's output: %v", oerr)
+		return tools.CommandOutput{}, fmt.Errorf("The editor's terminal did not give the command's output: %w", oerr)
 	default:
 		if exit.Signal == nil {
 			out.ExitCode = exit.ExitCode

@@ -121,7 +121,7 @@ func (e *env) runBash(ctx context.Context, call core.ToolCall, update func(core.
 // a local run would show. Output the runner itself dropped is said to be missing.
 func (e *env) runCommand(ctx context.Context, r CommandRunner, callID string, so ShellOptions) (ShellResult, error) {
 	if ctx.Err() != nil {
-		return ShellResult{Cancelled: true}, nil
+		return ShellResult{Cancelled: true}, nil //nolint:nilerr // cancellation is a result, as in RunShell.
 	}
 	if !dirExists(so.Dir) {
 		return ShellResult{}, fmt.Errorf("Working directory does not exist: %s\nCannot execute bash commands.", so.Dir)
@@ -136,7 +136,7 @@ func (e *env) runCommand(ctx context.Context, r CommandRunner, callID string, so
 	})
 	if err != nil {
 		if ctx.Err() != nil {
-			return ShellResult{Cancelled: true}, nil
+			return ShellResult{Cancelled: true}, nil //nolint:nilerr // a start cut short by an abort is a cancelled run.
 		}
 		return ShellResult{}, err
 	}
