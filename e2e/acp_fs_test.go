@@ -30,6 +30,7 @@ type editorClient struct {
 	permissions []sdk.RequestPermissionRequest
 	methods     []string
 	terms       map[string]*editorTerm
+	reject      bool
 	created     chan string
 	killed      chan string
 	released    chan string
@@ -72,7 +73,11 @@ func (c *editorClient) note(method string) {
 func (c *editorClient) RequestPermission(_ context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
 	c.mu.Lock()
 	c.permissions = append(c.permissions, p)
+	reject := c.reject
 	c.mu.Unlock()
+	if reject {
+		return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected("reject_once")}, nil
+	}
 	return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected("allow_once")}, nil
 }
 
@@ -247,6 +252,8 @@ func TestACPFsThroughEditor(t *testing.T) {
 		mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: "call_write", Name: "write", Arguments: `{"path":"b.txt","content":"new file\n"}`}}},
 		mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: "call_missing", Name: "read", Arguments: `{"path":"missing.txt"}`}}},
 		mockopenai.Response{Text: "done"},
+		mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: "call_refused", Name: "write", Arguments: `{"path":"a.txt","content":"refused\n"}`}}},
+		mockopenai.Response{Text: "refused"},
 	)
 	defer mock.Close()
 	client := newEditorClient(map[string]string{})
@@ -306,6 +313,24 @@ func TestACPFsThroughEditor(t *testing.T) {
 	want := "Could not read missing.txt: the editor answered: Resource not found: " + filepath.Join(ws, "missing.txt")
 	if got := toolResultSeen(t, mock, "call_missing"); got != want {
 		t.Fatalf("the model saw %q, want %q", got, want)
+	}
+
+	// A refused write never reaches the editor; its permission request showed the diff
+	// from the buffer.
+	client.reject = true
+	writes := len(client.writes)
+	client.mu.Unlock()
+	res, err = conn.Prompt(ctx, sdk.PromptRequest{SessionId: sid, Prompt: []sdk.ContentBlock{sdk.TextBlock("again")}})
+	client.mu.Lock()
+	if err != nil || res.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v, %v", res, err)
+	}
+	if len(client.writes) != writes || client.buffers[a] != "edited buffer text\n" {
+		t.Fatalf("a refused write reached the editor: %v %q", client.writes, client.buffers[a])
+	}
+	d = client.permissions[len(client.permissions)-1].ToolCall.Content[0].Diff
+	if d == nil || *d.OldText != "edited buffer text\n" || d.NewText != "refused\n" {
+		t.Fatalf("permission diff = %+v", d)
 	}
 }
 
