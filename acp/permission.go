@@ -42,10 +42,15 @@ func (a *asker) CanAsk() bool { return true }
 func (a *asker) Ask(ctx context.Context, req session.PermissionRequest) session.PermissionAnswer {
 	st, w := a.st, a.w
 	w.mu.Lock()
-	if st.rejected[req.ToolName] {
-		w.mu.Unlock()
+	rejected := st.rejected[req.ToolName]
+	w.mu.Unlock()
+	if rejected {
 		return session.PermissionAnswer{Decision: session.DecisionDeny, By: session.ByClient, Reason: "the user rejected every " + req.ToolName + " call of this session"}
 	}
+	if (req.ToolName == "edit" || req.ToolName == "write") && st.files.through() {
+		st.files.previewFromClient(ctx, req.ToolCallID, req.ToolName, req.Args)
+	}
+	w.mu.Lock()
 	tc := st.calls[req.ToolCallID]
 	title := toolTitle(st.cwd, req.ToolName, req.Args)
 	kind := toolKind(req.ToolName)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/tools"
 	"github.com/pi-rpc/pi-rpc/tools/mcp"
 )
 
@@ -30,6 +31,9 @@ type OpenRequest struct {
 	MCPServers []mcp.ServerConfig
 	Sink       session.Sink
 	IDs        *session.IDs
+	// Access is where the session's tools read, write and run: the client's files and
+	// terminals where it offers them (fs.go, terminal.go).
+	Access tools.Access
 }
 
 // Opened is a session the process opened.
@@ -386,6 +390,7 @@ func (s *Server) open(req OpenRequest) (*acpSession, *sdk.RequestError) {
 	}
 	st := &acpSession{cwd: req.Cwd, calls: map[string]*toolCall{}, rejected: map[string]bool{}, caps: caps}
 	req.Sink = &sessionSink{w: s.w, st: st}
+	req.Access = st.clientAccess(s.w)
 	req.IDs = &s.ids
 	opened, oerr := s.opts.Open(req)
 	if oerr != nil {

@@ -20,6 +20,8 @@ type acpSession struct {
 	sup     *session.Supervisor
 	release func()
 	caps    sdk.ClientCapabilities
+	// files is the client's side of the tools' file access, nil when it offers no fs method.
+	files *clientFiles
 
 	// Guarded by w.mu.
 	live     bool
@@ -42,6 +44,10 @@ type toolCall struct {
 	announced bool
 	args      map[string]any
 	preview   *tools.Preview
+	// read is the text the call read through the client, by path (fs.go).
+	read map[string]string
+	// terminal is the client terminal the call's command runs in (terminal.go).
+	terminal string
 }
 
 // goLive queues the response that opens the session (session/new, session/load) and, with

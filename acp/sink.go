@@ -63,9 +63,10 @@ func (st *acpSession) translateLocked(w *writer, ev *session.Event) {
 	case core.ToolExecutionStart:
 		tc := st.call(c.ToolCallID, c.ToolName)
 		tc.args = c.Args
-		if c.ToolName == "edit" || c.ToolName == "write" {
+		if (c.ToolName == "edit" || c.ToolName == "write") && !st.files.through() {
 			// The diff is computed before the tool runs: the permission request shows it, and
 			// the completed update carries it with the file's text from before the change.
+			// Through the client's files it comes from its buffers instead (fs.go).
 			if p, ok := tools.PreviewChange(st.cwd, c.ToolName, c.Args); ok {
 				tc.preview = &p
 			}
@@ -93,8 +94,12 @@ func (st *acpSession) translateLocked(w *writer, ev *session.Event) {
 		if c.IsError {
 			status = sdk.ToolCallStatusFailed
 		}
-		u := sdk.UpdateToolCall(sdk.ToolCallId(c.ToolCallID), sdk.WithUpdateStatus(status),
-			sdk.WithUpdateContent(resultContent(c.ToolName, c.Result, tc.preview, c.IsError)))
+		content := resultContent(c.ToolName, c.Result, tc.preview, c.IsError)
+		if tc.terminal != "" {
+			// The editor's terminal shows the command's output; it stays after release.
+			content = []sdk.ToolCallContent{sdk.ToolTerminalRef(tc.terminal)}
+		}
+		u := sdk.UpdateToolCall(sdk.ToolCallId(c.ToolCallID), sdk.WithUpdateStatus(status), sdk.WithUpdateContent(content))
 		if c.Result != nil && c.Result.Details != nil && !c.IsError {
 			u.ToolCallUpdate.RawOutput = c.Result.Details
 		}

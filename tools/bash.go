@@ -86,7 +86,13 @@ func (e *env) runBash(ctx context.Context, call core.ToolCall, update func(core.
 			update(r)
 		}
 	}
-	res, err := RunShell(ctx, so)
+	var res ShellResult
+	var err error
+	if r := e.opts.Access.Commands; r != nil {
+		res, err = e.runCommand(ctx, r, call.ID, so)
+	} else {
+		res, err = RunShell(ctx, so)
+	}
 	if err != nil {
 		return core.ToolResult{}, err
 	}
@@ -109,6 +115,43 @@ func (e *env) runBash(ctx context.Context, call core.ToolCall, update func(core.
 	return r, nil
 }
 
+// runCommand runs a bash command through a [CommandRunner] (an editor's terminal, which
+// shows it live) and shapes what it kept like [RunShell]'s result: sanitized, tail-truncated
+// to 2,000 lines or 50 KB, with a full-output file past those limits, so the model sees what
+// a local run would show. Output the runner itself dropped is said to be missing.
+func (e *env) runCommand(ctx context.Context, r CommandRunner, callID string, so ShellOptions) (ShellResult, error) {
+	if ctx.Err() != nil {
+		return ShellResult{Cancelled: true}, nil //nolint:nilerr // cancellation is a result, as in RunShell.
+	}
+	if !dirExists(so.Dir) {
+		return ShellResult{}, fmt.Errorf("Working directory does not exist: %s\nCannot execute bash commands.", so.Dir)
+	}
+	shell, err := resolveShell(so.Shell)
+	if err != nil {
+		return ShellResult{}, err
+	}
+	out, err := r.RunCommand(ctx, Command{
+		ToolCallID: callID, Shell: shell, Args: []string{"-c", so.Command}, Dir: so.Dir, Env: so.Env,
+		Timeout: so.Timeout, Clock: e.opts.Clock, OutputLimit: CommandOutputLimit,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ShellResult{Cancelled: true}, nil //nolint:nilerr // a start cut short by an abort is a cancelled run.
+		}
+		return ShellResult{}, err
+	}
+	var san sanitizer
+	acc := newOutputAccumulator(MaxLines, MaxBytes, e.tempDir)
+	acc.append(san.write([]byte(out.Output), true))
+	acc.finish()
+	snap := acc.snapshot()
+	return ShellResult{
+		Output: snap.Output, ExitCode: out.ExitCode, Cancelled: out.Cancelled, TimedOut: out.TimedOut,
+		Truncated: snap.Truncation.Truncated || out.Truncated, Truncation: snap.Truncation,
+		FullOutputPath: snap.FullOutputPath, LastLineBytes: acc.lastLineBytes(), Dropped: out.Truncated,
+	}, nil
+}
+
 func appendStatus(text, status string) string {
 	if text == "" {
 		return status
@@ -124,6 +167,9 @@ func formatBashOutput(res ShellResult, empty string) (string, *BashDetails) {
 	}
 	t := res.Truncation
 	if !t.Truncated {
+		if res.Dropped {
+			text = appendStatus(text, droppedNotice)
+		}
 		return text, nil
 	}
 	start := t.TotalLines - t.OutputLines + 1
@@ -136,5 +182,12 @@ func formatBashOutput(res ShellResult, empty string) (string, *BashDetails) {
 	default:
 		text += fmt.Sprintf("\n\n[Showing lines %d-%d of %d (%s limit). Full output: %s]", start, end, t.TotalLines, formatSize(MaxBytes), res.FullOutputPath)
 	}
+	if res.Dropped {
+		text += "\n" + droppedNotice
+	}
 	return text, &BashDetails{Truncation: &t, FullOutputPath: res.FullOutputPath}
 }
+
+// droppedNotice follows the output of a command whose runner (an editor's terminal) kept
+// only the end of it: the line counts and the full-output file cover what it kept.
+const droppedNotice = "[The editor's terminal kept only the end of the output; earlier output is not available.]"

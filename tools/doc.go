@@ -20,6 +20,9 @@
 // serialised per real path. bash is not confined
 // and not sandboxed: it runs with the server's user and environment.
 //
+// [Options.Access] moves file text and commands to a client (an ACP editor's buffers and
+// terminals, access.go); the checks above are still made on disk first.
+//
 // Concurrency: the tools returned by [New] are safe for concurrent use; the agent runs a
 // batch of calls in parallel.
 package tools

@@ -110,7 +110,14 @@ func (e *env) runEdit(ctx context.Context, call core.ToolCall, _ func(core.ToolR
 	if err := refuseSpecial("edit", in.Path, abs, r); err != nil {
 		return core.ToolResult{}, err
 	}
-	if r.info == nil {
+	// With a client that serves both reading and writing, the edit applies to its text (an
+	// unsaved buffer, which may have no file on disk yet) and goes back to it.
+	reader, writer := e.opts.Access.Reader, e.opts.Access.Writer
+	through := reader != nil && writer != nil
+	switch {
+	case through && r.dangling != "":
+		return core.ToolResult{}, danglingError(in.Path, r.dangling, r.path)
+	case r.info == nil && !through:
 		return core.ToolResult{}, fmt.Errorf("Could not edit file: %s. Error code: ENOENT.", in.Path)
 	}
 	unlock, err := pathLocks.lock(ctx, r.path)
@@ -118,16 +125,24 @@ func (e *env) runEdit(ctx context.Context, call core.ToolCall, _ func(core.ToolR
 		return core.ToolResult{}, err
 	}
 	defer unlock()
-	data, release, err := readRegular(r.path, false)
-	if err != nil {
-		var se *specialFileError
-		if errors.As(err, &se) {
-			return core.ToolResult{}, wordSpecial(err, "edit", in.Path, abs)
+	var raw string
+	if through {
+		raw, err = reader.ReadText(ctx, TextFile{ToolCallID: call.ID, Path: abs})
+		if err != nil {
+			return core.ToolResult{}, accessError(ctx, err, "Could not edit file: %s. The editor answered", in.Path)
 		}
-		return core.ToolResult{}, fmt.Errorf("Could not edit file: %s. Error code: %s.", in.Path, errnoCode(err))
+	} else {
+		data, release, err := readRegular(r.path, false)
+		if err != nil {
+			var se *specialFileError
+			if errors.As(err, &se) {
+				return core.ToolResult{}, wordSpecial(err, "edit", in.Path, abs)
+			}
+			return core.ToolResult{}, fmt.Errorf("Could not edit file: %s. Error code: %s.", in.Path, errnoCode(err))
+		}
+		raw = string(data)
+		release()
 	}
-	raw := string(data)
-	release()
 	if ctx.Err() != nil {
 		return core.ToolResult{}, errAborted
 	}
@@ -143,7 +158,14 @@ func (e *env) runEdit(ctx context.Context, call core.ToolCall, _ func(core.ToolR
 		return core.ToolResult{}, err
 	}
 	final := bom + restoreLineEndings(newContent, ending)
-	if err := writeFileAtomic(ctx, r.path, []byte(final)); err != nil {
+	if through {
+		if ctx.Err() != nil {
+			return core.ToolResult{}, errAborted
+		}
+		if err := writer.WriteText(ctx, TextFile{ToolCallID: call.ID, Path: abs}, final); err != nil {
+			return core.ToolResult{}, accessError(ctx, err, "Could not edit file: %s. The editor answered", in.Path)
+		}
+	} else if err := writeFileAtomic(ctx, r.path, []byte(final)); err != nil {
 		return core.ToolResult{}, wordSpecial(err, "edit", in.Path, abs)
 	}
 	diff, first := generateDiff(base, newContent, 4)

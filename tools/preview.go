@@ -24,6 +24,34 @@ type Preview struct {
 // resolved against cwd. It reports false for other tools, bad arguments, an edit that would
 // fail, or a file too large to show.
 func PreviewChange(cwd, tool string, args map[string]any) (Preview, bool) {
+	return PreviewChangeFrom(cwd, tool, args, diskText)
+}
+
+// PreviewText reads the current text of the file at an absolute path for a preview:
+// exists is false when there is no such file, ok false when no preview can be shown.
+type PreviewText func(abs string) (text string, exists, ok bool)
+
+// diskText is the file's text on disk, for files up to previewLimit.
+func diskText(abs string) (string, bool, bool) {
+	fi, err := os.Stat(abs)
+	switch {
+	case err == nil && (!fi.Mode().IsRegular() || fi.Size() > previewLimit):
+		return "", false, false
+	case err == nil:
+		data, err := os.ReadFile(abs)
+		if err != nil {
+			return "", false, false
+		}
+		return string(data), true, true
+	case !os.IsNotExist(err):
+		return "", false, false
+	}
+	return "", false, true
+}
+
+// PreviewChangeFrom is [PreviewChange] with the file's current text from read: an editor's
+// buffer when the tools write through one ([Access]).
+func PreviewChangeFrom(cwd, tool string, args map[string]any, read PreviewText) (Preview, bool) {
 	e, err := newEnv(Options{Cwd: cwd})
 	if err != nil {
 		return Preview{}, false
@@ -33,19 +61,11 @@ func PreviewChange(cwd, tool string, args map[string]any) (Preview, bool) {
 		return Preview{}, false
 	}
 	p := Preview{Path: e.resolve(path)}
-	fi, err := os.Stat(p.Path)
-	switch {
-	case err == nil && (!fi.Mode().IsRegular() || fi.Size() > previewLimit):
-		return Preview{}, false
-	case err == nil:
-		data, err := os.ReadFile(p.Path)
-		if err != nil {
-			return Preview{}, false
-		}
-		p.OldText, p.Exists = string(data), true
-	case !os.IsNotExist(err):
+	text, exists, ok := read(p.Path)
+	if !ok {
 		return Preview{}, false
 	}
+	p.OldText, p.Exists = text, exists
 	switch tool {
 	case "write":
 		content, ok := args["content"].(string)

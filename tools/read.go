@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/pi-rpc/pi-rpc/core"
 )
@@ -55,6 +56,9 @@ func (e *env) runRead(ctx context.Context, call core.ToolCall, _ func(core.ToolR
 			return core.ToolResult{}, err
 		}
 	}
+	if e.opts.Access.Reader != nil {
+		return e.readThrough(ctx, call.ID, in.Path, abs, r, in.Offset, in.Limit)
+	}
 	data, release, err := readRegular(r.path, false)
 	if err != nil {
 		return core.ToolResult{}, readError(err, in.Path, abs)
@@ -67,13 +71,81 @@ func (e *env) runRead(ctx context.Context, call core.ToolCall, _ func(core.ToolR
 		return e.readImage(data, mime)
 	}
 	head := data
-	if len(head) > 8000 {
-		head = head[:8000]
+	if len(head) > binarySniffBytes {
+		head = head[:binarySniffBytes]
 	}
 	if bytes.IndexByte(head, 0) >= 0 {
 		return core.ToolResult{}, fmt.Errorf("Cannot read binary file: %s", in.Path)
 	}
 	return readText(string(data), in.Path, in.Offset, in.Limit)
+}
+
+// binarySniffBytes is how much of a file is searched for a NUL byte to call it binary.
+const binarySniffBytes = 8000
+
+// readThrough is read with an [Access.Reader]: the text comes from the client (an editor's
+// buffer, saved or not), paged and truncated as a file's would be. A file that exists on
+// disk is first judged there: an image is read from disk (editors serve text only) and a
+// binary file is refused as it would be without a client. A path missing on disk is still
+// asked for: the editor may hold an unsaved buffer for it.
+func (e *env) readThrough(ctx context.Context, callID, display, abs string, r resolved, offset, limit *float64) (core.ToolResult, error) {
+	if r.info != nil {
+		if r.info.IsDir() {
+			return core.ToolResult{}, errors.New("EISDIR: illegal operation on a directory, read")
+		}
+		head, err := readHead(r.path, binarySniffBytes)
+		if err != nil {
+			return core.ToolResult{}, readError(err, display, abs)
+		}
+		if mime := sniffImage(head); mime != "" {
+			data, release, err := readRegular(r.path, false)
+			if err != nil {
+				return core.ToolResult{}, readError(err, display, abs)
+			}
+			defer release()
+			if ctx.Err() != nil {
+				return core.ToolResult{}, errAborted
+			}
+			return e.readImage(data, mime)
+		}
+		if bytes.IndexByte(head, 0) >= 0 {
+			return core.ToolResult{}, fmt.Errorf("Cannot read binary file: %s", display)
+		}
+	}
+	text, err := e.opts.Access.Reader.ReadText(ctx, TextFile{ToolCallID: callID, Path: abs})
+	if err != nil {
+		return core.ToolResult{}, accessError(ctx, err, "Could not read %s: the editor answered", display)
+	}
+	if ctx.Err() != nil {
+		return core.ToolResult{}, errAborted
+	}
+	return readText(text, display, offset, limit)
+}
+
+// readHead reads at most n bytes from the start of the regular file at path (resolved: a
+// final symlink is refused), with the descriptor checks of [readRegular].
+func readHead(path string, n int) ([]byte, error) {
+	fd, _, err := openRegularFD(path, false)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = syscall.Close(fd) }()
+	buf := make([]byte, n)
+	got := 0
+	for got < n {
+		m, rerr := syscall.Read(fd, buf[got:])
+		if rerr == syscall.EINTR {
+			continue
+		}
+		if rerr != nil {
+			return nil, &os.PathError{Op: "read", Path: path, Err: rerr}
+		}
+		if m == 0 {
+			break
+		}
+		got += m
+	}
+	return buf[:got], nil
 }
 
 // readText slices and truncates a text file exactly as pi's read tool does, including its

@@ -68,6 +68,8 @@ type ShellResult struct {
 	Truncation Truncation `json:"-"`
 	// LastLineBytes is the size of the last (possibly partial) line, for pi's notice.
 	LastLineBytes int `json:"-"`
+	// Dropped reports that a [CommandRunner] kept only the end of the output.
+	Dropped bool `json:"-"`
 }
 
 // drainGrace is how long output is still read after the shell exits, for background

@@ -57,6 +57,9 @@ type Options struct {
 	UpdateInterval time.Duration
 	// NoImageResize sends images at their original size (pi's images.autoResize=false).
 	NoImageResize bool
+	// Access, when any of its fields is set, moves file text and commands to a client (an
+	// ACP editor); the zero value is the disk and local processes.
+	Access Access
 }
 
 // env is the resolved configuration every tool closes over.

@@ -51,6 +51,17 @@ func (e *env) runWrite(ctx context.Context, call core.ToolCall, _ func(core.Tool
 		return core.ToolResult{}, err
 	}
 	defer unlock()
+	if w := e.opts.Access.Writer; w != nil {
+		// The editor writes the file (and tracks the change); nothing is created on disk
+		// here. ctx is checked last, as before a rename.
+		if ctx.Err() != nil {
+			return core.ToolResult{}, errAborted
+		}
+		if err := w.WriteText(ctx, TextFile{ToolCallID: call.ID, Path: abs}, in.Content); err != nil {
+			return core.ToolResult{}, accessError(ctx, err, "Could not write %s: the editor answered", in.Path)
+		}
+		return writeResult(in.Content, in.Path), nil
+	}
 	created, err := mkdirAllTracked(filepath.Dir(r.path))
 	if err != nil {
 		return core.ToolResult{}, err
@@ -59,7 +70,12 @@ func (e *env) runWrite(ctx context.Context, call core.ToolCall, _ func(core.Tool
 		removeCreated(created)
 		return core.ToolResult{}, wordSpecial(err, "write", in.Path, abs)
 	}
-	// pi reports content.length, a count of UTF-16 code units; keep the number models see.
-	n := len(utf16.Encode([]rune(in.Content)))
-	return core.TextResult(fmt.Sprintf("Successfully wrote %d bytes to %s", n, in.Path)), nil
+	return writeResult(in.Content, in.Path), nil
+}
+
+// writeResult is pi's success message. pi reports content.length, a count of UTF-16 code
+// units; keep the number models see.
+func writeResult(content, path string) core.ToolResult {
+	n := len(utf16.Encode([]rune(content)))
+	return core.TextResult(fmt.Sprintf("Successfully wrote %d bytes to %s", n, path))
 }

@@ -114,7 +114,7 @@ func runACP(cfg *config, setup *agentSetup, stdin io.Reader, stdout io.Writer, l
 // openACPSession opens a new or saved session for the ACP front end, with the editor's MCP
 // servers as tools of that session alone.
 func openACPSession(cfg *config, setup *agentSetup, host *mcpHost, names []string, req acp.OpenRequest, log zerolog.Logger) (*acp.Opened, error) {
-	b, err := buildSession(cfg, setup, host, sessionSpec{cwd: req.Cwd, sessionFile: req.LoadID, toolNames: names, sink: req.Sink, ids: req.IDs}, log)
+	b, err := buildSession(cfg, setup, host, sessionSpec{cwd: req.Cwd, sessionFile: req.LoadID, toolNames: names, sink: req.Sink, ids: req.IDs, access: req.Access}, log)
 	if err != nil {
 		return nil, err
 	}

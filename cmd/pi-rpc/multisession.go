@@ -15,6 +15,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/protocol"
 	"github.com/pi-rpc/pi-rpc/rpc"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/tools"
 	"github.com/pi-rpc/pi-rpc/tools/mcp"
 )
 
@@ -50,6 +51,7 @@ type sessionSpec struct {
 	toolNames               []string
 	sink                    session.Sink
 	ids                     *session.IDs
+	access                  tools.Access
 }
 
 // builtSession is a started session and the setup it was built from (its cwd, tools and
@@ -76,6 +78,7 @@ func buildSession(cfg *config, base *agentSetup, host *mcpHost, spec sessionSpec
 		}
 		setup.cwd = filepath.Clean(cwd)
 	}
+	setup.access = spec.access
 	toolCfg := cfg
 	if spec.toolNames != nil {
 		c := *cfg

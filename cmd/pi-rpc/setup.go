@@ -40,6 +40,9 @@ type agentSetup struct {
 	contextFiles []string
 	cwd          string
 	home         string
+	// access is where the tools read, write and run (an ACP client's files and terminals);
+	// the zero value is the disk and local processes.
+	access tools.Access
 }
 
 // piRPCHome is $PI_RPC_HOME, or ~/.pi-rpc.
@@ -108,7 +111,7 @@ func (s *agentSetup) setupTools(c *config, now time.Time) error {
 		names = tools.ParseNames(c.tools)
 	}
 	var err error
-	s.tools, err = tools.New(names, tools.Options{Cwd: s.cwd, AllowOutsideCwd: c.allowOutsideCwd})
+	s.tools, err = tools.New(names, tools.Options{Cwd: s.cwd, AllowOutsideCwd: c.allowOutsideCwd, Access: s.access})
 	if err != nil {
 		return fmt.Errorf("--tools: %w", err)
 	}
