@@ -41,8 +41,11 @@ var allowed = map[string][]string{
 	"protocol/internal/": {"protocol", "core", "sessionapi", "session"},
 	// e2e holds only tests of the built binary.
 	"e2e": {"*"},
+	// The transport (framing readers, bad-input classification, the one writer) knows no
+	// protocol and no engine: every front end uses it.
+	"internal/transport": {},
 	// Front ends sit on the engine and never import each other.
-	"rpc": {"core", "sessionapi", "session", "protocol", "tools"},
+	"rpc": {"core", "sessionapi", "session", "protocol", "tools", "internal/transport"},
 	// acp, the Agent Client Protocol front end, sits beside rpc: the engine, the tools (for
 	// titles, diffs and plans) and tools/mcp's configuration, never the JSON-RPC protocol.
 	"acp": {"core", "sessionapi", "session", "tools", "tools/mcp"},
