@@ -49,8 +49,9 @@ var allowed = map[string][]string{
 	// acp, the Agent Client Protocol front end, sits beside rpc: the engine, the tools (for
 	// titles, diffs and plans) and tools/mcp's configuration, never the JSON-RPC protocol.
 	"acp": {"core", "sessionapi", "session", "tools", "tools/mcp"},
-	// pimode (pi's RPC protocol) is a front end beside rpc: the engine only, never rpc.
-	"pimode": {"core", "sessionapi", "session"},
+	// pimode (pi's RPC protocol) is a front end beside rpc: the engine and the transport,
+	// never rpc.
+	"pimode": {"core", "sessionapi", "session", "internal/transport"},
 	// clients/go needs the protocol's types only: not the engine, its files or its logging.
 	"clients/go":        {"protocol", "core", "sessionapi"},
 	"cmd/":              {"*"},
