@@ -48,7 +48,7 @@ var allowed = map[string][]string{
 	"rpc": {"core", "sessionapi", "session", "protocol", "tools", "internal/transport"},
 	// acp, the Agent Client Protocol front end, sits beside rpc: the engine, the tools (for
 	// titles, diffs and plans) and tools/mcp's configuration, never the JSON-RPC protocol.
-	"acp": {"core", "sessionapi", "session", "tools", "tools/mcp"},
+	"acp": {"core", "sessionapi", "session", "tools", "tools/mcp", "internal/transport"},
 	// pimode (pi's RPC protocol) is a front end beside rpc: the engine and the transport,
 	// never rpc.
 	"pimode": {"core", "sessionapi", "session", "internal/transport"},
