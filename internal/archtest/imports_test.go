@@ -1,5 +1,6 @@
 // Package archtest enforces the import graph (docs/architecture.md): dependencies point one way,
-// and only the named packages may import jsonrpc2, openai-go and anthropic-sdk-go.
+// only the named packages may import jsonrpc2, openai-go and anthropic-sdk-go, and only the
+// transport writes the wire (wire_test.go).
 package archtest
 
 import (
