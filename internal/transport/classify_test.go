@@ -1,10 +1,13 @@
 package transport
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestClassify(t *testing.T) {
@@ -65,4 +68,43 @@ func TestOpen(t *testing.T) {
 	if _, _, err := Open(strings.NewReader(" \n"), Auto, 1<<10); !errors.Is(err, io.EOF) {
 		t.Fatalf("input of white space only: %v, want io.EOF", err)
 	}
+}
+
+// FuzzClassify: the kind agrees with the standard library's view of the frame, whatever it
+// holds, and Data is the frame without white space.
+func FuzzClassify(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, frame []byte) {
+		c := Classify(frame)
+		trimmed := bytes.TrimSpace(frame)
+		if !bytes.Equal(c.Data, trimmed) {
+			t.Fatalf("Data %q, want %q", c.Data, trimmed)
+		}
+		if c.ValidUTF8 != utf8.Valid(frame) {
+			t.Fatalf("ValidUTF8 %v for %q", c.ValidUTF8, frame)
+		}
+		var v any
+		err := json.Unmarshal(trimmed, &v)
+		var want Kind
+		switch v.(type) {
+		case map[string]any:
+			want = Object
+		case []any:
+			want = Batch
+		default:
+			want = NotObject
+		}
+		switch {
+		case len(trimmed) == 0:
+			want = Empty
+		case err != nil:
+			want = NotJSON
+			if c.Reason != err.Error() {
+				t.Fatalf("Reason %q, want the decoder's %q", c.Reason, err)
+			}
+		}
+		if c.Kind != want {
+			t.Fatalf("Classify(%q) = %v, want %v", frame, c.Kind, want)
+		}
+	})
 }

@@ -30,7 +30,7 @@ const fuzzMax = 64
 // design: the server's is 64 KiB), so it must hold a whole Content-Length line.
 const lspBuffer = 64
 
-var fuzzTargets = []string{"FuzzLineReader", "FuzzContentLengthReader"}
+var fuzzTargets = []string{"FuzzLineReader", "FuzzContentLengthReader", "FuzzClassify"}
 
 func fuzzSeeds() [][]byte {
 	req := `{"jsonrpc":"2.0","id":1,"method":"getState"}`
