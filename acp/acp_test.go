@@ -1,35 +1,10 @@
 package acp
 
 import (
-	"bufio"
-	"errors"
-	"io"
-	"strings"
 	"testing"
 
 	sdk "github.com/coder/acp-go-sdk"
 )
-
-func TestLineReaderSkipsOversizeLines(t *testing.T) {
-	in := "short\n" + strings.Repeat("x", 100) + "\nafter\nlast"
-	lr := &lineReader{r: bufio.NewReaderSize(strings.NewReader(in), 16), max: 20}
-	want := []string{"short", "!", "after", "last"}
-	for _, w := range want {
-		line, err := lr.next()
-		if w == "!" {
-			if !errors.Is(err, errTooLarge) {
-				t.Fatalf("oversize line: %q, %v", line, err)
-			}
-			continue
-		}
-		if err != nil || string(line) != w {
-			t.Fatalf("got %q, %v; want %q", line, err, w)
-		}
-	}
-	if _, err := lr.next(); !errors.Is(err, io.EOF) {
-		t.Fatalf("end: %v", err)
-	}
-}
 
 func TestSelectedOption(t *testing.T) {
 	cases := map[string]string{

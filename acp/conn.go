@@ -1,17 +1,16 @@
 package acp
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"strconv"
 	"sync"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
+	"github.com/pi-rpc/pi-rpc/internal/transport"
 )
 
 // JSON-RPC and ACP error codes.
@@ -68,39 +67,31 @@ func reqError(code int, msg string, data any) *sdk.RequestError {
 	return &sdk.RequestError{Code: code, Message: msg, Data: data}
 }
 
-// writer owns stdout: one FIFO lane of complete lines (responses, notifications and requests
-// alike), written by one goroutine in the order they were queued. Queueing never blocks;
-// [writer.wait] blocks a run goroutine while more than limit bytes are queued, which is how a
-// client that stops reading slows the agent down. mu also guards the per-session state the
-// event translation keeps (see sink.go), so an event and the lines it makes are one step.
+// writer is the connection's outbox in ACP's dialect, over internal/transport's writer,
+// which owns stdout: one FIFO lane of messages (responses, notifications and requests
+// alike), written in the order they were queued (the transport's ordered lane). Queueing
+// never blocks; [writer.wait] blocks a run goroutine while more than limit bytes are queued,
+// which is how a client that stops reading slows the agent down. mu also guards the
+// per-session state the event translation keeps (see sink.go), so an event and the lines it
+// makes are one step.
 type writer struct {
-	mu      sync.Mutex
-	out     io.Writer
-	queue   [][]byte
-	bytes   int
-	limit   int
-	seq     int64
-	err     error
-	closing bool
-	wake    chan struct{}
-	room    chan struct{}
-	done    chan struct{}
-	broken  chan struct{}
+	mu  sync.Mutex
+	out *transport.Writer
+	seq int64
+	// broken is closed when a write to the client failed.
+	broken  <-chan struct{}
 	nextReq int64
 	pending map[int64]chan *message
 }
 
 func newWriter(out io.Writer, limit int) *writer {
-	w := &writer{
-		out: out, limit: limit,
-		wake: make(chan struct{}, 1), room: make(chan struct{}), done: make(chan struct{}), broken: make(chan struct{}),
-		pending: map[int64]chan *message{},
-	}
-	go w.loop()
-	return w
+	t := transport.NewWriter(out, limit)
+	t.Start(transport.NDJSON)
+	return &writer{out: t, broken: t.Broken(), pending: map[int64]chan *message{}}
 }
 
-// queueLocked appends one message, encoded now. The caller holds w.mu.
+// queueLocked appends one message, encoded now. The caller holds w.mu, which keeps the
+// lane in the order messages are made.
 func (w *writer) queueLocked(v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -108,16 +99,7 @@ func (w *writer) queueLocked(v any) {
 		// answered as an internal error rather than a broken line.
 		b, _ = json.Marshal(outNotification{JSONRPC: "2.0", Method: "_pi-rpc/encodingError", Params: map[string]string{"error": err.Error()}})
 	}
-	if w.err != nil || w.closing {
-		return
-	}
-	b = append(b, '\n')
-	w.queue = append(w.queue, b)
-	w.bytes += len(b)
-	select {
-	case w.wake <- struct{}{}:
-	default:
-	}
+	w.out.Send(b)
 }
 
 func (w *writer) send(v any) {
@@ -181,113 +163,16 @@ func (w *writer) answer(m *message) bool {
 }
 
 // wait blocks while the client is behind (more than limit bytes queued).
-func (w *writer) wait(ctx context.Context) {
-	for {
-		w.mu.Lock()
-		if w.bytes <= w.limit || w.err != nil || w.closing {
-			w.mu.Unlock()
-			return
-		}
-		room := w.room
-		w.mu.Unlock()
-		select {
-		case <-room:
-		case <-ctx.Done():
-			return
-		}
-	}
-}
-
-func (w *writer) loop() {
-	defer close(w.done)
-	bw := bufio.NewWriterSize(w.out, 64<<10)
-	for {
-		w.mu.Lock()
-		for len(w.queue) == 0 {
-			if w.closing || w.err != nil {
-				w.mu.Unlock()
-				_ = bw.Flush()
-				return
-			}
-			w.mu.Unlock()
-			<-w.wake
-			w.mu.Lock()
-		}
-		batch := w.queue
-		w.queue = nil
-
-		w.bytes = 0
-		close(w.room)
-		w.room = make(chan struct{})
-		w.mu.Unlock()
-		var err error
-		for _, b := range batch {
-			if _, err = bw.Write(b); err != nil {
-				break
-			}
-		}
-		if err == nil {
-			err = bw.Flush()
-		}
-
-		if err != nil {
-			w.mu.Lock()
-			w.err = err
-			close(w.broken)
-			w.mu.Unlock()
-			return
-		}
-	}
-}
+func (w *writer) wait(ctx context.Context) { w.out.Wait(ctx) }
 
 // close writes what is queued, for at most timeout, then stops.
-func (w *writer) close(timeout time.Duration) {
-	w.mu.Lock()
-	w.closing = true
-	w.mu.Unlock()
-	select {
-	case w.wake <- struct{}{}:
-	default:
-	}
-	select {
-	case <-w.done:
-	case <-time.After(timeout):
-	}
-}
+func (w *writer) close(timeout time.Duration) { w.out.Close(timeout) }
 
-// lineReader reads newline-delimited messages of at most max bytes; a longer line is
-// skipped whole and reported as too large.
-type lineReader struct {
-	r   *bufio.Reader
-	max int
-}
+// errTooLarge reports a line over the limit (the transport's).
+var errTooLarge = transport.ErrTooLarge
 
-var errTooLarge = errors.New("message too large")
-
-func (l *lineReader) next() ([]byte, error) {
-	var line []byte
-	tooLarge := false
-	for {
-		chunk, err := l.r.ReadSlice('\n')
-		if !tooLarge {
-			if len(line)+len(chunk) > l.max+1 {
-				tooLarge, line = true, nil
-			} else {
-				line = append(line, chunk...)
-			}
-		}
-		switch {
-		case err == nil:
-			if tooLarge {
-				return nil, errTooLarge
-			}
-			return bytes.TrimRight(line, "\r\n"), nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case errors.Is(err, io.EOF) && len(line) > 0 && !tooLarge:
-			return bytes.TrimRight(line, "\r\n"), nil
-		default:
-			return nil, err
-		}
-	}
+// newLineReader reads the client's newline-delimited messages of at most max bytes; a
+// longer line is skipped and reported as errTooLarge.
+func newLineReader(in io.Reader, max int) transport.Reader {
+	return transport.NewLineReader(in, max)
 }

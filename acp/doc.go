@@ -4,7 +4,8 @@
 // connection.
 //
 // The types are those of github.com/coder/acp-go-sdk; the connection is this package's own
-// (conn.go), because ACP's ordering contract needs one ordered lane for everything written:
+// (conn.go, over internal/transport's line reader and writer), because ACP's ordering
+// contract needs one ordered lane (the transport's) for everything written:
 // every session/update of a turn is written before that turn's session/prompt response and
 // nothing of a session before its session/new response. Requests are handled in the order
 // they arrive, so two prompts sent back to back are queued, and answered, in that order.

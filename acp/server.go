@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -110,9 +109,9 @@ func (s *Server) Broken() <-chan struct{} { return s.w.broken }
 // Serve reads and handles messages until the input ends, then returns. Requests are handled
 // one at a time in arrival order; a turn's answer is written when the turn settles.
 func (s *Server) Serve() error {
-	lr := &lineReader{r: bufio.NewReaderSize(s.opts.In, 64<<10), max: s.opts.MaxMessageBytes}
+	lr := newLineReader(s.opts.In, s.opts.MaxMessageBytes)
 	for {
-		line, err := lr.next()
+		line, err := lr.Next()
 		switch {
 		case errors.Is(err, errTooLarge):
 			s.w.fail(nil, reqError(codeInvalidRequest, fmt.Sprintf("message larger than %d bytes", s.opts.MaxMessageBytes), nil))

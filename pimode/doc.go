@@ -3,8 +3,9 @@
 // programs written for pi — pi's RpcClient, pi-acp, third-party SDKs — can run pi-rpc by
 // changing only the command. docs/pi-compat.md describes the wire and every difference.
 //
-// The pieces: a strict-LF line reader (reader.go), one ordered writer that is the engine's
-// event sink and also carries responses (writer.go), pi's event shapes (encode.go), the
-// command table (commands.go) and the extension-UI confirm dialogs that ask for tool
-// approval (approval.go). The package imports the engine, never the JSON-RPC front end.
+// The pieces: the transport's strict-LF line reader and bad-input classification
+// (internal/transport), one ordered writer over the transport's that is the engine's event
+// sink and also carries responses (writer.go), pi's event shapes (encode.go), the command
+// table (commands.go) and the extension-UI confirm dialogs that ask for tool approval
+// (approval.go). The package imports the engine, never the JSON-RPC front end.
 package pimode

@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/transport"
 	"github.com/pi-rpc/pi-rpc/session"
 )
 
@@ -77,18 +78,18 @@ func (s *Server) InputClosed() <-chan struct{} { return s.closed }
 func (s *Server) Serve() {
 	go func() {
 		defer close(s.closed)
-		r := newLineReader(s.in, s.max)
+		r := transport.NewLineReader(s.in, s.max)
 		for {
-			line, tooLong, err := r.next()
-			if err != nil {
+			line, err := r.Next()
+			switch {
+			case errors.Is(err, transport.ErrTooLarge):
+				s.w.Write(failure(nil, "parse", fmt.Sprintf("Failed to parse command: line exceeds %d bytes", s.max)))
+				continue
+			case err != nil:
 				if !errors.Is(err, io.EOF) {
 					s.log.Debug().Err(err).Msg("reading stdin")
 				}
 				return
-			}
-			if tooLong {
-				s.w.Write(failure(nil, "parse", fmt.Sprintf("Failed to parse command: line exceeds %d bytes", s.max)))
-				continue
 			}
 			s.handleLine(line)
 		}
@@ -109,23 +110,24 @@ type request struct {
 	fields map[string]json.RawMessage
 }
 
+// handleLine answers one line. Input that is not a JSON object is answered as pi answers
+// it (a parse failure without id); invalid UTF-8 is not refused, as pi's reader replaces it.
 func (s *Server) handleLine(line []byte) {
-	trimmed := bytes.TrimSpace(line)
-	if len(trimmed) == 0 {
+	f := transport.Classify(line)
+	switch f.Kind {
+	case transport.Empty:
 		s.w.Write(failure(nil, "parse", "Failed to parse command: Unexpected end of JSON input"))
+		return
+	case transport.NotJSON:
+		s.w.Write(failure(nil, "parse", "Failed to parse command: "+f.Reason))
+		return
+	case transport.Batch, transport.NotObject:
+		s.w.Write(failure(nil, "parse", "Failed to parse command: expected a JSON object"))
 		return
 	}
 	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(trimmed, &fields); err != nil || fields == nil {
-		msg := "expected a JSON object"
-		var syn *json.SyntaxError
-		if errors.As(err, &syn) || !json.Valid(trimmed) {
-			msg = "invalid JSON"
-			if err != nil {
-				msg = err.Error()
-			}
-		}
-		s.w.Write(failure(nil, "parse", "Failed to parse command: "+msg))
+	if err := json.Unmarshal(f.Data, &fields); err != nil {
+		s.w.Write(failure(nil, "parse", "Failed to parse command: "+err.Error()))
 		return
 	}
 	req := &request{fields: fields}

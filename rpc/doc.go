@@ -12,11 +12,13 @@
 //
 // The pieces:
 //
-//   - stream (stream.go, framing.go) reads frames, answers every kind of bad input itself so
-//     that nothing malformed reaches jsonrpc2 (which would close the connection), replaces
-//     each request's id with an internal one and restores the client's bytes on the
-//     response, and turns a batch into one array.
-//   - Writer (writer.go) owns stdout: responses and requests to the client go ahead of queued
+//   - stream (stream.go) reads frames with internal/transport's readers, answers every kind
+//     of bad input itself (on the transport's classification) so that nothing malformed
+//     reaches jsonrpc2 (which would close the connection), replaces each request's id with
+//     an internal one and restores the client's bytes on the response, and turns a batch
+//     into one array.
+//   - Writer (writer.go) is the connection's outbox over internal/transport's writer, which
+//     owns stdout: responses and requests to the client go ahead of queued
 //     events, so a response never waits behind events; events go in seq order; a response
 //     that must follow an event (waitSettled, compact, bash, shutdown, permission/request)
 //     is placed after it. It is the supervisor's Sink: the run blocks while more than 1 MiB

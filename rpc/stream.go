@@ -1,33 +1,32 @@
 package rpc
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 
+	"github.com/pi-rpc/pi-rpc/internal/transport"
 	"github.com/pi-rpc/pi-rpc/protocol"
 )
 
-// stream sits between stdin/stdout and jsonrpc2. It reads frames, answers every kind of bad
+// stream sits between the transport and jsonrpc2. It reads frames, answers every kind of bad
 // input itself (docs/protocol.md#bad-input) so that bad input never reaches jsonrpc2 (which would
 // close the connection), gives each inbound request an internal numeric id and restores the
 // client's id bytes on the response, and answers a batch with one array.
 //
 // It implements jsonrpc2.ObjectStream; ReadObject is called only by jsonrpc2's read loop.
 type stream struct {
-	in      *bufio.Reader
+	in      io.Reader
 	framing Framing
 	max     int
 	w       *Writer
 	log     zerolog.Logger
-	reader  frameReader
+	reader  transport.Reader
 
 	// ready holds sanitised messages waiting for jsonrpc2 (the elements of a batch).
 	ready [][]byte
@@ -74,7 +73,7 @@ type batch struct {
 
 func newStream(in io.Reader, framing Framing, max int, w *Writer, log zerolog.Logger) *stream {
 	return &stream{
-		in:      bufio.NewReaderSize(in, 64<<10),
+		in:      in,
 		framing: framing,
 		max:     max,
 		w:       w,
@@ -101,24 +100,15 @@ func (s *stream) ended(err error) error {
 // closeInput lets ReadObject report the end of input to jsonrpc2.
 func (s *stream) closeInput() { s.released.Do(func() { close(s.release) }) }
 
-// start detects the framing (if auto) once the first byte arrives, and starts the writer:
-// nothing is written before the first input byte.
+// start opens the reader, which detects the framing (if auto) once the first byte
+// arrives, and starts the writer: nothing is written before the first input byte.
 func (s *stream) start() error {
-	detected, err := detectFraming(s.in)
+	r, f, err := transport.Open(s.in, s.framing, s.max)
 	if err != nil {
 		return err
 	}
-	f := s.framing
-	if f == FramingAuto || f == "" {
-		f = detected
-	}
-	s.framing = f
+	s.reader, s.framing = r, f
 	s.w.Start(f)
-	if f == FramingLSP {
-		s.reader = newLSPReader(s.in, 64<<10, s.max)
-	} else {
-		s.reader = &lineReader{r: s.in, max: s.max}
-	}
 	return nil
 }
 
@@ -130,14 +120,14 @@ func (s *stream) ReadObject(v any) error {
 		}
 	}
 	for len(s.ready) == 0 {
-		msg, err := s.reader.next()
-		var bad *errBadHeader
+		msg, err := s.reader.Next()
+		var bad *transport.BadHeaderError
 		switch {
-		case errors.Is(err, errTooLarge):
+		case errors.Is(err, transport.ErrTooLarge):
 			s.replyError(nil, protocol.CodeInvalidRequest, "message too large", nil)
 			continue
 		case errors.As(err, &bad):
-			s.replyError(nil, protocol.CodeInvalidRequest, "Invalid request: "+bad.msg, nil)
+			s.replyError(nil, protocol.CodeInvalidRequest, "Invalid request: "+bad.Msg, nil)
 			continue
 		case err != nil:
 			return s.ended(err)
@@ -149,21 +139,24 @@ func (s *stream) ReadObject(v any) error {
 	return json.Unmarshal(msg, v)
 }
 
-// accept validates one frame and returns the messages to hand to jsonrpc2.
+// accept validates one frame (the bad-input table of docs/protocol.md#bad-input, on the
+// transport's classification) and returns the messages to hand to jsonrpc2.
 func (s *stream) accept(frame []byte) [][]byte {
-	if !utf8.Valid(frame) {
+	f := transport.Classify(frame)
+	switch {
+	case !f.ValidUTF8:
 		s.replyError(nil, protocol.CodeParseError, "Parse error: invalid UTF-8", nil)
 		return nil
-	}
-	trimmed := bytes.TrimSpace(frame)
-	if !json.Valid(trimmed) {
-		s.replyError(nil, protocol.CodeParseError, "Parse error: "+jsonSyntaxError(trimmed), nil)
+	case f.Kind == transport.Empty:
+		s.replyError(nil, protocol.CodeParseError, "Parse error: empty message", nil)
 		return nil
+	case f.Kind == transport.NotJSON:
+		s.replyError(nil, protocol.CodeParseError, "Parse error: "+f.Reason, nil)
+		return nil
+	case f.Kind == transport.Batch:
+		return s.acceptBatch(f.Data)
 	}
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		return s.acceptBatch(trimmed)
-	}
-	out, errResp := s.acceptOne(trimmed, nil, 0)
+	out, errResp := s.acceptOne(f.Data, nil, 0)
 	if errResp != nil {
 		s.w.Response(errResp)
 	}

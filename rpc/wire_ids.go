@@ -57,18 +57,6 @@ func isObject(raw json.RawMessage) bool {
 	return len(raw) > 0 && raw[0] == '{'
 }
 
-// jsonSyntaxError describes why data is not JSON.
-func jsonSyntaxError(data []byte) string {
-	if len(data) == 0 {
-		return "empty message"
-	}
-	var v any
-	if err := json.Unmarshal(data, &v); err != nil {
-		return err.Error()
-	}
-	return "invalid JSON"
-}
-
 // errorResponse builds an error response; a nil id is written as null.
 func errorResponse(id []byte, code int, message string, data any) []byte {
 	out := []byte(`{"jsonrpc":"2.0","id":`)

@@ -1,7 +1,6 @@
 package rpc
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"sync"
@@ -9,79 +8,39 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/pi-rpc/pi-rpc/internal/transport"
 	"github.com/pi-rpc/pi-rpc/protocol"
 	"github.com/pi-rpc/pi-rpc/session"
 )
 
-// Writer owns stdout. It writes responses (and server-to-client requests) before any queued
-// event, so a response never waits behind events, and events in seq order. It implements
-// [session.Sink]: Emit gives the event its seq (one gap-free counter for the connection),
-// encodes it and never blocks; Wait blocks the run goroutine while more than the limit of
-// event bytes is queued, which is how a client that stops reading slows the agent down to the
-// provider's stream without the server's memory growing.
+// Writer is the connection's outbox in this protocol's dialect, over internal/transport's
+// writer, which owns stdout: responses (and server-to-client requests) go ahead of any
+// queued event, so a response never waits behind events, and events go in seq order. It
+// implements [session.Sink]: Emit gives the event its seq (one gap-free counter for the
+// connection), encodes it in its "event" notification and never blocks; Wait blocks the
+// run goroutine while more than the limit of event bytes is queued, which is how a client
+// that stops reading slows the agent down to the provider's stream without the server's
+// memory growing.
 type Writer struct {
-	mu        sync.Mutex
-	seq       int64
-	encoder   protocol.EventEncoder
-	log       zerolog.Logger
-	out       io.Writer
-	framing   Framing
-	started   bool
-	responses [][]byte
-	// events is the ordered lane: events, and responses that must follow an event.
-	events []item
-	head   int
-	bytes  int
-	limit  int
-	// hold > 0 keeps events back while a batch's responses are outstanding.
-	hold    int
-	closing bool
-	err     error
-	wake    chan struct{}
-	room    chan struct{}
-	done    chan struct{}
-	broken  chan struct{}
+	// mu makes a seq and its place in the event lane one step, and guards the encoder.
+	mu      sync.Mutex
+	seq     int64
+	encoder protocol.EventEncoder
+	log     zerolog.Logger
+	out     *transport.Writer
 }
 
 // NewWriter returns a writer to out that applies backpressure above limit queued bytes of
 // events. Nothing is written until Start is called with the framing.
 func NewWriter(out io.Writer, limit int) *Writer {
-	return &Writer{
-		out:    out,
-		limit:  limit,
-		wake:   make(chan struct{}, 1),
-		room:   make(chan struct{}),
-		done:   make(chan struct{}),
-		broken: make(chan struct{}),
-	}
+	return &Writer{out: transport.NewWriter(out, limit)}
 }
 
 // Start starts writing with the framing detected from the input.
-func (w *Writer) Start(f Framing) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.started {
-		return
-	}
-	w.started = true
-	w.framing = f
-	go w.loop()
-}
-
-// item is one entry of the ordered lane: an event, or a response placed after one.
-type item struct {
-	seq  int64
-	data []byte
-	resp []byte
-}
+func (w *Writer) Start(f Framing) { w.out.Start(f) }
 
 // Response queues a response or server-to-client request ahead of all events.
-func (w *Writer) Response(msg []byte) {
-	w.mu.Lock()
-	w.responses = append(w.responses, msg)
-	w.mu.Unlock()
-	w.signal()
-}
+func (w *Writer) Response(msg []byte) { w.out.Response(msg) }
 
 // SetPartialMessages makes message_update events carry the whole partial message.
 func (w *Writer) SetPartialMessages(on bool) {
@@ -111,26 +70,27 @@ func (w *Writer) SetLogger(log zerolog.Logger) {
 	w.mu.Unlock()
 }
 
+// eventPrefix and eventSuffix make an encoded event an "event" notification.
+var (
+	eventPrefix = []byte(`{"jsonrpc":"2.0","method":"event","params":`)
+	eventSuffix = byte('}')
+)
+
 // Emit implements [session.Sink]: the event gets the next seq and is encoded now, while what
 // it points at is valid.
 func (w *Writer) Emit(ev *session.Event) int64 {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.seq++
 	ev.Seq = w.seq
-	data, err := w.encoder.Append(make([]byte, 0, 128), ev)
+	data, err := w.encoder.Append(append(make([]byte, 0, 128+len(eventPrefix)), eventPrefix...), ev)
 	if err != nil {
 		w.log.Error().Err(err).Str("type", ev.Type).Msg("cannot encode event")
-		data, _ = w.encoder.Append(nil, &session.Event{Seq: ev.Seq, Type: session.EventSessionError, RunID: ev.RunID,
+		data, _ = w.encoder.Append(append([]byte(nil), eventPrefix...), &session.Event{Seq: ev.Seq, Type: session.EventSessionError, RunID: ev.RunID,
 			Payload: session.SessionError{Message: "internal error encoding " + ev.Type + ": " + err.Error()}})
 	}
-	if w.err == nil {
-		w.events = append(w.events, item{seq: ev.Seq, data: data})
-		w.bytes += len(data)
-	}
-	seq := w.seq
-	w.mu.Unlock()
-	w.signal()
-	return seq
+	w.out.Event(w.seq, append(data, eventSuffix))
+	return w.seq
 }
 
 // LastSeq implements [session.Sink].
@@ -141,186 +101,21 @@ func (w *Writer) LastSeq() int64 {
 }
 
 // Wait implements [session.Sink].
-func (w *Writer) Wait(ctx context.Context) {
-	for {
-		w.mu.Lock()
-		if w.bytes <= w.limit || w.err != nil || w.closing {
-			w.mu.Unlock()
-			return
-		}
-		room := w.room
-		w.mu.Unlock()
-		select {
-		case <-room:
-		case <-ctx.Done():
-			return
-		}
-	}
-}
+func (w *Writer) Wait(ctx context.Context) { w.out.Wait(ctx) }
 
 // ResponseAfter queues a response to be written just after the event with seq (the
 // agent_settled a waitSettled returns): at once, ahead of other events, if that event has
 // been written already.
-func (w *Writer) ResponseAfter(msg []byte, seq int64) {
-	w.mu.Lock()
-	at := -1
-	for i := w.head; i < len(w.events); i++ {
-		switch {
-		case w.events[i].resp == nil && w.events[i].seq <= seq:
-			at = i
-		case w.events[i].resp != nil && at == i-1:
-			at = i // after responses already placed behind the same event, in order
-		}
-	}
-	if at < 0 {
-		w.responses = append(w.responses, msg)
-	} else {
-		w.events = append(w.events, item{})
-		copy(w.events[at+2:], w.events[at+1:])
-		w.events[at+1] = item{resp: msg}
-	}
-	w.mu.Unlock()
-	w.signal()
-}
+func (w *Writer) ResponseAfter(msg []byte, seq int64) { w.out.ResponseAfter(msg, seq) }
 
 // Hold keeps events back until the matching Release (a batch is being answered).
-func (w *Writer) Hold() {
-	w.mu.Lock()
-	w.hold++
-	w.mu.Unlock()
-}
+func (w *Writer) Hold() { w.out.Hold() }
 
 // Release ends one Hold.
-func (w *Writer) Release() {
-	w.mu.Lock()
-	w.hold--
-	w.mu.Unlock()
-	w.signal()
-}
+func (w *Writer) Release() { w.out.Release() }
 
 // Broken is closed when a write fails (the client closed stdout).
-func (w *Writer) Broken() <-chan struct{} { return w.broken }
+func (w *Writer) Broken() <-chan struct{} { return w.out.Broken() }
 
 // Close writes what is queued, for at most timeout, then stops.
-func (w *Writer) Close(timeout time.Duration) {
-	w.mu.Lock()
-	w.closing = true
-	started := w.started
-	close(w.room)
-	w.room = make(chan struct{})
-	w.mu.Unlock()
-	if !started {
-		return
-	}
-	w.signal()
-	select {
-	case <-w.done:
-	case <-time.After(timeout):
-	}
-}
-
-func (w *Writer) signal() {
-	select {
-	case w.wake <- struct{}{}:
-	default:
-	}
-}
-
-// next takes the next message to write: a response first, else an event unless held. It
-// reports false when the writer is closing and nothing is left.
-func (w *Writer) next() (msg []byte, isEvent, ok bool) {
-	for {
-		w.mu.Lock()
-		if len(w.responses) > 0 {
-			msg = w.responses[0]
-			w.responses[0] = nil
-			w.responses = w.responses[1:]
-			w.mu.Unlock()
-			return msg, false, true
-		}
-		if w.head < len(w.events) && w.hold == 0 {
-			it := w.events[w.head]
-			w.events[w.head] = item{}
-			w.head++
-			if w.head == len(w.events) {
-				w.events, w.head = w.events[:0], 0
-			}
-			w.mu.Unlock()
-			if it.resp != nil {
-				return it.resp, false, true
-			}
-			w.mu.Lock()
-			w.bytes -= len(it.data)
-			if w.bytes <= w.limit {
-				close(w.room)
-				w.room = make(chan struct{})
-			}
-			w.mu.Unlock()
-			return it.data, true, true
-		}
-		closing := w.closing
-		w.mu.Unlock()
-		if closing {
-			return nil, false, false
-		}
-		<-w.wake
-	}
-}
-
-// pending reports whether anything is ready to write.
-func (w *Writer) pending() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return len(w.responses) > 0 || (w.head < len(w.events) && w.hold == 0)
-}
-
-var eventPrefix = []byte(`{"jsonrpc":"2.0","method":"event","params":`)
-
-func (w *Writer) loop() {
-	defer close(w.done)
-	bw := bufio.NewWriterSize(w.out, 64<<10)
-	var scratch, scratchHeader []byte
-	for {
-		msg, isEvent, ok := w.next()
-		if !ok {
-			_ = bw.Flush()
-			return
-		}
-		if isEvent {
-			scratch = append(append(scratch[:0], eventPrefix...), msg...)
-			scratch = append(scratch, '}')
-			msg = scratch
-		}
-		var err error
-		if w.framing == FramingLSP {
-			scratchHeader = lspHeader(scratchHeader[:0], len(msg))
-			_, err = bw.Write(scratchHeader)
-			if err == nil {
-				_, err = bw.Write(msg)
-			}
-		} else if _, err = bw.Write(msg); err == nil {
-			err = bw.WriteByte('\n')
-		}
-		if err == nil && !w.pending() {
-			err = bw.Flush()
-		}
-		if err != nil {
-			w.fail(err)
-			return
-		}
-	}
-}
-
-// fail records a write error: from then on nothing is written and nobody waits for room.
-func (w *Writer) fail(err error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.err != nil {
-		return
-	}
-	w.err = err
-	w.events, w.head, w.bytes = nil, 0, 0
-	close(w.room)
-	w.room = make(chan struct{})
-	close(w.broken)
-}
+func (w *Writer) Close(timeout time.Duration) { w.out.Close(timeout) }

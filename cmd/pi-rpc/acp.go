@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -88,23 +86,16 @@ func runACP(cfg *config, setup *agentSetup, stdin io.Reader, stdout io.Writer, l
 		Version:         version,
 		Logger:          log,
 	})
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	defer signal.Stop(signals)
-	served := make(chan error, 1)
-	go func() { served <- server.Serve() }()
-	code := 0
-	select {
-	case err := <-served:
-		if err != nil {
+	life := watchProcess(log)
+	defer life.stop()
+	inputClosed := make(chan struct{})
+	go func() {
+		defer close(inputClosed)
+		if err := server.Serve(); err != nil {
 			log.Warn().Err(err).Msg("reading stdin")
 		}
-	case <-server.Broken():
-		log.Debug().Msg("stdout closed")
-	case sig := <-signals:
-		code = 128 + int(sig.(syscall.Signal))
-		log.Info().Str("signal", sig.String()).Msg("terminating")
-	}
+	}()
+	_, code := life.await(endings{input: inputClosed, output: server.Broken()})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	server.Shutdown(ctx)

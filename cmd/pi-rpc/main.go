@@ -151,47 +151,21 @@ func serve(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpHos
 		Logger: log, Version: version, Models: setup.models,
 		Problems: setup.problems, Warnings: setup.warnings, ContextFiles: setup.contextFiles,
 	})
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	defer signal.Stop(signals)
+	life := watchProcess(log)
+	defer life.stop()
 
 	disconnected := server.Serve(context.Background())
-	code := 0
-	finish := false
-	select {
-	case <-server.InputClosed():
-		log.Debug().Msg("stdin closed")
-		finish = cfg.onEOF == "finish"
-	case <-disconnected:
-		// The connection failed (it should not: bad input is answered, not fatal); with
-		// nothing to serve, shut down as if stdin had ended.
-		log.Warn().Msg("connection closed")
-	case <-writer.Broken():
-		log.Debug().Msg("stdout closed")
-	case sig := <-signals:
-		code = 128 + int(sig.(syscall.Signal))
-		log.Info().Str("signal", sig.String()).Msg("terminating")
-	case code = <-server.Exit():
-	}
-	if finish {
+	end, code := life.await(endings{input: server.InputClosed(), output: writer.Broken(), connection: disconnected, exit: server.Exit()})
+	if end == endInput && cfg.onEOF == "finish" {
 		// --on-eof finish: the busy period runs to its agent_settled, however long that takes
 		// (the idle timer bounds a silent provider); a signal still ends the wait.
-		waitCtx, stop := context.WithCancel(context.Background())
-		watched := make(chan struct{})
-		go func() {
-			defer close(watched)
-			select {
-			case sig := <-signals:
-				code = 128 + int(sig.(syscall.Signal))
-				stop()
-			case <-waitCtx.Done():
+		if sigCode, signalled := life.untilSignal(func(ctx context.Context) {
+			if err := server.WaitSettled(ctx); err != nil {
+				log.Warn().Err(err).Msg("busy period did not finish")
 			}
-		}()
-		if err := server.WaitSettled(waitCtx); err != nil {
-			log.Warn().Err(err).Msg("busy period did not finish")
+		}); signalled {
+			code = sigCode
 		}
-		stop()
-		<-watched
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

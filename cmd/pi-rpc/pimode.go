@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -56,20 +54,10 @@ func servePi(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpH
 	server.SetApprovalTimeout(cfg.approvalTimeout)
 	sup.SetPermissionAsker(server.Asker())
 
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	defer signal.Stop(signals)
+	life := watchProcess(log)
+	defer life.stop()
 	server.Serve()
-	code := 0
-	select {
-	case <-server.InputClosed():
-		log.Debug().Msg("stdin closed")
-	case <-writer.Broken():
-		log.Debug().Msg("stdout closed")
-	case sig := <-signals:
-		code = 128 + int(sig.(syscall.Signal))
-		log.Info().Str("signal", sig.String()).Msg("terminating")
-	}
+	_, code := life.await(endings{input: server.InputClosed(), output: writer.Broken()})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := sup.Close(ctx); err != nil {

@@ -1,5 +1,6 @@
 // Package archtest enforces the import graph (docs/architecture.md): dependencies point one way,
-// and only the named packages may import jsonrpc2, openai-go and anthropic-sdk-go.
+// only the named packages may import jsonrpc2, openai-go and anthropic-sdk-go, and only the
+// transport writes the wire (wire_test.go).
 package archtest
 
 import (
@@ -44,13 +45,17 @@ var allowed = map[string][]string{
 	"protocol/internal/": {"protocol", "core", "sessionapi", "session"},
 	// e2e holds only tests of the built binary.
 	"e2e": {"*"},
+	// The transport (framing readers, bad-input classification, the one writer) knows no
+	// protocol and no engine: every front end uses it.
+	"internal/transport": {},
 	// Front ends sit on the engine and never import each other.
-	"rpc": {"core", "sessionapi", "session", "protocol", "tools"},
+	"rpc": {"core", "sessionapi", "session", "protocol", "tools", "internal/transport"},
 	// acp, the Agent Client Protocol front end, sits beside rpc: the engine, the tools (for
 	// titles, diffs and plans) and tools/mcp's configuration, never the JSON-RPC protocol.
-	"acp": {"core", "sessionapi", "session", "tools", "tools/mcp"},
-	// pimode (pi's RPC protocol) is a front end beside rpc: the engine only, never rpc.
-	"pimode": {"core", "sessionapi", "session"},
+	"acp": {"core", "sessionapi", "session", "tools", "tools/mcp", "internal/transport"},
+	// pimode (pi's RPC protocol) is a front end beside rpc: the engine and the transport,
+	// never rpc.
+	"pimode": {"core", "sessionapi", "session", "internal/transport"},
 	// clients/go needs the protocol's types only: not the engine, its files or its logging.
 	"clients/go":        {"protocol", "core", "sessionapi"},
 	"cmd/":              {"*"},

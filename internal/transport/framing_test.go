@@ -1,7 +1,6 @@
-package rpc
+package transport
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -59,11 +58,11 @@ func TestLineReaderOversizedLineIsNotHeld(t *testing.T) {
 	const max, buf, line = 1 << 20, 64 << 10, 64 << 20
 	next := `{"jsonrpc":"2.0","id":2,"method":"getState"}`
 	src := &lineSource{prefix: []byte(`{"jsonrpc":"2.0","id":1,"method":"prompt","params":{"message":"`), n: line, suffix: []byte("\"}}\n" + next + "\n")}
-	r := &lineReader{r: bufio.NewReaderSize(src, buf), max: max}
+	r := NewLineReaderSize(src, buf, max)
 	var err error
-	alloc := heapAllocated(func() { _, err = r.next() })
-	if !errors.Is(err, errTooLarge) {
-		t.Fatalf("oversized line: %v, want errTooLarge", err)
+	alloc := heapAllocated(func() { _, err = r.Next() })
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("oversized line: %v, want ErrTooLarge", err)
 	}
 	if src.read > max+2*buf {
 		t.Errorf("the reader read %d bytes of a %d-byte line before reporting it (limit %d)", src.read, line, max)
@@ -72,14 +71,14 @@ func TestLineReaderOversizedLineIsNotHeld(t *testing.T) {
 		t.Errorf("the reader allocated %d bytes for an oversized line (limit %d)", alloc, max)
 	}
 	var msg []byte
-	alloc = heapAllocated(func() { msg, err = r.next() })
+	alloc = heapAllocated(func() { msg, err = r.Next() })
 	if err != nil || string(msg) != next {
 		t.Fatalf("line after the oversized one: %q, %v", msg, err)
 	}
 	if alloc > 4*buf {
 		t.Errorf("skipping the rest of the line allocated %d bytes", alloc)
 	}
-	if _, err := r.next(); !errors.Is(err, io.EOF) {
+	if _, err := r.Next(); !errors.Is(err, io.EOF) {
 		t.Fatalf("end: %v, want io.EOF", err)
 	}
 }
@@ -93,44 +92,44 @@ func TestLineReaderOversizedLineEndings(t *testing.T) {
 		strings.Repeat("a", max) + "b\r\n{}\n",
 		strings.Repeat("a", 5*max) + "\n{}",
 	} {
-		r := &lineReader{r: bufio.NewReaderSize(strings.NewReader(in), 16), max: max}
-		if _, err := r.next(); !errors.Is(err, errTooLarge) {
-			t.Fatalf("%q: first line: %v, want errTooLarge", in, err)
+		r := NewLineReaderSize(strings.NewReader(in), 16, max)
+		if _, err := r.Next(); !errors.Is(err, ErrTooLarge) {
+			t.Fatalf("%q: first line: %v, want ErrTooLarge", in, err)
 		}
-		if msg, err := r.next(); err != nil || string(msg) != "{}" {
+		if msg, err := r.Next(); err != nil || string(msg) != "{}" {
 			t.Fatalf("%q: second line: %q, %v", in, msg, err)
 		}
-		if _, err := r.next(); !errors.Is(err, io.EOF) {
+		if _, err := r.Next(); !errors.Is(err, io.EOF) {
 			t.Fatalf("%q: end: %v", in, err)
 		}
 	}
-	r := &lineReader{r: bufio.NewReaderSize(strings.NewReader(strings.Repeat("a", 5*max)), 16), max: max}
-	if _, err := r.next(); !errors.Is(err, errTooLarge) {
+	r := NewLineReaderSize(strings.NewReader(strings.Repeat("a", 5*max)), 16, max)
+	if _, err := r.Next(); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("unterminated oversized line: %v", err)
 	}
-	if _, err := r.next(); !errors.Is(err, io.EOF) {
+	if _, err := r.Next(); !errors.Is(err, io.EOF) {
 		t.Fatalf("after an unterminated oversized line: %v, want io.EOF", err)
 	}
 }
 
 // A Content-Length over the limit is reported before its body is read, and the body is then
 // discarded as it arrives, without being held.
-func TestLSPReaderOversizedLength(t *testing.T) {
+func TestContentLengthReaderOversizedLength(t *testing.T) {
 	const max, buf, body = 1 << 20, 64 << 10, 64 << 20
 	next := `{"jsonrpc":"2.0","id":2,"method":"getState"}`
-	src := &lineSource{prefix: fmt.Appendf(nil, "Content-Length: %d\r\n\r\n", body), n: body, suffix: lspHeader(nil, len(next))}
+	src := &lineSource{prefix: fmt.Appendf(nil, "Content-Length: %d\r\n\r\n", body), n: body, suffix: AppendHeader(nil, len(next))}
 	src.suffix = append(src.suffix, next...)
-	r := newLSPReader(src, buf, max)
+	r := NewContentLengthReader(src, buf, max)
 	var err error
-	alloc := heapAllocated(func() { _, err = r.next() })
-	if !errors.Is(err, errTooLarge) {
-		t.Fatalf("oversized length: %v, want errTooLarge", err)
+	alloc := heapAllocated(func() { _, err = r.Next() })
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("oversized length: %v, want ErrTooLarge", err)
 	}
 	if src.read > 2*buf {
 		t.Errorf("the reader read %d bytes before reporting a length over the limit", src.read)
 	}
 	var msg []byte
-	alloc += heapAllocated(func() { msg, err = r.next() })
+	alloc += heapAllocated(func() { msg, err = r.Next() })
 	if err != nil || string(msg) != next {
 		t.Fatalf("message after the oversized one: %q, %v", msg, err)
 	}
@@ -142,12 +141,12 @@ func TestLSPReaderOversizedLength(t *testing.T) {
 // A Content-Length larger than the body the client meant: the declared bytes are the body
 // (not JSON, so answered with a parse error by the stream), and the messages swallowed into
 // it are read again from their header on.
-func TestLSPReaderLengthLongerThanBody(t *testing.T) {
+func TestContentLengthReaderLengthLongerThanBody(t *testing.T) {
 	a := `{"jsonrpc":"2.0","id":1,"method":"getState"}`
 	b := `{"jsonrpc":"2.0","id":2,"method":"getState"}`
 	c := `{"jsonrpc":"2.0","id":3,"method":"getState"}`
-	framedB := string(lspHeader(nil, len(b))) + b
-	framedC := string(lspHeader(nil, len(c))) + c
+	framedB := string(AppendHeader(nil, len(b))) + b
+	framedC := string(AppendHeader(nil, len(c))) + c
 	// The length covers a, b's message and the first 5 bytes of c's header: read again,
 	// those 5 bytes join the rest of the header, and nothing is lost.
 	long := len(a) + len(framedB) + 5
@@ -174,11 +173,11 @@ func TestLSPReaderLengthLongerThanBody(t *testing.T) {
 // bad header block.
 func readMessages(t *testing.T, in string) []string {
 	t.Helper()
-	r := newLSPReader(strings.NewReader(in), 64, 4096)
+	r := NewContentLengthReader(strings.NewReader(in), 64, 4096)
 	var got []string
 	for {
-		msg, err := r.next()
-		var bad *errBadHeader
+		msg, err := r.Next()
+		var bad *BadHeaderError
 		switch {
 		case err == nil:
 			got = append(got, string(msg))
@@ -194,31 +193,31 @@ func readMessages(t *testing.T, in string) []string {
 
 // A body that is JSON is the message even if it quotes a header; a body cut short by the end
 // of the input is searched for swallowed messages too; one without any ends the input.
-func TestLSPReaderBodySearch(t *testing.T) {
+func TestContentLengthReaderBodySearch(t *testing.T) {
 	b := `{"jsonrpc":"2.0","id":2,"method":"getState"}`
 	quoted := `{"jsonrpc":"2.0","id":1,"method":"prompt","params":{"message":"Content-Length: 2\r\n\r\n{}"}}`
-	r := newLSPReader(strings.NewReader(string(lspHeader(nil, len(quoted)))+quoted+string(lspHeader(nil, len(b)))+b), 64, 4096)
-	if msg, err := r.next(); err != nil || string(msg) != quoted {
+	r := NewContentLengthReader(strings.NewReader(string(AppendHeader(nil, len(quoted)))+quoted+string(AppendHeader(nil, len(b)))+b), 64, 4096)
+	if msg, err := r.Next(); err != nil || string(msg) != quoted {
 		t.Fatalf("JSON body quoting a header: %q, %v", msg, err)
 	}
-	if msg, err := r.next(); err != nil || string(msg) != b {
+	if msg, err := r.Next(); err != nil || string(msg) != b {
 		t.Fatalf("after it: %q, %v", msg, err)
 	}
 
-	framedB := string(lspHeader(nil, len(b))) + b
-	r = newLSPReader(strings.NewReader("Content-Length: 500\r\n\r\n{\"x\":"+framedB), 64, 4096)
-	if msg, err := r.next(); err != nil || string(msg) != `{"x":`+framedB {
+	framedB := string(AppendHeader(nil, len(b))) + b
+	r = NewContentLengthReader(strings.NewReader("Content-Length: 500\r\n\r\n{\"x\":"+framedB), 64, 4096)
+	if msg, err := r.Next(); err != nil || string(msg) != `{"x":`+framedB {
 		t.Fatalf("body cut short by EOF: %q, %v", msg, err)
 	}
-	if msg, err := r.next(); err != nil || string(msg) != b {
+	if msg, err := r.Next(); err != nil || string(msg) != b {
 		t.Fatalf("message swallowed into a body cut short by EOF: %q, %v", msg, err)
 	}
-	if _, err := r.next(); !errors.Is(err, io.EOF) {
+	if _, err := r.Next(); !errors.Is(err, io.EOF) {
 		t.Fatalf("end: %v", err)
 	}
 
-	r = newLSPReader(strings.NewReader("Content-Length: 500\r\n\r\n{\"x\":1}"), 64, 4096)
-	if _, err := r.next(); !errors.Is(err, io.ErrUnexpectedEOF) {
+	r = NewContentLengthReader(strings.NewReader("Content-Length: 500\r\n\r\n{\"x\":1}"), 64, 4096)
+	if _, err := r.Next(); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Fatalf("body cut short by EOF without a header: %v, want io.ErrUnexpectedEOF", err)
 	}
 }
