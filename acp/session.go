@@ -34,6 +34,8 @@ type acpSession struct {
 type pendingPrompt struct {
 	inputID string
 	reqID   json.RawMessage
+	// started is set when the prompt's user message reached the model's context.
+	started bool
 }
 
 // toolCall is what the session knows of one tool call, to send ACP updates about it.
@@ -121,15 +123,22 @@ func (st *acpSession) settleLocked(w *writer, settled *session.Settled) {
 		default:
 			reason := sdk.StopReasonEndTurn
 			if last {
-				switch {
-				case st.stop == core.StopReasonLength:
-					reason = sdk.StopReasonMaxTokens
-				case st.stop == core.StopReasonError && strings.Contains(st.errMsg, "content_filter"):
-					reason = sdk.StopReasonRefusal
-				}
+				reason = st.stopReasonLocked()
 			}
 			w.queueLocked(outResult{JSONRPC: "2.0", ID: p.reqID, Result: sdk.PromptResponse{StopReason: reason}})
 		}
 	}
 	st.stop, st.errMsg = "", ""
+}
+
+// stopReasonLocked is the ACP stop reason of a turn that ended without an error, from its
+// last assistant message. The caller holds w.mu.
+func (st *acpSession) stopReasonLocked() sdk.StopReason {
+	switch {
+	case st.stop == core.StopReasonLength:
+		return sdk.StopReasonMaxTokens
+	case st.stop == core.StopReasonError && strings.Contains(st.errMsg, "content_filter"):
+		return sdk.StopReasonRefusal
+	}
+	return sdk.StopReasonEndTurn
 }

@@ -56,6 +56,10 @@ func (st *acpSession) translateLocked(w *writer, ev *session.Event) {
 	switch c.Type {
 	case core.MessageUpdate:
 		st.messageUpdateLocked(w, c)
+	case core.MessageStart:
+		if c.InputID != "" {
+			st.inputStartedLocked(w, c.InputID)
+		}
 	case core.MessageEnd:
 		if m, ok := c.Message.(*core.AssistantMessage); ok {
 			st.stop, st.errMsg = m.StopReason, m.ErrorMessage
