@@ -79,6 +79,11 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[string]*acpSession
+	// opening counts the sessions being opened; loading holds, by requested id, the
+	// session/loads in flight (opening.go).
+	opening  int
+	loading  map[string]chan struct{}
+	shutDown bool
 	client   sdk.ClientCapabilities
 	closing  sync.WaitGroup
 	done     chan struct{}
@@ -96,6 +101,7 @@ func NewServer(opts Options) *Server {
 		opts: opts, log: opts.Logger,
 		w:        newWriter(opts.Out, 1<<20),
 		sessions: map[string]*acpSession{},
+		loading:  map[string]chan struct{}{},
 		done:     make(chan struct{}),
 	}
 }
@@ -130,6 +136,7 @@ func (s *Server) Serve() error {
 // answered cancelled) and closes it; then the queued output is written.
 func (s *Server) Shutdown(ctx context.Context) {
 	s.mu.Lock()
+	s.shutDown = true
 	list := make([]*acpSession, 0, len(s.sessions))
 	for _, st := range s.sessions {
 		list = append(list, st)
@@ -233,7 +240,10 @@ func (s *Server) notification(method string, params json.RawMessage) {
 	}
 }
 
+// session returns an open session by id. A session/load of that id still in flight is
+// waited for, so a request pipelined after it finds the session it opens.
 func (s *Server) session(id string) *acpSession {
+	s.awaitLoad(id)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.sessions[id]
@@ -366,24 +376,31 @@ func (s *Server) newSession(id json.RawMessage, params json.RawMessage) {
 		s.w.fail(id, err)
 		return
 	}
-	st, err := s.open(OpenRequest{Cwd: filepath.Clean(p.Cwd), MCPServers: servers})
-	if err != nil {
-		s.w.fail(id, err)
-		return
-	}
-	st.goLive(s.w, id, sdk.NewSessionResponse{SessionId: sdk.SessionId(st.id), Modes: st.modes(), ConfigOptions: s.configOptions(st)}, nil)
+	s.openAsync(id, "", OpenRequest{Cwd: filepath.Clean(p.Cwd), MCPServers: servers}, func(st *acpSession) {
+		st.goLive(s.w, id, sdk.NewSessionResponse{SessionId: sdk.SessionId(st.id), Modes: st.modes(), ConfigOptions: s.configOptions(st)}, nil)
+	})
 }
 
 // open opens a session and registers it; it is not live (nothing of it is written) until
 // its response is queued.
 func (s *Server) open(req OpenRequest) (*acpSession, *sdk.RequestError) {
 	s.mu.Lock()
-	n := len(s.sessions)
-	caps := s.client
-	s.mu.Unlock()
-	if n >= s.opts.MaxSessions {
+	if s.shutDown {
+		s.mu.Unlock()
+		return nil, reqError(codeInvalidRequest, "the agent is shutting down", nil)
+	}
+	if len(s.sessions)+s.opening >= s.opts.MaxSessions {
+		s.mu.Unlock()
 		return nil, reqError(codeInvalidRequest, fmt.Sprintf("too many sessions open (at most %d, see --max-sessions)", s.opts.MaxSessions), nil)
 	}
+	s.opening++
+	caps := s.client
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.opening--
+		s.mu.Unlock()
+	}()
 	st := &acpSession{cwd: req.Cwd, calls: map[string]*toolCall{}, rejected: map[string]bool{}, caps: caps}
 	req.Sink = &sessionSink{w: s.w, st: st}
 	req.IDs = &s.ids
@@ -405,10 +422,13 @@ func (s *Server) open(req OpenRequest) (*acpSession, *sdk.RequestError) {
 	st.sup.SetPermissionAsker(&asker{w: s.w, st: st})
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if old := s.sessions[st.id]; old != nil {
+	if old := s.sessions[st.id]; old != nil || s.shutDown {
 		st.sup.Close(context.Background()) //nolint:errcheck // a duplicate is refused, its store released
 		if st.release != nil {
 			st.release()
+		}
+		if s.shutDown {
+			return nil, reqError(codeInvalidRequest, "the agent is shutting down", nil)
 		}
 		return nil, reqError(codeInvalidRequest, fmt.Sprintf("session %s is already open on this connection", st.id), nil)
 	}
