@@ -39,6 +39,7 @@ func (s *Server) loadSession(id json.RawMessage, params json.RawMessage) {
 				st.replayLocked(s.w, m)
 			}
 		})
+		st.announceCommands(s.w)
 	})
 }
 

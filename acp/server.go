@@ -214,6 +214,7 @@ func (s *Server) notification(method string, params json.RawMessage) {
 			return
 		}
 		if st := s.session(string(p.SessionId)); st != nil {
+			st.cancelled.Store(true)
 			st.sup.Abort(func(bool) {})
 		}
 	case "$/cancel_request":
@@ -378,6 +379,7 @@ func (s *Server) newSession(id json.RawMessage, params json.RawMessage) {
 	}
 	s.openAsync(id, "", OpenRequest{Cwd: filepath.Clean(p.Cwd), MCPServers: servers}, func(st *acpSession) {
 		st.goLive(s.w, id, sdk.NewSessionResponse{SessionId: sdk.SessionId(st.id), Modes: st.modes(), ConfigOptions: s.configOptions(st)}, nil)
+		st.announceCommands(s.w)
 	})
 }
 
@@ -445,6 +447,10 @@ func (s *Server) prompt(id json.RawMessage, params json.RawMessage) {
 	st := s.session(string(p.SessionId))
 	if st == nil {
 		s.w.fail(id, notFound(p.SessionId))
+		return
+	}
+	if cmd, args := slashCommand(p.Prompt); cmd != nil {
+		cmd.run(s, st, id, args)
 		return
 	}
 	text, images, err := promptInput(p.Prompt, st.cwd)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -20,6 +21,9 @@ type acpSession struct {
 	sup     *session.Supervisor
 	release func()
 	caps    sdk.ClientCapabilities
+	// cancelled is set by session/cancel, for a command running beside the reader
+	// (commands.go) to tell an abort from a failure.
+	cancelled atomic.Bool
 
 	// Guarded by w.mu.
 	live     bool
