@@ -39,6 +39,11 @@ func (s *Server) loadSession(id json.RawMessage, params json.RawMessage) {
 				st.replayLocked(s.w, m)
 			}
 		})
+		if st.loadedUsage != nil {
+			s.w.mu.Lock()
+			st.updateLocked(s.w, *st.loadedUsage)
+			s.w.mu.Unlock()
+		}
 		st.announceCommands(s.w)
 	})
 }

@@ -416,6 +416,7 @@ func (s *Server) open(req OpenRequest) (*acpSession, *sdk.RequestError) {
 	}
 	st.sup, st.release = opened.Supervisor, opened.Close
 	st.id = st.sup.SessionID()
+	st.loadedUsage = st.initUsage()
 	mode := s.opts.Approval
 	if mode == "" {
 		mode = session.ApprovalAsk

@@ -32,6 +32,12 @@ type acpSession struct {
 	rejected map[string]bool
 	stop     core.StopReason
 	errMsg   string
+	// window is the model's context window and cost the session's cost so far, for
+	// usage_update (usage.go).
+	window int
+	cost   float64
+	// loadedUsage is the usage_update a loaded session sends after its replay.
+	loadedUsage *sdk.SessionUpdate
 }
 
 // pendingPrompt is a session/prompt waiting for its turn to settle.
