@@ -1,6 +1,8 @@
 package acp
 
 import (
+	"math"
+
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -27,7 +29,8 @@ func (st *acpSession) usageLocked(w *writer, m *core.AssistantMessage) {
 func (st *acpSession) usageUpdate(used int) sdk.SessionUpdate {
 	u := &sdk.SessionUsageUpdate{Used: used, Size: st.window}
 	if st.cost > 0 {
-		u.Cost = &sdk.Cost{Amount: st.cost, Currency: "USD"}
+		// Rounded to a billionth of a dollar, so sums of prices read as they are.
+		u.Cost = &sdk.Cost{Amount: math.Round(st.cost*1e9) / 1e9, Currency: "USD"}
 	}
 	return sdk.SessionUpdate{UsageUpdate: u}
 }
