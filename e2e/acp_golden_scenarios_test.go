@@ -197,4 +197,3 @@ var acpGoldenScenarios = []struct {
 		g.finish()
 	}},
 }
-
