@@ -120,12 +120,17 @@ func (s *Server) cmdCompact(st *acpSession, id json.RawMessage, args string) {
 		return
 	}
 	st.cancelled.Store(false)
-	// The summary is a model request: it runs beside the reader, as a busy period of the
-	// session; session/cancel aborts it.
+	// The busy period starts now, on the reader, so a prompt or a session/cancel after the
+	// command finds it; the summary is a model request and runs beside the reader.
+	run, err := st.sup.StartCompact(args)
+	if err != nil {
+		s.reply(st, id, "Cannot compact: "+errorText(err))
+		return
+	}
 	s.closing.Add(1)
 	go func() {
 		defer s.closing.Done()
-		res, err := st.sup.Compact(args)
+		res, err := run()
 		switch {
 		case err != nil && st.cancelled.Load():
 			s.replyWith(st, id, "Compaction cancelled.", sdk.StopReasonCancelled)

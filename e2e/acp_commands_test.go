@@ -144,3 +144,33 @@ func TestACPSlashCommands(t *testing.T) {
 		t.Fatalf("the fork's replay: %q", replayed.String())
 	}
 }
+
+// session/cancel right after /compact stops the compaction: the command ends cancelled and
+// the conversation is not compacted.
+func TestACPCompactCancelled(t *testing.T) {
+	big := strings.Repeat("lorem ipsum dolor sit amet ", 4000)
+	mock := mockOf(
+		mockopenai.Response{Text: "first answer"},
+		mockopenai.Response{Text: "second answer"},
+		mockopenai.Response{Text: "## Goal\nSummarised.", StallAfter: 1},
+	)
+	defer mock.Close()
+	p := startACP(t, mock)
+	p.initialize()
+	sid := p.newSession(1)
+	p.commandReply(2, sid, "first "+big)
+	p.commandReply(3, sid, "second "+big)
+	p.request(4, "session/prompt", textPrompt(sid, "/compact"))
+	p.send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": sid}})
+	m := p.until(func(m acpMsg) bool { return m.isResponse(4) || strings.Contains(m.raw, "Compact") })
+	if chunkText(m) != "Compaction cancelled." {
+		t.Fatalf("/compact then session/cancel: %s\n%s", m.raw, p.dump())
+	}
+	if r := stopReason(t, p.response(4)); r != "cancelled" {
+		t.Fatalf("stopReason %q", r)
+	}
+	text, _, _ := p.commandReply(5, sid, "/session")
+	if !strings.Contains(text, "Messages: 2 user, 2 assistant") {
+		t.Fatalf("after the cancelled compaction:\n%s", text)
+	}
+}
