@@ -111,3 +111,46 @@ func sessionIDOf(t *testing.T, m acpMsg) string {
 	}
 	return r.SessionID
 }
+
+// A prompt pipelined right after session/load (the client knows the id) waits for the load:
+// it is answered after the replay and the load's response, like any prompt of the session.
+func TestACPPromptPipelinedAfterLoad(t *testing.T) {
+	mock := mockOf(mockopenai.Response{Text: "first"}, mockopenai.Response{Text: "second"})
+	defer mock.Close()
+	home, ws := t.TempDir(), t.TempDir()
+	p := startACPIn(t, mock, home, ws)
+	p.initialize()
+	sid := p.newSession(1)
+	p.request(2, "session/prompt", textPrompt(sid, "one"))
+	p.response(2)
+	_ = p.stdin.Close()
+	<-p.done
+
+	q := startACPIn(t, mock, home, ws)
+	q.initialize()
+	q.request(1, "session/load", map[string]any{"sessionId": sid, "cwd": ws, "mcpServers": []any{}})
+	q.request(2, "session/prompt", textPrompt(sid, "two"))
+	loaded := false
+	var after strings.Builder
+	for {
+		m := q.read()
+		if m.isResponse(1) {
+			if m.Error != nil {
+				t.Fatalf("load: %s", m.raw)
+			}
+			loaded = true
+		}
+		if m.isResponse(2) {
+			if !loaded || stopReason(t, m) != "end_turn" {
+				t.Fatalf("pipelined prompt answered before the load or not ended: %s\n%s", m.raw, q.dump())
+			}
+			break
+		}
+		if loaded {
+			after.WriteString(chunkText(m))
+		}
+	}
+	if after.String() != "second" {
+		t.Fatalf("the pipelined prompt's text after the load: %q\n%s", after.String(), q.dump())
+	}
+}
