@@ -24,6 +24,9 @@ import (
 // OpenRequest asks the process for a session: a new one in Cwd, or, with LoadID, the saved
 // session of that id. Its events go to Sink; ids are shared through IDs.
 type OpenRequest struct {
+	// Ctx ends when the connection shuts down: what opening waits for (the MCP servers'
+	// start) gives up then.
+	Ctx    context.Context
 	Cwd    string
 	LoadID string
 	// MCPServers are the editor's MCP servers for this session.
@@ -87,6 +90,9 @@ type Server struct {
 	client   sdk.ClientCapabilities
 	closing  sync.WaitGroup
 	done     chan struct{}
+	// life ends at Shutdown (stop cancels it), for sessions still opening.
+	life context.Context
+	stop context.CancelFunc
 }
 
 // NewServer returns a server for one connection; Serve runs it.
@@ -97,7 +103,9 @@ func NewServer(opts Options) *Server {
 	if opts.MaxSessions <= 0 {
 		opts.MaxSessions = 16
 	}
+	life, stop := context.WithCancel(context.Background())
 	return &Server{
+		life: life, stop: stop,
 		opts: opts, log: opts.Logger,
 		w:        newWriter(opts.Out, 1<<20),
 		sessions: map[string]*acpSession{},
@@ -135,6 +143,7 @@ func (s *Server) Serve() error {
 // Shutdown ends every session: aborts its turn, waits for it to settle (its prompt is
 // answered cancelled) and closes it; then the queued output is written.
 func (s *Server) Shutdown(ctx context.Context) {
+	s.stop()
 	s.mu.Lock()
 	s.shutDown = true
 	list := make([]*acpSession, 0, len(s.sessions))
@@ -404,6 +413,7 @@ func (s *Server) open(req OpenRequest) (*acpSession, *sdk.RequestError) {
 		s.mu.Unlock()
 	}()
 	st := &acpSession{cwd: req.Cwd, calls: map[string]*toolCall{}, rejected: map[string]bool{}, caps: caps}
+	req.Ctx = s.life
 	req.Sink = &sessionSink{w: s.w, st: st}
 	req.IDs = &s.ids
 	opened, oerr := s.opts.Open(req)

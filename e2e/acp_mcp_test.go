@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
 )
@@ -152,5 +153,31 @@ func TestACPPromptPipelinedAfterLoad(t *testing.T) {
 	}
 	if after.String() != "second" {
 		t.Fatalf("the pipelined prompt's text after the load: %q\n%s", after.String(), q.dump())
+	}
+}
+
+// The connection ending while a session's MCP server is still starting does not wait for
+// the server's start timeout: the open gives up and the process exits.
+func TestACPShutdownDuringSlowMCPStart(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "never")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := startACP(t, nil, "--mcp-timeout", "10m")
+	p.initialize()
+	p.request(1, "session/new", map[string]any{"cwd": p.ws, "mcpServers": []any{
+		map[string]any{"name": "slow", "command": "/bin/sh", "args": []any{"-c", "read x < " + fifo}, "env": []any{}},
+	}})
+	// session/list is answered while the session is opening: the open is under way.
+	p.request(2, "session/list", map[string]any{})
+	p.response(2)
+	_ = p.stdin.Close()
+	select {
+	case <-p.done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the process did not exit while a session's MCP server was starting")
+	}
+	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("exit %d", code)
 	}
 }
