@@ -127,10 +127,16 @@ func (s *Server) cmdCompact(st *acpSession, id json.RawMessage, args string) {
 		s.reply(st, id, "Cannot compact: "+errorText(err))
 		return
 	}
+	s.w.mu.Lock()
+	st.compacting = id
+	s.w.mu.Unlock()
 	s.closing.Add(1)
 	go func() {
 		defer s.closing.Done()
 		res, err := run()
+		s.w.mu.Lock()
+		st.compacting = nil
+		s.w.mu.Unlock()
 		switch {
 		case err != nil && st.cancelled.Load():
 			s.replyWith(st, id, "Compaction cancelled.", sdk.StopReasonCancelled)

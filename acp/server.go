@@ -243,6 +243,7 @@ func (s *Server) notification(method string, params json.RawMessage) {
 		}
 		s.mu.Unlock()
 		if target != nil {
+			target.cancelled.Store(true)
 			target.sup.Abort(func(bool) {})
 		}
 	default:

@@ -36,6 +36,8 @@ type acpSession struct {
 	// usage_update (usage.go).
 	window int
 	cost   float64
+	// compacting is the request id of a /compact running (commands.go), for $/cancel_request.
+	compacting json.RawMessage
 	// loadedUsage is the usage_update a loaded session sends after its replay.
 	loadedUsage *sdk.SessionUpdate
 }
@@ -83,7 +85,7 @@ func (st *acpSession) hasPrompt(w *writer, reqID json.RawMessage) bool {
 			return true
 		}
 	}
-	return false
+	return st.compacting != nil && bytes.Equal(bytes.TrimSpace(st.compacting), bytes.TrimSpace(reqID))
 }
 
 // update queues one session/update of the session. The caller holds w.mu.

@@ -153,6 +153,7 @@ func TestACPCompactCancelled(t *testing.T) {
 		mockopenai.Response{Text: "first answer"},
 		mockopenai.Response{Text: "second answer"},
 		mockopenai.Response{Text: "## Goal\nSummarised.", StallAfter: 1},
+		mockopenai.Response{Text: "## Goal\nSummarised.", StallAfter: 1},
 	)
 	defer mock.Close()
 	p := startACP(t, mock)
@@ -172,5 +173,11 @@ func TestACPCompactCancelled(t *testing.T) {
 	text, _, _ := p.commandReply(5, sid, "/session")
 	if !strings.Contains(text, "Messages: 2 user, 2 assistant") {
 		t.Fatalf("after the cancelled compaction:\n%s", text)
+	}
+	// $/cancel_request of the /compact prompt does the same.
+	p.request(6, "session/prompt", textPrompt(sid, "/compact"))
+	p.send(map[string]any{"jsonrpc": "2.0", "method": "$/cancel_request", "params": map[string]any{"requestId": 6}})
+	if r := stopReason(t, p.response(6)); r != "cancelled" {
+		t.Fatalf("$/cancel_request of /compact: %q\n%s", r, p.dump())
 	}
 }
