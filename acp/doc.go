@@ -8,5 +8,7 @@
 // contract needs one ordered lane (the transport's) for everything written:
 // every session/update of a turn is written before that turn's session/prompt response and
 // nothing of a session before its session/new response. Requests are handled in the order
-// they arrive, so two prompts sent back to back are queued, and answered, in that order.
+// they arrive, so two prompts sent back to back are queued, and answered, in that order;
+// only opening a session (session/new, session/load: building it, starting its MCP servers)
+// runs beside the reader (opening.go).
 package acp

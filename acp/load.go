@@ -20,7 +20,7 @@ func (s *Server) loadSession(id json.RawMessage, params json.RawMessage) {
 	if err == nil && p.SessionId == "" {
 		err = reqError(codeInvalidParams, "Invalid params: sessionId is required", nil)
 	}
-	if err == nil && s.session(string(p.SessionId)) != nil {
+	if err == nil && s.openOrLoading(string(p.SessionId)) {
 		err = reqError(codeInvalidRequest, "session "+string(p.SessionId)+" is already open on this connection", nil)
 	}
 	if err != nil {
@@ -32,16 +32,19 @@ func (s *Server) loadSession(id json.RawMessage, params json.RawMessage) {
 		s.w.fail(id, err)
 		return
 	}
-	st, err := s.open(OpenRequest{Cwd: filepath.Clean(p.Cwd), LoadID: string(p.SessionId), MCPServers: mcps})
-	if err != nil {
-		s.w.fail(id, err)
-		return
-	}
-	history := st.sup.Messages()
-	st.goLive(s.w, id, sdk.LoadSessionResponse{Modes: st.modes(), ConfigOptions: s.configOptions(st)}, func() {
-		for _, m := range history {
-			st.replayLocked(s.w, m)
+	s.openAsync(id, string(p.SessionId), OpenRequest{Cwd: filepath.Clean(p.Cwd), LoadID: string(p.SessionId), MCPServers: mcps}, func(st *acpSession) {
+		history := st.sup.Messages()
+		st.goLive(s.w, id, sdk.LoadSessionResponse{Modes: st.modes(), ConfigOptions: s.configOptions(st)}, func() {
+			for _, m := range history {
+				st.replayLocked(s.w, m)
+			}
+		})
+		if st.loadedUsage != nil {
+			s.w.mu.Lock()
+			st.updateLocked(s.w, *st.loadedUsage)
+			s.w.mu.Unlock()
 		}
+		st.announceCommands(s.w)
 	})
 }
 

@@ -24,6 +24,9 @@ import (
 // OpenRequest asks the process for a session: a new one in Cwd, or, with LoadID, the saved
 // session of that id. Its events go to Sink; ids are shared through IDs.
 type OpenRequest struct {
+	// Ctx ends when the connection shuts down: what opening waits for (the MCP servers'
+	// start) gives up then.
+	Ctx    context.Context
 	Cwd    string
 	LoadID string
 	// MCPServers are the editor's MCP servers for this session.
@@ -82,9 +85,17 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[string]*acpSession
+	// opening counts the sessions being opened; loading holds, by requested id, the
+	// session/loads in flight (opening.go).
+	opening  int
+	loading  map[string]chan struct{}
+	shutDown bool
 	client   sdk.ClientCapabilities
 	closing  sync.WaitGroup
 	done     chan struct{}
+	// life ends at Shutdown (stop cancels it), for sessions still opening.
+	life context.Context
+	stop context.CancelFunc
 }
 
 // NewServer returns a server for one connection; Serve runs it.
@@ -95,10 +106,13 @@ func NewServer(opts Options) *Server {
 	if opts.MaxSessions <= 0 {
 		opts.MaxSessions = 16
 	}
+	life, stop := context.WithCancel(context.Background())
 	return &Server{
+		life: life, stop: stop,
 		opts: opts, log: opts.Logger,
 		w:        newWriter(opts.Out, 1<<20),
 		sessions: map[string]*acpSession{},
+		loading:  map[string]chan struct{}{},
 		done:     make(chan struct{}),
 	}
 }
@@ -132,7 +146,9 @@ func (s *Server) Serve() error {
 // Shutdown ends every session: aborts its turn, waits for it to settle (its prompt is
 // answered cancelled) and closes it; then the queued output is written.
 func (s *Server) Shutdown(ctx context.Context) {
+	s.stop()
 	s.mu.Lock()
+	s.shutDown = true
 	list := make([]*acpSession, 0, len(s.sessions))
 	for _, st := range s.sessions {
 		list = append(list, st)
@@ -210,6 +226,7 @@ func (s *Server) notification(method string, params json.RawMessage) {
 			return
 		}
 		if st := s.session(string(p.SessionId)); st != nil {
+			st.cancelled.Store(true)
 			st.sup.Abort(func(bool) {})
 		}
 	case "$/cancel_request":
@@ -229,6 +246,7 @@ func (s *Server) notification(method string, params json.RawMessage) {
 		}
 		s.mu.Unlock()
 		if target != nil {
+			target.cancelled.Store(true)
 			target.sup.Abort(func(bool) {})
 		}
 	default:
@@ -236,7 +254,10 @@ func (s *Server) notification(method string, params json.RawMessage) {
 	}
 }
 
+// session returns an open session by id. A session/load of that id still in flight is
+// waited for, so a request pipelined after it finds the session it opens.
 func (s *Server) session(id string) *acpSession {
+	s.awaitLoad(id)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.sessions[id]
@@ -369,25 +390,34 @@ func (s *Server) newSession(id json.RawMessage, params json.RawMessage) {
 		s.w.fail(id, err)
 		return
 	}
-	st, err := s.open(OpenRequest{Cwd: filepath.Clean(p.Cwd), MCPServers: servers})
-	if err != nil {
-		s.w.fail(id, err)
-		return
-	}
-	st.goLive(s.w, id, sdk.NewSessionResponse{SessionId: sdk.SessionId(st.id), Modes: st.modes(), ConfigOptions: s.configOptions(st)}, nil)
+	s.openAsync(id, "", OpenRequest{Cwd: filepath.Clean(p.Cwd), MCPServers: servers}, func(st *acpSession) {
+		st.goLive(s.w, id, sdk.NewSessionResponse{SessionId: sdk.SessionId(st.id), Modes: st.modes(), ConfigOptions: s.configOptions(st)}, nil)
+		st.announceCommands(s.w)
+	})
 }
 
 // open opens a session and registers it; it is not live (nothing of it is written) until
 // its response is queued.
 func (s *Server) open(req OpenRequest) (*acpSession, *sdk.RequestError) {
 	s.mu.Lock()
-	n := len(s.sessions)
-	caps := s.client
-	s.mu.Unlock()
-	if n >= s.opts.MaxSessions {
+	if s.shutDown {
+		s.mu.Unlock()
+		return nil, reqError(codeInvalidRequest, "the agent is shutting down", nil)
+	}
+	if len(s.sessions)+s.opening >= s.opts.MaxSessions {
+		s.mu.Unlock()
 		return nil, reqError(codeInvalidRequest, fmt.Sprintf("too many sessions open (at most %d, see --max-sessions)", s.opts.MaxSessions), nil)
 	}
+	s.opening++
+	caps := s.client
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.opening--
+		s.mu.Unlock()
+	}()
 	st := &acpSession{cwd: req.Cwd, calls: map[string]*toolCall{}, rejected: map[string]bool{}, caps: caps}
+	req.Ctx = s.life
 	req.Sink = &sessionSink{w: s.w, st: st}
 	req.Access = st.clientAccess(s.w)
 	req.IDs = &s.ids
@@ -401,6 +431,7 @@ func (s *Server) open(req OpenRequest) (*acpSession, *sdk.RequestError) {
 	}
 	st.sup, st.release = opened.Supervisor, opened.Close
 	st.id = st.sup.SessionID()
+	st.loadedUsage = st.initUsage()
 	mode := s.opts.Approval
 	if mode == "" {
 		mode = session.ApprovalAsk
@@ -409,10 +440,13 @@ func (s *Server) open(req OpenRequest) (*acpSession, *sdk.RequestError) {
 	st.sup.SetPermissionAsker(&asker{w: s.w, st: st})
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if old := s.sessions[st.id]; old != nil {
+	if old := s.sessions[st.id]; old != nil || s.shutDown {
 		st.sup.Close(context.Background()) //nolint:errcheck // a duplicate is refused, its store released
 		if st.release != nil {
 			st.release()
+		}
+		if s.shutDown {
+			return nil, reqError(codeInvalidRequest, "the agent is shutting down", nil)
 		}
 		return nil, reqError(codeInvalidRequest, fmt.Sprintf("session %s is already open on this connection", st.id), nil)
 	}
@@ -429,6 +463,10 @@ func (s *Server) prompt(id json.RawMessage, params json.RawMessage) {
 	st := s.session(string(p.SessionId))
 	if st == nil {
 		s.w.fail(id, notFound(p.SessionId))
+		return
+	}
+	if cmd, args := slashCommand(p.Prompt); cmd != nil {
+		cmd.run(s, st, id, args)
 		return
 	}
 	text, images, err := promptInput(p.Prompt, st.cwd)

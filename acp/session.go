@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -22,6 +23,9 @@ type acpSession struct {
 	caps    sdk.ClientCapabilities
 	// files is the client's side of the tools' file access, nil when it offers no fs method.
 	files *clientFiles
+	// cancelled is set by session/cancel, for a command running beside the reader
+	// (commands.go) to tell an abort from a failure.
+	cancelled atomic.Bool
 
 	// Guarded by w.mu.
 	live     bool
@@ -30,12 +34,22 @@ type acpSession struct {
 	rejected map[string]bool
 	stop     core.StopReason
 	errMsg   string
+	// window is the model's context window and cost the session's cost so far, for
+	// usage_update (usage.go).
+	window int
+	cost   float64
+	// compacting is the request id of a /compact running (commands.go), for $/cancel_request.
+	compacting json.RawMessage
+	// loadedUsage is the usage_update a loaded session sends after its replay.
+	loadedUsage *sdk.SessionUpdate
 }
 
 // pendingPrompt is a session/prompt waiting for its turn to settle.
 type pendingPrompt struct {
 	inputID string
 	reqID   json.RawMessage
+	// started is set when the prompt's user message reached the model's context.
+	started bool
 }
 
 // toolCall is what the session knows of one tool call, to send ACP updates about it.
@@ -77,7 +91,7 @@ func (st *acpSession) hasPrompt(w *writer, reqID json.RawMessage) bool {
 			return true
 		}
 	}
-	return false
+	return st.compacting != nil && bytes.Equal(bytes.TrimSpace(st.compacting), bytes.TrimSpace(reqID))
 }
 
 // update queues one session/update of the session. The caller holds w.mu.
@@ -127,15 +141,22 @@ func (st *acpSession) settleLocked(w *writer, settled *session.Settled) {
 		default:
 			reason := sdk.StopReasonEndTurn
 			if last {
-				switch {
-				case st.stop == core.StopReasonLength:
-					reason = sdk.StopReasonMaxTokens
-				case st.stop == core.StopReasonError && strings.Contains(st.errMsg, "content_filter"):
-					reason = sdk.StopReasonRefusal
-				}
+				reason = st.stopReasonLocked()
 			}
 			w.queueLocked(outResult{JSONRPC: "2.0", ID: p.reqID, Result: sdk.PromptResponse{StopReason: reason}})
 		}
 	}
 	st.stop, st.errMsg = "", ""
+}
+
+// stopReasonLocked is the ACP stop reason of a turn that ended without an error, from its
+// last assistant message. The caller holds w.mu.
+func (st *acpSession) stopReasonLocked() sdk.StopReason {
+	switch {
+	case st.stop == core.StopReasonLength:
+		return sdk.StopReasonMaxTokens
+	case st.stop == core.StopReasonError && strings.Contains(st.errMsg, "content_filter"):
+		return sdk.StopReasonRefusal
+	}
+	return sdk.StopReasonEndTurn
 }

@@ -43,9 +43,15 @@ func (k *sessionSink) Wait(ctx context.Context) { k.w.wait(ctx) }
 
 // translateLocked queues what an event means in ACP. The caller holds w.mu.
 func (st *acpSession) translateLocked(w *writer, ev *session.Event) {
-	if ev.Type == session.EventAgentSettled {
+	switch ev.Type {
+	case session.EventAgentSettled:
 		if s, ok := ev.Payload.(*session.Settled); ok {
 			st.settleLocked(w, s)
+		}
+		return
+	case session.EventModelChanged:
+		if p, ok := ev.Payload.(session.ModelChanged); ok {
+			st.window = p.Model.ContextWindow
 		}
 		return
 	}
@@ -56,9 +62,14 @@ func (st *acpSession) translateLocked(w *writer, ev *session.Event) {
 	switch c.Type {
 	case core.MessageUpdate:
 		st.messageUpdateLocked(w, c)
+	case core.MessageStart:
+		if c.InputID != "" {
+			st.inputStartedLocked(w, c.InputID)
+		}
 	case core.MessageEnd:
 		if m, ok := c.Message.(*core.AssistantMessage); ok {
 			st.stop, st.errMsg = m.StopReason, m.ErrorMessage
+			st.usageLocked(w, m)
 		}
 	case core.ToolExecutionStart:
 		tc := st.call(c.ToolCallID, c.ToolName)

@@ -241,13 +241,31 @@ func TestACPQueuedPrompt(t *testing.T) {
 	p.request(4, "session/set_mode", map[string]any{"sessionId": sid, "modeId": "auto"})
 	p.response(4)
 	mock.Release()
-	first := p.until(func(m acpMsg) bool { return m.isResponse(2) || m.isResponse(3) })
-	if !first.isResponse(2) || stopReason(t, first) != "end_turn" {
-		t.Fatalf("first answer: %s", first.raw)
+	// The first prompt is answered when its own turn ends: every chunk of the first answer
+	// before it, every chunk of the second after it.
+	p.response(3)
+	var before, after strings.Builder
+	answered := 0
+	for _, m := range p.wire {
+		switch {
+		case m.isResponse(2):
+			if answered != 0 || stopReason(t, m) != "end_turn" {
+				t.Fatalf("first answer: %s\n%s", m.raw, p.dump())
+			}
+			answered = 1
+		case m.isResponse(3):
+			if answered != 1 || stopReason(t, m) != "end_turn" {
+				t.Fatalf("second answer: %s\n%s", m.raw, p.dump())
+			}
+			answered = 2
+		case answered == 0:
+			before.WriteString(chunkText(m))
+		default:
+			after.WriteString(chunkText(m))
+		}
 	}
-	second := p.read()
-	if !second.isResponse(3) || stopReason(t, second) != "end_turn" {
-		t.Fatalf("second answer: %s\n%s", second.raw, p.dump())
+	if before.String() != "first answer here" || after.String() != "second" {
+		t.Fatalf("first turn's text %q, second's %q:\n%s", before.String(), after.String(), p.dump())
 	}
 	if n := len(mock.Requests()); n != 2 {
 		t.Fatalf("%d model requests", n)
@@ -396,4 +414,18 @@ func TestACPMissingKey(t *testing.T) {
 	if m := p.response(2); m.Error == nil || m.Error.Code != -32000 {
 		t.Fatalf("prompt without a key: %s", m.raw)
 	}
+}
+
+// chunkText is the text of an agent_message_chunk, "" for any other message.
+func chunkText(m acpMsg) string {
+	if _, k := m.update(); k != "agent_message_chunk" {
+		return ""
+	}
+	var u struct {
+		Update struct {
+			Content struct{ Text string } `json:"content"`
+		} `json:"update"`
+	}
+	_ = json.Unmarshal(m.Params, &u)
+	return u.Update.Content.Text
 }

@@ -44,3 +44,32 @@ func TestACPTypeScriptSDK(t *testing.T) {
 	}
 	t.Logf("%s", out)
 }
+
+// The SDK client again (e2e/acp-npm/always_cancel.test.mjs): allow_always and reject_always
+// remembered per tool, and session/cancel while a tool runs.
+func TestACPTypeScriptSDKAlwaysAndCancel(t *testing.T) {
+	if _, err := os.Stat("acp-npm/node_modules/@agentclientprotocol/sdk/package.json"); err != nil {
+		t.Fatal("e2e/acp-npm is not installed: run make acp-npm (npm ci in e2e/acp-npm)")
+	}
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mock := mockOf(
+		editCall("call_e1", "a.txt", "one", "uno"), mockopenai.Response{Text: "edited"},
+		editCall("call_e2", "a.txt", "uno", "eins"), mockopenai.Response{Text: "edited again"},
+		toolCall("call_w1", "write", map[string]any{"path": "b.txt", "content": "b"}), mockopenai.Response{Text: "refused"},
+		toolCall("call_w2", "write", map[string]any{"path": "c.txt", "content": "c"}), mockopenai.Response{Text: "refused again"},
+		toolCall("call_bash", "bash", map[string]any{"command": "sleep 600"}),
+		mockopenai.Response{Text: "after"},
+	)
+	defer mock.Close()
+	cmd := exec.Command("node", "always_cancel.test.mjs")
+	cmd.Dir = "acp-npm"
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "PI_RPC_BIN=" + binary, "MOCK_URL=" + mock.URL(), "WORKSPACE=" + ws}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node always_cancel.test.mjs: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}

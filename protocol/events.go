@@ -232,6 +232,15 @@ type BashUpdateEvent struct {
 	Envelope
 }
 
+// PlanUpdateEvent carries the agent's plan after each update_plan call (a tool selected with
+// --tools, docs/tools.md): the complete list of steps with their priority and status, which
+// replaces the previous plan. It follows the call's tool_execution_end.
+type PlanUpdateEvent struct {
+	Type string `json:"type" jsonschema:"enum=plan_update"`
+	sessionapi.PlanUpdate
+	Envelope
+}
+
 // Event is any event, told apart by type.
 type Event struct{}
 
@@ -292,6 +301,7 @@ var eventDefs = []eventDef{
 	{sessionapi.EventModelChanged, "ModelChangedEvent", ModelChangedEvent{}},
 	{sessionapi.EventThinkingLevelChanged, "ThinkingLevelChangedEvent", ThinkingLevelChangedEvent{}},
 	{sessionapi.EventBashUpdate, "BashUpdateEvent", BashUpdateEvent{}},
+	{sessionapi.EventPlanUpdate, "PlanUpdateEvent", PlanUpdateEvent{}},
 }
 
 // PermissionRequestParams are the params of permission/request, the server's request for

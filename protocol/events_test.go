@@ -193,6 +193,10 @@ func handBuiltEvents(t *testing.T) map[string][][]byte {
 			`{"type":"session_changed","previousSessionId":"old","reason":"new","seq":13,"sessionId":"new"}`,
 		},
 		session.EventBashUpdate: {`{"type":"bash_update","bashId":"b1","output":"line\n","seq":14}`},
+		session.EventPlanUpdate: {
+			`{"type":"plan_update","toolCallId":"call_3","entries":[{"content":"Read the code","priority":"high","status":"completed"},{"content":"Fix the bug","priority":"medium","status":"in_progress"}],"seq":15,"runId":"r1"}`,
+			`{"type":"plan_update","toolCallId":"call_4","entries":[],"seq":16,"runId":"r1"}`,
+		},
 	} {
 		for _, l := range lines {
 			add(typ, []byte(l))

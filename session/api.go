@@ -23,6 +23,8 @@ type (
 	SessionError         = sessionapi.SessionError
 	ModelChanged         = sessionapi.ModelChanged
 	BashUpdate           = sessionapi.BashUpdate
+	PlanUpdate           = sessionapi.PlanUpdate
+	PlanEntry            = sessionapi.PlanEntry
 	ThinkingLevelChanged = sessionapi.ThinkingLevelChanged
 	CompactionResult     = sessionapi.CompactionResult
 	CompactionDetails    = sessionapi.CompactionDetails
@@ -63,4 +65,5 @@ const (
 	EventModelChanged         = sessionapi.EventModelChanged
 	EventThinkingLevelChanged = sessionapi.EventThinkingLevelChanged
 	EventBashUpdate           = sessionapi.EventBashUpdate
+	EventPlanUpdate           = sessionapi.EventPlanUpdate
 )

@@ -51,6 +51,9 @@ func (s *Supervisor) onCoreEvent(ctx context.Context, ev core.Event) {
 		if i := slices.Index(s.ledger.toolsRunning, ev.ToolCallID); i >= 0 {
 			s.ledger.toolsRunning = slices.Delete(s.ledger.toolsRunning, i, i+1)
 		}
+		if plan, ok := planUpdate(&ev); ok {
+			after = append(after, func() { s.emitLocked(EventPlanUpdate, plan) })
+		}
 	case core.AgentEnd:
 		s.ledger.streaming = false
 		s.ledger.toolsRunning = nil

@@ -21,6 +21,7 @@ const (
 	EventModelChanged         = "model_changed"
 	EventThinkingLevelChanged = "thinking_level_changed"
 	EventBashUpdate           = "bash_update"
+	EventPlanUpdate           = "plan_update"
 )
 
 // Event is one event of the engine, as a typed value: a core event (Core) or a session event
@@ -137,6 +138,21 @@ type ModelChanged struct {
 type BashUpdate struct {
 	BashID string `json:"bashId"`
 	Output string `json:"output"`
+}
+
+// PlanEntry is one step of the agent's plan.
+type PlanEntry struct {
+	Content  string `json:"content"`
+	Priority string `json:"priority" jsonschema:"enum=high,enum=medium,enum=low"`
+	Status   string `json:"status" jsonschema:"enum=pending,enum=in_progress,enum=completed"`
+}
+
+// PlanUpdate is the payload of plan_update: the complete plan an update_plan call set,
+// which replaces the previous one.
+type PlanUpdate struct {
+	// ToolCallID is the update_plan call that set the plan.
+	ToolCallID string      `json:"toolCallId"`
+	Entries    []PlanEntry `json:"entries"`
 }
 
 // ThinkingLevelChanged is the payload of thinking_level_changed.

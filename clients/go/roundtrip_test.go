@@ -11,6 +11,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/protocol"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/tools"
 )
 
 // sameJSON reports whether a and b are the same JSON value.
@@ -71,7 +72,7 @@ func TestEveryEventTypeRoundTrips(t *testing.T) {
 	}
 	s := startServer(t, serverOpts{
 		approval: session.ApprovalAsk,
-		tools:    []core.Tool{probe},
+		tools:    []core.Tool{probe, tools.PlanTool()},
 		perm: func(context.Context, piclient.PermissionRequest) piclient.PermissionDecision {
 			return piclient.PermissionDecision{Decision: piclient.DecisionAllow}
 		},
@@ -79,7 +80,8 @@ func TestEveryEventTypeRoundTrips(t *testing.T) {
 		faux.Step{StopReason: core.StopReasonError, ErrorMessage: "503 service unavailable", ErrorKind: core.ErrorRetryable},
 		faux.Reply(faux.Thinking("Let me probe."), faux.Text("Probing."),
 			faux.ToolCall("probe", map[string]any{"x": 1}),
-			faux.ToolCall("write", map[string]any{"path": "out.txt", "content": "hi\n"})),
+			faux.ToolCall("write", map[string]any{"path": "out.txt", "content": "hi\n"}),
+			faux.ToolCall("update_plan", map[string]any{"entries": []any{map[string]any{"content": "probe", "priority": "high", "status": "in_progress"}}})),
 		faux.Reply(faux.Text("Probed.")),
 		faux.Reply(faux.Text("Nothing more.")),
 		faux.Reply(faux.Text("## Goal\nprobe")),

@@ -112,7 +112,7 @@ func openACPSession(cfg *config, setup *agentSetup, host *mcpHost, names []strin
 	sup := b.sup
 	var own *mcp.Set
 	if len(req.MCPServers) > 0 {
-		own, err = mcp.Connect(context.Background(), req.MCPServers, mcp.Options{
+		own, err = mcp.Connect(req.Ctx, req.MCPServers, mcp.Options{
 			CallTimeout: cfg.mcpTimeout, Cwd: b.setup.cwd, ClientVersion: version, Logger: log,
 			OnToolsChanged: host.refresh,
 			OnFault:        func(f mcp.Fault) { sup.ReportError(faultMessage(f)) },

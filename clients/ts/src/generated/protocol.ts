@@ -76,7 +76,8 @@ export type Event =
   | SessionErrorEvent
   | ModelChangedEvent
   | ThinkingLevelChangedEvent
-  | BashUpdateEvent;
+  | BashUpdateEvent
+  | PlanUpdateEvent;
 /**
  * ThinkingLevel is how much reasoning the model is asked for.
  */
@@ -1186,6 +1187,33 @@ export interface ThinkingLevelChangedEvent {
   runId?: string;
 }
 /**
+ * PlanUpdateEvent carries the agent's plan after each update_plan call (a tool selected with --tools, docs/tools.md): the complete list of steps with their priority and status, which replaces the previous plan.
+ */
+export interface PlanUpdateEvent {
+  type: 'plan_update';
+  /**
+   * ToolCallID is the update_plan call that set the plan.
+   */
+  toolCallId: string;
+  entries: PlanEntry[];
+  /**
+   * Seq numbers the connection's events from 1, without gaps.
+   */
+  seq: number;
+  /**
+   * RunID is the run the event belongs to, present when a run is active.
+   */
+  runId?: string;
+}
+/**
+ * PlanEntry is one step of the agent's plan.
+ */
+export interface PlanEntry {
+  content: string;
+  priority: 'high' | 'medium' | 'low';
+  status: 'pending' | 'in_progress' | 'completed';
+}
+/**
  * ForkResult is forkSession's result: the new session and the text of the user message it was forked before, for the client's editor.
  */
 export interface ForkResult {
@@ -1921,6 +1949,7 @@ export const EVENT_TYPES = [
   'model_changed',
   'thinking_level_changed',
   'bash_update',
+  'plan_update',
 ] as const;
 
 /** Event type names. */

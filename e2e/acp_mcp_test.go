@@ -1,0 +1,183 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
+)
+
+// The editor's MCP servers of session/new are tools of that session alone: the model sees
+// them, a read-only tool runs without asking, one that writes is a permission request, and
+// another session of the connection has none of them.
+func TestACPSessionMCPServers(t *testing.T) {
+	server := mcpTestServer(t)
+	mock := mockOf(
+		toolCall("c1", "mcp__editor__echo", map[string]any{"text": "from the editor's server"}),
+		toolCall("c2", "mcp__editor__write_note", map[string]any{"note": "n1"}),
+		mockopenai.Response{Text: "done"},
+		mockopenai.Response{Text: "plain"},
+	)
+	defer mock.Close()
+	p := startACP(t, mock)
+	p.initialize()
+	p.request(1, "session/new", map[string]any{"cwd": p.ws, "mcpServers": []any{
+		map[string]any{"name": "editor", "command": server, "args": []any{}, "env": []any{}},
+	}})
+	sid := sessionIDOf(t, p.response(1))
+	other := p.newSession(2)
+
+	p.request(3, "session/prompt", textPrompt(sid, "use the editor's tools"))
+	id, params := p.permissionRequest()
+	call := params["toolCall"].(map[string]any)
+	if call["toolCallId"] != "c2" || call["kind"] != "other" {
+		t.Fatalf("permission request: %v", params)
+	}
+	p.answerPermission(id, "allow_once")
+	if r := stopReason(t, p.response(3)); r != "end_turn" {
+		t.Fatal(r)
+	}
+	p.request(4, "session/prompt", textPrompt(other, "no tools of the editor here"))
+	p.response(4)
+
+	reqs := mock.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d model requests", len(reqs))
+	}
+	if names := strings.Join(requestTools(reqs[0]), ","); !strings.Contains(names, "mcp__editor__echo") {
+		t.Fatalf("the session's tools: %s", names)
+	}
+	if got := toolResultOf(t, reqs[1], "c1"); got != "from the editor's server" {
+		t.Fatalf("echo result %q", got)
+	}
+	if got := toolResultOf(t, reqs[2], "c2"); got != "wrote n1" {
+		t.Fatalf("write_note result %q", got)
+	}
+	if names := strings.Join(requestTools(reqs[3]), ","); strings.Contains(names, "mcp__editor") {
+		t.Fatalf("the other session has the editor's tools: %s", names)
+	}
+}
+
+// A session/new whose MCP server is slow to start does not hold up the connection: a
+// session/new sent after it is answered first, and the slow one is answered when its
+// server gives up (it then has no tools of that server).
+func TestACPSlowMCPServerDoesNotBlock(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "release")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mock := mockOf(mockopenai.Response{Text: "ok"})
+	defer mock.Close()
+	p := startACP(t, mock, "--mcp-timeout", "10m")
+	p.initialize()
+	// The server reads the fifo, then exits without speaking MCP.
+	p.request(1, "session/new", map[string]any{"cwd": p.ws, "mcpServers": []any{
+		map[string]any{"name": "slow", "command": "/bin/sh", "args": []any{"-c", "read x < " + fifo}, "env": []any{}},
+	}})
+	p.request(2, "session/new", map[string]any{"cwd": p.ws, "mcpServers": []any{}})
+	first := p.until(func(m acpMsg) bool { return m.isResponse(1) || m.isResponse(2) })
+	if !first.isResponse(2) {
+		t.Fatalf("the slow session/new held up the next one:\n%s", p.dump())
+	}
+	fast := sessionIDOf(t, first)
+	p.request(3, "session/prompt", textPrompt(fast, "hi"))
+	if r := stopReason(t, p.response(3)); r != "end_turn" {
+		t.Fatal(r)
+	}
+	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = f.WriteString("go\n")
+	_ = f.Close()
+	slow := p.response(1)
+	if sid := sessionIDOf(t, slow); sid == "" || sid == fast {
+		t.Fatalf("slow session/new: %s", slow.raw)
+	}
+}
+
+// sessionIDOf is the sessionId of a session/new response.
+func sessionIDOf(t *testing.T, m acpMsg) string {
+	t.Helper()
+	var r struct {
+		SessionID string `json:"sessionId"`
+	}
+	if m.Error != nil || json.Unmarshal(m.Result, &r) != nil || r.SessionID == "" {
+		t.Fatalf("session/new: %s", m.raw)
+	}
+	return r.SessionID
+}
+
+// A prompt pipelined right after session/load (the client knows the id) waits for the load:
+// it is answered after the replay and the load's response, like any prompt of the session.
+func TestACPPromptPipelinedAfterLoad(t *testing.T) {
+	mock := mockOf(mockopenai.Response{Text: "first"}, mockopenai.Response{Text: "second"})
+	defer mock.Close()
+	home, ws := t.TempDir(), t.TempDir()
+	p := startACPIn(t, mock, home, ws)
+	p.initialize()
+	sid := p.newSession(1)
+	p.request(2, "session/prompt", textPrompt(sid, "one"))
+	p.response(2)
+	_ = p.stdin.Close()
+	<-p.done
+
+	q := startACPIn(t, mock, home, ws)
+	q.initialize()
+	q.request(1, "session/load", map[string]any{"sessionId": sid, "cwd": ws, "mcpServers": []any{}})
+	q.request(2, "session/prompt", textPrompt(sid, "two"))
+	loaded := false
+	var after strings.Builder
+	for {
+		m := q.read()
+		if m.isResponse(1) {
+			if m.Error != nil {
+				t.Fatalf("load: %s", m.raw)
+			}
+			loaded = true
+		}
+		if m.isResponse(2) {
+			if !loaded || stopReason(t, m) != "end_turn" {
+				t.Fatalf("pipelined prompt answered before the load or not ended: %s\n%s", m.raw, q.dump())
+			}
+			break
+		}
+		if loaded {
+			after.WriteString(chunkText(m))
+		}
+	}
+	if after.String() != "second" {
+		t.Fatalf("the pipelined prompt's text after the load: %q\n%s", after.String(), q.dump())
+	}
+}
+
+// The connection ending while a session's MCP server is still starting does not wait for
+// the server's start timeout: the open gives up and the process exits.
+func TestACPShutdownDuringSlowMCPStart(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "never")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := startACP(t, nil, "--mcp-timeout", "10m")
+	p.initialize()
+	p.request(1, "session/new", map[string]any{"cwd": p.ws, "mcpServers": []any{
+		map[string]any{"name": "slow", "command": "/bin/sh", "args": []any{"-c", "read x < " + fifo}, "env": []any{}},
+	}})
+	// session/list is answered while the session is opening: the open is under way.
+	p.request(2, "session/list", map[string]any{})
+	p.response(2)
+	_ = p.stdin.Close()
+	select {
+	case <-p.done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the process did not exit while a session's MCP server was starting")
+	}
+	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
