@@ -4,7 +4,7 @@ GO ?= go
 LINT := $(GO) tool -modfile=devtools/go.mod golangci-lint
 BIN := bin
 
-.PHONY: all build test test-go test-ts test-pi-npm mcp-npm acp-npm check lint generate check-generated check-ts-generated release bench demo clean compat
+.PHONY: all build test test-go test-ts test-pi-npm test-pi-acp-npm mcp-npm acp-npm check lint generate check-generated check-ts-generated release bench demo clean compat
 
 all: build
 
@@ -14,8 +14,8 @@ build:
 	$(GO) build -buildvcs=auto -o $(BIN)/ ./cmd/...
 
 ## test: build, then the whole Go suite under the race detector, then the TypeScript client,
-## then pi's own RpcClient against pi mode.
-test: build test-go test-ts test-pi-npm
+## then pi's own RpcClient and pi-acp against pi mode.
+test: build test-go test-ts test-pi-npm test-pi-acp-npm
 
 test-go: mcp-npm acp-npm
 	$(GO) test -race ./...
@@ -39,6 +39,12 @@ test-ts:
 # e2e/pi-npm/package-lock.json; test only) against bin/pi-rpc --mode rpc and bin/mock-openai.
 test-pi-npm: build
 	cd e2e/pi-npm && npm ci --no-audit --no-fund --ignore-scripts && PI_RPC_BINARY=$(CURDIR)/$(BIN)/pi-rpc MOCK_OPENAI_BIN=$(CURDIR)/$(BIN)/mock-openai npm test
+
+# test-pi-acp-npm runs pi-acp 0.0.24 and 0.0.34 (unmodified, pinned in
+# e2e/pi-acp-npm/package-lock.json; test only) with a `pi` on PATH that is bin/pi-rpc, driven by
+# the official ACP TypeScript SDK's client against bin/mock-openai.
+test-pi-acp-npm: build
+	cd e2e/pi-acp-npm && npm ci --no-audit --no-fund --ignore-scripts && PI_RPC_BINARY=$(CURDIR)/$(BIN)/pi-rpc MOCK_OPENAI_BIN=$(CURDIR)/$(BIN)/mock-openai npm test
 
 # TS_DEPS installs clients/ts's npm packages from package-lock.json unless already installed, so
 # generate and check run offline after one npm ci.
