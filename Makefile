@@ -95,8 +95,9 @@ release:
 	@cat dist/SHA256SUMS
 
 ## compat: pi 0.73.1 (from npm, into a temp dir) reads a session written by pi-rpc and must
-## project it to the same messages (compat/compat.mjs). PI_COMPAT_PKG=<dir of an unpacked
-## @mariozechner/pi-coding-agent@0.73.1> skips the install.
+## project it to the same messages; then, in pi mode, pi --continue goes on with a session
+## pi-rpc --mode rpc wrote and pi-rpc --continue with one pi wrote (compat/compat.mjs).
+## PI_COMPAT_PKG=<dir of an unpacked @mariozechner/pi-coding-agent@0.73.1> skips the install.
 compat: build
 	@set -e; pkg="$$PI_COMPAT_PKG"; tmp=""; \
 	if [ -z "$$pkg" ]; then \
