@@ -161,7 +161,7 @@ function sessionFiles(agentDir) {
 for (const version of VERSIONS) {
   test(`pi-acp ${version}: new session, prompt, tool calls, cancel, load`, { timeout: TIMEOUT }, async (t) => {
     const url = await startMock(t, [
-      { text: "Hello from the mock", chunkSize: 4 },
+      { text: "Hello from the mock", chunkSize: 4, usage: { prompt_tokens: 50, completion_tokens: 5 } },
       { toolCalls: [{ id: "call_read", name: "read", arguments: '{"path":"a.txt"}' }] },
       { text: "It says line one." },
       { text: "a long answer that never finishes", chunkSize: 2, stallAfter: 3 },
@@ -194,6 +194,12 @@ for (const version of VERSIONS) {
     let r = await c.agent.request("session/prompt", { sessionId: sid, prompt: [{ type: "text", text: "hi" }] });
     assert.equal(r.stopReason, "end_turn");
     assert.equal(text(c.updates(sid)).endsWith("Hello from the mock"), true, text(c.updates(sid)));
+    if (version === "0.0.34") {
+      // 0.0.34 publishes get_session_stats' contextUsage as usage_update before it answers.
+      const usage = c.updates(sid).filter((u) => u.sessionUpdate === "usage_update").at(-1);
+      assert.equal(usage?.size, 200000, JSON.stringify(usage));
+      assert.ok(usage.used > 0, JSON.stringify(usage));
+    }
 
     // A tool loop. pi-acp reads the call's id and name from message_update's
     // partial.content[contentIndex] while the arguments stream: the first tool_call is "pending".
