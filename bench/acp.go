@@ -61,8 +61,12 @@ func acpTurn(p *proc, s *sample) error {
 	if err != nil {
 		return err
 	}
-	if stop, err := resultField(resp.line, "stopReason"); err != nil || stop != "end_turn" {
-		return fmt.Errorf("stopReason %q (%v), want end_turn", stop, err)
+	stop, err := resultField(resp.line, "stopReason")
+	if err != nil {
+		return fmt.Errorf("session/prompt: %w", err)
+	}
+	if stop != "end_turn" {
+		return fmt.Errorf("stopReason %q, want end_turn", stop)
 	}
 	var first msg
 	chunks, text := 0, 0
