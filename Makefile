@@ -4,7 +4,7 @@ GO ?= go
 LINT := $(GO) tool -modfile=devtools/go.mod golangci-lint
 BIN := bin
 
-.PHONY: all build test test-go test-ts test-pi-npm mcp-npm acp-npm check lint generate check-generated check-ts-generated release bench demo clean compat
+.PHONY: all build test test-go test-ts test-pi-npm test-pi-acp-npm mcp-npm acp-npm check lint generate check-generated check-ts-generated release bench demo clean compat
 
 all: build
 
@@ -14,8 +14,8 @@ build:
 	$(GO) build -buildvcs=auto -o $(BIN)/ ./cmd/...
 
 ## test: build, then the whole Go suite under the race detector, then the TypeScript client,
-## then pi's own RpcClient against pi mode.
-test: build test-go test-ts test-pi-npm
+## then pi's own RpcClient and pi-acp against pi mode.
+test: build test-go test-ts test-pi-npm test-pi-acp-npm
 
 test-go: mcp-npm acp-npm
 	$(GO) test -race ./...
@@ -39,6 +39,12 @@ test-ts:
 # e2e/pi-npm/package-lock.json; test only) against bin/pi-rpc --mode rpc and bin/mock-openai.
 test-pi-npm: build
 	cd e2e/pi-npm && npm ci --no-audit --no-fund --ignore-scripts && PI_RPC_BINARY=$(CURDIR)/$(BIN)/pi-rpc MOCK_OPENAI_BIN=$(CURDIR)/$(BIN)/mock-openai npm test
+
+# test-pi-acp-npm runs pi-acp 0.0.24 and 0.0.34 (unmodified, pinned in
+# e2e/pi-acp-npm/package-lock.json; test only) with a `pi` on PATH that is bin/pi-rpc, driven by
+# the official ACP TypeScript SDK's client against bin/mock-openai.
+test-pi-acp-npm: build
+	cd e2e/pi-acp-npm && npm ci --no-audit --no-fund --ignore-scripts && PI_RPC_BINARY=$(CURDIR)/$(BIN)/pi-rpc MOCK_OPENAI_BIN=$(CURDIR)/$(BIN)/mock-openai npm test
 
 # TS_DEPS installs clients/ts's npm packages from package-lock.json unless already installed, so
 # generate and check run offline after one npm ci.
@@ -89,8 +95,9 @@ release:
 	@cat dist/SHA256SUMS
 
 ## compat: pi 0.73.1 (from npm, into a temp dir) reads a session written by pi-rpc and must
-## project it to the same messages (compat/compat.mjs). PI_COMPAT_PKG=<dir of an unpacked
-## @mariozechner/pi-coding-agent@0.73.1> skips the install.
+## project it to the same messages; then, in pi mode, pi --continue goes on with a session
+## pi-rpc --mode rpc wrote and pi-rpc --continue with one pi wrote (compat/compat.mjs).
+## PI_COMPAT_PKG=<dir of an unpacked @mariozechner/pi-coding-agent@0.73.1> skips the install.
 compat: build
 	@set -e; pkg="$$PI_COMPAT_PKG"; tmp=""; \
 	if [ -z "$$pkg" ]; then \
@@ -100,23 +107,35 @@ compat: build
 	fi; \
 	node compat/compat.mjs "$$pkg" $(BIN)/pi-rpc $(BIN)/mock-openai
 
-## bench: pi-rpc alone in the seven scenarios of docs/benchmarks.md (the real binary over real
-## pipes against bin/mock-openai); BENCH_FLAGS passes flags to the runner (-n 30 -scenarios 2,6 -v).
-## bench-compare: the same scenarios side by side with pi 0.73.1, installed from npm into a temp
-## dir (PI_CLI=<its dist/cli.js> skips the install). bench-go: the packages' Go microbenchmarks.
+## bench: pi-rpc alone in the scenarios of docs/benchmarks.md (the real binary over real pipes
+## against bin/mock-openai); BENCH_FLAGS passes flags to the runner (-n 30 -scenarios 2,6 -v).
+## bench-compare: the same scenarios side by side with pi 0.73.1 and pi-rpc --mode rpc (driven
+## by pi's client), and table A: pi-rpc --protocol acp against pi-acp 0.0.24 running pi, both
+## installed from npm into a temp dir (PI_CLI=<pi's dist/cli.js> and PI_ACP_JS=<pi-acp's
+## dist/index.js> skip the installs). BASE=<a pi-rpc binary> adds that build as a column, or
+## BASE_REF=<commit> builds one from that commit (git worktree + go build) first.
+## bench-go: the packages' Go microbenchmarks.
 .PHONY: bench-go bench-compare
 bench: build
 	$(GO) run ./bench $(BENCH_FLAGS)
 
 bench-compare: build
-	@set -e; cli="$$PI_CLI"; \
-	if [ -z "$$cli" ]; then \
-		tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-		echo "installing @mariozechner/pi-coding-agent@0.73.1 into $$tmp" >&2; \
-		(cd "$$tmp" && npm init -y >/dev/null && npm install --no-audit --no-fund --loglevel=error @mariozechner/pi-coding-agent@0.73.1 >/dev/null); \
-		cli="$$tmp/node_modules/@mariozechner/pi-coding-agent/dist/cli.js"; \
+	@set -e; cli="$$PI_CLI"; acp="$$PI_ACP_JS"; base="$(BASE)"; \
+	tmp=$$(mktemp -d); trap 'git worktree remove --force "$$tmp/base-src" 2>/dev/null || true; rm -rf "$$tmp"' EXIT; \
+	pkgs=""; [ -n "$$cli" ] || pkgs="@mariozechner/pi-coding-agent@0.73.1"; [ -n "$$acp" ] || pkgs="$$pkgs pi-acp@0.0.24"; \
+	if [ -n "$$pkgs" ]; then \
+		echo "installing $$pkgs into $$tmp" >&2; \
+		(cd "$$tmp" && npm init -y >/dev/null && npm install --no-audit --no-fund --loglevel=error $$pkgs >/dev/null); \
 	fi; \
-	$(GO) run ./bench -pi "$$cli" $(BENCH_FLAGS)
+	[ -n "$$cli" ] || cli="$$tmp/node_modules/@mariozechner/pi-coding-agent/dist/cli.js"; \
+	[ -n "$$acp" ] || acp="$$tmp/node_modules/pi-acp/dist/index.js"; \
+	if [ -n "$(BASE_REF)" ]; then \
+		echo "building pi-rpc at $(BASE_REF) as the base" >&2; \
+		git worktree add -q --detach "$$tmp/base-src" "$(BASE_REF)"; \
+		(cd "$$tmp/base-src" && $(GO) build -buildvcs=auto -o "$$tmp/pi-rpc-base" ./cmd/pi-rpc); \
+		base="$$tmp/pi-rpc-base"; \
+	fi; \
+	$(GO) run ./bench -pi "$$cli" -pi-acp "$$acp" $${base:+-base "$$base"} $(BENCH_FLAGS)
 
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

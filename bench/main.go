@@ -4,7 +4,9 @@
 // alternating the two servers run by run so their ratio holds while the machine drifts.
 //
 //	go run ./bench                     # pi-rpc alone (make bench)
-//	go run ./bench -pi DIR/cli.js      # side by side with pi (make bench-compare installs pi)
+//	go run ./bench -pi DIR/cli.js      # side by side with pi and pi-rpc --mode rpc (make bench-compare installs pi)
+//	go run ./bench -base OLD/pi-rpc    # side by side with another pi-rpc build (make bench-compare BASE=...)
+//	go run ./bench -pi DIR/cli.js -pi-acp DIR/index.js   # also the ACP table: pi-rpc --protocol acp vs pi-acp
 //
 // Every run starts a fresh mock server and a fresh server process (the server is what is
 // measured; the mock and the client are the same for both). A run's peak resident set is the
@@ -36,6 +38,8 @@ type config struct {
 	mock      string
 	piCLI     string
 	node      string
+	base      string // a second pi-rpc binary to compare with (-base)
+	piACP     string // pi-acp 0.0.24's dist/index.js (-pi-acp)
 	root      string // temp directory of this bench run
 	// loadBefore is /proc/loadavg when the runs began: other work on the machine shows in
 	// the spread of the figures.
@@ -52,7 +56,9 @@ func main() {
 	flag.StringVar(&cfg.mock, "mock", "bin/mock-openai", "mock-openai binary")
 	flag.StringVar(&cfg.piCLI, "pi", "", "pi 0.73.1's dist/cli.js: also run pi and compare")
 	flag.StringVar(&cfg.node, "node", "node", "node binary for -pi")
-	flag.StringVar(&only, "scenarios", "", "comma-separated scenario numbers to run (default all)")
+	flag.StringVar(&cfg.base, "base", "", "another pi-rpc binary (an older build): run it beside -pi-rpc, interleaved, with ratios")
+	flag.StringVar(&cfg.piACP, "pi-acp", "", "pi-acp 0.0.24's dist/index.js (needs -pi): also the ACP table, pi-rpc --protocol acp vs pi-acp running pi")
+	flag.StringVar(&only, "scenarios", "", "comma-separated scenario numbers to run, A1 for the ACP one (default all)")
 	flag.StringVar(&out, "out", "", "also write the report to this file")
 	flag.BoolVar(&cfg.verbose, "v", false, "log every run")
 	flag.Parse()
@@ -65,11 +71,11 @@ func main() {
 func run(cfg config, only, out string) error {
 	if cfg.n == 0 {
 		cfg.n = 20
-		if cfg.piCLI != "" {
+		if cfg.piCLI != "" || cfg.base != "" {
 			cfg.n = 10
 		}
 	}
-	for _, p := range []*string{&cfg.piRPC, &cfg.mock, &cfg.piCLI} {
+	for _, p := range []*string{&cfg.piRPC, &cfg.mock, &cfg.piCLI, &cfg.base, &cfg.piACP} {
 		if *p == "" {
 			continue
 		}
@@ -82,7 +88,7 @@ func run(cfg config, only, out string) error {
 		}
 		*p = abs
 	}
-	selected, err := pick(scenarios(), only)
+	selected, selectedACP, err := pickAll(only)
 	if err != nil {
 		return err
 	}
@@ -92,31 +98,53 @@ func run(cfg config, only, out string) error {
 	}
 	defer func() { _ = os.RemoveAll(cfg.root) }()
 
-	targets := []*target{{impl: implPiRPC}}
-	if cfg.piCLI != "" {
-		targets = []*target{{impl: implPi}, {impl: implPiRPC}}
+	targets, targetsACP := mainTargets(&cfg), acpTargets(&cfg)
+	if len(targetsACP) == 0 {
+		selectedACP = nil
 	}
-	for _, t := range targets {
+	for _, t := range append(slices.Clone(targets), targetsACP...) {
 		if err := t.init(&cfg); err != nil {
 			return err
 		}
 	}
 
-	results := map[int]map[impl]*series{}
 	cfg.loadBefore = loadavg()
 	began := time.Now()
+	results, err := measure(&cfg, selected, targets)
+	if err != nil {
+		return err
+	}
+	resultsACP, err := measure(&cfg, selectedACP, targetsACP)
+	if err != nil {
+		return err
+	}
+
+	report := renderReport(&cfg, selected, targets, results, time.Since(began))
+	if len(selectedACP) > 0 {
+		report += "\n" + renderTable(selectedACP, targetsACP, resultsACP, "A")
+	}
+	fmt.Print(report)
+	if out != "" {
+		return os.WriteFile(out, []byte(report), 0o644)
+	}
+	return nil
+}
+
+// measure runs each selected scenario against every target, interleaved run by run.
+func measure(cfg *config, selected []scenario, targets []*target) (map[int]map[role]*series, error) {
+	results := map[int]map[role]*series{}
 	for _, sc := range selected {
 		script := filepath.Join(cfg.root, fmt.Sprintf("script-%d.json", sc.num))
 		data, err := json.Marshal(sc.script)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := os.WriteFile(script, data, 0o644); err != nil {
-			return err
+			return nil, err
 		}
-		results[sc.num] = map[impl]*series{}
+		results[sc.num] = map[role]*series{}
 		for _, t := range targets {
-			results[sc.num][t.impl] = &series{}
+			results[sc.num][t.role] = &series{}
 		}
 		for i := -cfg.warmup; i < cfg.n; i++ {
 			order := slices.Clone(targets)
@@ -124,40 +152,34 @@ func run(cfg config, only, out string) error {
 				slices.Reverse(order)
 			}
 			for _, t := range order {
-				if sc.piRPCOnly && t.impl == implPi {
+				if sc.piRPCOnly && t.role.impl() == implPi {
 					continue
 				}
-				s, err := runOnce(&cfg, sc, t, script)
+				s, err := runOnce(cfg, sc, t, script)
 				if cfg.verbose {
 					fmt.Fprintf(os.Stderr, "  %d %-9s run %3d: %8.2f ms  rss %5.1f MB  err %v\n",
-						sc.num, t.impl, i, ms(s.wall), mb(s.rss), err)
+						sc.num, t.role, i, ms(s.wall), mb(s.rss), err)
 				}
 				if i < 0 {
 					if err != nil {
-						return fmt.Errorf("scenario %d, %s, warm-up: %w", sc.num, t.impl, err)
+						return nil, fmt.Errorf("scenario %d, %s, warm-up: %w", sc.num, t.role, err)
 					}
 					continue
 				}
-				results[sc.num][t.impl].add(s, err)
+				results[sc.num][t.role].add(s, err)
 			}
 		}
 		line := fmt.Sprintf("scenario %d (%s):", sc.num, sc.name)
 		for _, t := range targets {
-			se := results[sc.num][t.impl]
-			line += fmt.Sprintf("  %s %s ms", t.impl, fmtMs(se.stat(wallOf).med))
+			se := results[sc.num][t.role]
+			line += fmt.Sprintf("  %s %s ms", t.role, fmtMs(se.stat(wallOf).med))
 			if se.fails > 0 {
 				line += fmt.Sprintf(" (%d failed: %s)", se.fails, se.errs[0])
 			}
 		}
 		fmt.Fprintln(os.Stderr, line)
 	}
-
-	report := renderReport(&cfg, selected, targets, results, time.Since(began))
-	fmt.Print(report)
-	if out != "" {
-		return os.WriteFile(out, []byte(report), 0o644)
-	}
-	return nil
+	return results, nil
 }
 
 func pick(all []scenario, only string) ([]scenario, error) {
@@ -178,9 +200,10 @@ func pick(all []scenario, only string) ([]scenario, error) {
 // target is one server under test with its home directory, shared by all its runs (what a user
 // has: the configuration directory exists after the first start).
 type target struct {
-	impl     impl
-	home     string
-	agentDir string // pi: PI_CODING_AGENT_DIR
+	role      role
+	home      string
+	agentDir  string // pi, pi mode, pi-acp: PI_CODING_AGENT_DIR
+	piCommand string // pi-acp: the script that runs pi 0.73.1
 }
 
 func (t *target) init(cfg *config) error {
@@ -190,15 +213,21 @@ func (t *target) init(cfg *config) error {
 		return err
 	}
 	t.agentDir = filepath.Join(t.home, "agent")
-	return os.MkdirAll(t.agentDir, 0o755)
+	if err := os.MkdirAll(t.agentDir, 0o755); err != nil {
+		return err
+	}
+	return t.initOther(cfg)
 }
 
 const modelID = "mock-model"
 
 // spawn starts the server on the mock at url, in work, resuming session if not empty.
 func (t *target) spawn(cfg *config, url, work, session string) (*proc, error) {
+	if p, ok, err := t.spawnOther(cfg, url, work, session); ok {
+		return p, err
+	}
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.home, "LANG=C.UTF-8"}
-	if t.impl == implPi {
+	if t.role == rolePi {
 		// A custom provider in pi's models.json pointing at this run's mock.
 		models := map[string]any{"providers": map[string]any{"mock": map[string]any{
 			"baseUrl": url, "api": "openai-completions", "apiKey": "test",
@@ -218,7 +247,7 @@ func (t *target) spawn(cfg *config, url, work, session string) (*proc, error) {
 			args = append(args, "--no-session")
 		}
 		env = append(env, "PI_CODING_AGENT_DIR="+t.agentDir, "PI_OFFLINE=1")
-		return spawn(t.impl, cfg.node, args, work, env)
+		return spawn(implPi, cfg.node, args, work, env)
 	}
 	args := []string{"--provider", "openai", "--base-url", url, "--model", modelID, "--cwd", work}
 	if session != "" {
@@ -227,7 +256,7 @@ func (t *target) spawn(cfg *config, url, work, session string) (*proc, error) {
 		args = append(args, "--no-session")
 	}
 	env = append(env, "OPENAI_API_KEY=test", "PI_RPC_HOME="+filepath.Join(t.home, ".pi-rpc"))
-	return spawn(t.impl, cfg.piRPC, args, work, env)
+	return spawn(implPiRPC, cfg.piRPC, args, work, env)
 }
 
 // runOnce runs a scenario once against one server, with its own mock and working directory.
@@ -258,7 +287,9 @@ func runOnce(cfg *config, sc scenario, t *target, script string) (sample, error)
 		p.kill()
 	}
 	rss, finErr := p.finish()
-	s.rss = rss
+	if s.rss == 0 { // the ACP scenario measures its process tree itself
+		s.rss = rss
+	}
 	if runErr != nil {
 		return s, runErr
 	}
@@ -387,8 +418,14 @@ func machine(cfg *config) []string {
 		fmt.Sprintf("CPU: %s, %d cores (runtime.NumCPU), Linux %s", cpu, runtime.NumCPU(), kernel),
 		"pi-rpc: " + strings.TrimPrefix(version(cfg.piRPC, "--version"), "pi-rpc ") + ", commit " + version("git", "describe", "--always", "--dirty") + ", Go " + runtime.Version(),
 	}
+	if cfg.base != "" {
+		lines = append(lines, "base pi-rpc: "+cfg.base+": "+strings.TrimPrefix(version(cfg.base, "--version"), "pi-rpc "))
+	}
 	if cfg.piCLI != "" {
 		lines = append(lines, "pi: "+version(cfg.node, cfg.piCLI, "--version")+", Node "+version(cfg.node, "--version"))
+	}
+	if cfg.piACP != "" {
+		lines = append(lines, "pi-acp: "+packageVersion(cfg.piACP)+" ("+cfg.piACP+")")
 	}
 	return lines
 }

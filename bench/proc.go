@@ -16,18 +16,22 @@ import (
 	"time"
 )
 
-// impl names the server under test: pi-rpc (JSON-RPC 2.0 over ndjson) or pi 0.73.1 (its own
-// JSONL commands).
+// impl names the protocol the client speaks to the server under test: pi-rpc's JSON-RPC 2.0,
+// pi's own JSONL commands (pi 0.73.1, and pi-rpc --mode rpc), or ACP (acp.go).
 type impl int
 
 const (
 	implPiRPC impl = iota
 	implPi
+	implACP
 )
 
 func (i impl) String() string {
-	if i == implPi {
-		return "pi 0.73.1"
+	switch i {
+	case implPi:
+		return "pi"
+	case implACP:
+		return "acp"
 	}
 	return "pi-rpc"
 }
@@ -44,6 +48,7 @@ type msg struct {
 	bytes int64  // stdout bytes up to and including this line
 	seq   int64  // a pi-rpc event's seq, -1 if none
 	line  []byte // kept for responses only
+	text  int    // ACP agent_message_chunk: the length of its text
 }
 
 // proc is one server process under test, spawned with pipes on stdin, stdout and stderr.
@@ -171,6 +176,8 @@ func classify(kind impl, line []byte) msg {
 	var m msg
 	head := line[:min(len(line), 400)]
 	switch {
+	case kind == implACP:
+		return classifyACP(line)
 	case kind == implPiRPC && bytes.HasPrefix(line, rpcEventPrefix):
 		m.event = true
 		m.typ = quoted(line[len(rpcEventPrefix):])
@@ -202,6 +209,11 @@ func classify(kind impl, line []byte) msg {
 	switch m.typ {
 	case "message_update":
 		m.sub = after(head, `"assistantMessageEvent":{"type":"`)
+		if m.sub == "" {
+			// pi-rpc --mode rpc writes message before assistantMessageEvent. The key can only
+			// occur once outside a string (a string's quotes are escaped), so a scan is safe.
+			m.sub = after(line, `"assistantMessageEvent":{"type":"`)
+		}
 	case "message_start", "message_end":
 		m.sub = after(head, `"role":"`)
 	}
@@ -401,14 +413,17 @@ func (p *proc) event(typ, sub string, timeout time.Duration) (msg, error) {
 
 // settled waits for the end of the busy period: pi-rpc's agent_settled; pi 0.73.1 has no such
 // event, so the time is that of the agent_end after which get_state reports isStreaming false
-// (the get_state round trip itself is not counted).
+// (the get_state round trip itself is not counted). pi-rpc --mode rpc gets pi's client, which
+// also takes its agent_settled (its isStreaming stays true until then).
 func (p *proc) settled(timeout time.Duration) (msg, error) {
 	if p.impl == implPiRPC {
 		return p.event("agent_settled", "", timeout)
 	}
 	for {
-		end, err := p.event("agent_end", "", timeout)
-		if err != nil {
+		end, err := p.wait("agent_end or agent_settled", timeout, func(m *msg) bool {
+			return m.event && (m.typ == "agent_end" || m.typ == "agent_settled")
+		})
+		if err != nil || end.typ == "agent_settled" {
 			return end, err
 		}
 		id, _, _, err := p.send("getState", nil)

@@ -27,6 +27,7 @@ func metricsFor(sc scenario) []metric {
 			metric{"response bytes", func(s sample) float64 { return s.extra["response bytes"] }, fmtBytes},
 			metric{"second call, ms", func(s sample) float64 { return s.extra["again ms"] }, fmtMs})
 	}
+	rows = append(rows, sc.metrics...)
 	return append(rows, metric{"peak RSS, MB", rssOf, fmtMB})
 }
 
@@ -76,48 +77,70 @@ func ratio(rpc, pi stat) string {
 	return fmt.Sprintf("%.1f×", r)
 }
 
-func renderReport(cfg *config, selected []scenario, targets []*target, results map[int]map[impl]*series, took time.Duration) string {
+func renderReport(cfg *config, selected []scenario, targets []*target, results map[int]map[role]*series, took time.Duration) string {
 	var b strings.Builder
-	compare := len(targets) == 2
+	compare := false
+	for _, t := range targets {
+		compare = compare || t.role == rolePi
+	}
 	for _, l := range machine(cfg) {
 		fmt.Fprintf(&b, "- %s\n", l)
 	}
 	fmt.Fprintf(&b, "- %d measured runs per scenario and server after %d warm-up; whole bench %s; load average %s before, %s after\n\n",
 		cfg.n, cfg.warmup, took.Round(time.Second), cfg.loadBefore, loadavg())
-	if compare {
-		b.WriteString("| # | scenario | metric | pi 0.73.1 | pi-rpc | pi-rpc ÷ pi |\n|---|---|---|---|---|---|\n")
-	} else {
-		b.WriteString("| # | scenario | metric | pi-rpc |\n|---|---|---|---|\n")
+	if len(selected) > 0 {
+		b.WriteString(renderTable(selected, targets, results, ""))
+		b.WriteString("\n" + renderTargets(selected, results, compare))
 	}
+	return b.String()
+}
+
+// renderTable is one table of medians: a column per target, then the ratio columns of
+// ratioPairs whose two roles it has; the scenarios' numbers get prefix. Failed runs follow it.
+func renderTable(selected []scenario, targets []*target, results map[int]map[role]*series, prefix string) string {
+	var b strings.Builder
+	has := map[role]bool{}
+	b.WriteString("| # | scenario | metric |")
+	for _, t := range targets {
+		has[t.role] = true
+		b.WriteString(" " + t.role.String() + " |")
+	}
+	var pairs []ratioPair
+	for _, rp := range ratioPairs {
+		if has[rp.num] && has[rp.den] {
+			pairs = append(pairs, rp)
+			b.WriteString(" " + rp.String() + " |")
+		}
+	}
+	b.WriteString("\n|---|---|---|" + strings.Repeat("---|", len(targets)+len(pairs)) + "\n")
 	for _, sc := range selected {
-		rpc := results[sc.num][implPiRPC]
 		for i, m := range metricsFor(sc) {
 			num, name := "", ""
 			if i == 0 {
-				num, name = fmt.Sprint(sc.num), sc.name
+				num, name = prefix+fmt.Sprint(sc.num), sc.name
 			}
-			rs := rpc.stat(m.of)
-			if compare {
-				ps := results[sc.num][implPi].stat(m.of)
-				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", num, name, m.name, cell(ps, m.format), cell(rs, m.format), ratio(rs, ps))
-			} else {
-				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", num, name, m.name, cell(rs, m.format))
+			fmt.Fprintf(&b, "| %s | %s | %s |", num, name, m.name)
+			for _, t := range targets {
+				b.WriteString(" " + cell(results[sc.num][t.role].stat(m.of), m.format) + " |")
 			}
+			for _, rp := range pairs {
+				b.WriteString(" " + ratio(results[sc.num][rp.num].stat(m.of), results[sc.num][rp.den].stat(m.of)) + " |")
+			}
+			b.WriteString("\n")
 		}
 	}
 	var failures []string
 	for _, sc := range selected {
 		for _, t := range targets {
-			if se := results[sc.num][t.impl]; se.fails > 0 {
-				failures = append(failures, fmt.Sprintf("- scenario %d, %s: %d of %d runs failed; first: %s",
-					sc.num, t.impl, se.fails, se.fails+len(se.samples), firstLine(se.errs[0])))
+			if se := results[sc.num][t.role]; se.fails > 0 {
+				failures = append(failures, fmt.Sprintf("- scenario %s%d, %s: %d of %d runs failed; first: %s",
+					prefix, sc.num, t.role, se.fails, se.fails+len(se.samples), firstLine(se.errs[0])))
 			}
 		}
 	}
 	if len(failures) > 0 {
 		b.WriteString("\nFailed runs (not in the figures):\n" + strings.Join(failures, "\n") + "\n")
 	}
-	b.WriteString("\n" + renderTargets(selected, results, compare))
 	return b.String()
 }
 
@@ -132,7 +155,7 @@ func firstLine(s string) string {
 }
 
 // renderTargets checks issue 10's targets against the medians (RSS: the largest of all runs).
-func renderTargets(selected []scenario, results map[int]map[impl]*series, compare bool) string {
+func renderTargets(selected []scenario, results map[int]map[role]*series, compare bool) string {
 	var rows []string
 	add := func(target, measured string, met bool) {
 		verdict := "met"
@@ -141,13 +164,13 @@ func renderTargets(selected []scenario, results map[int]map[impl]*series, compar
 		}
 		rows = append(rows, fmt.Sprintf("| %s | %s | %s |", target, measured, verdict))
 	}
-	has := func(n int) bool { _, ok := results[n]; return ok && results[n][implPiRPC].stat(wallOf).n > 0 }
-	rpcMed := func(n int, f func(sample) float64) float64 { return results[n][implPiRPC].stat(f).med }
+	has := func(n int) bool { _, ok := results[n]; return ok && results[n][rolePiRPC].stat(wallOf).n > 0 }
+	rpcMed := func(n int, f func(sample) float64) float64 { return results[n][rolePiRPC].stat(f).med }
 	piMed := func(n int, f func(sample) float64) float64 {
 		if !compare {
 			return 0
 		}
-		return results[n][implPi].stat(f).med
+		return results[n][rolePi].stat(f).med
 	}
 	relative := func(n int, limit float64, label string) {
 		r, p := rpcMed(n, wallOf), piMed(n, wallOf)
@@ -166,7 +189,7 @@ func renderTargets(selected []scenario, results map[int]map[impl]*series, compar
 		if sc.piRPCOnly {
 			continue // several sessions: issue 19's targets below
 		}
-		if st := results[sc.num][implPiRPC].stat(rssOf); st.n > 0 && st.hi > maxRSS {
+		if st := results[sc.num][rolePiRPC].stat(rssOf); st.n > 0 && st.hi > maxRSS {
 			maxRSS, where = st.hi, sc.num
 		}
 	}

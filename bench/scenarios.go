@@ -35,6 +35,8 @@ type scenario struct {
 	// piRPCOnly says pi 0.73.1 cannot run the scenario (several sessions in one process).
 	piRPCOnly bool
 	run       func(p *proc, s *sample) error
+	// metrics are report rows beyond those metricsFor gives by number (the ACP table's).
+	metrics []metric
 }
 
 const smallFile = "Benchmark notes\n\nThe read tool returns this small file. It has a few lines,\n" +

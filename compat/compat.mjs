@@ -6,17 +6,23 @@
 // pi-rpc (faux provider) writes a session with a tool call and its result, a session name, a
 // label, a branch made with navigateTree and a reply on it. Then pi --mode rpc --session FILE
 // (offline, its own models.json pointing at mock-openai) answers get_messages, which must
-// equal pi-rpc's getMessages. Every process and temp dir is removed at exit.
-import { writeFileSync } from "node:fs";
+// equal pi-rpc's getMessages. Then, in pi mode, each continues a session the other wrote:
+// pi-rpc --mode rpc writes one (a tool call and its result, a reply) into pi's agent dir layout,
+// pi --mode rpc --continue in the same directory finds it, prompts once more, and appends to
+// it; the reverse with pi writing first. Each time the writer's lines stay as they were, the new
+// entries chain from the writer's leaf, and both programs project the continued file to the
+// same messages. Every process and temp dir is removed at exit.
+import { readFileSync, writeFileSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { RpcProcess, cleanup, piEnv, startMock, tempDir } from "./pirpc.mjs";
 
-const [pkg, piRpcBin, mockBin] = process.argv.slice(2);
-if (!pkg || !piRpcBin || !mockBin) {
+if (process.argv.length !== 5) {
 	console.error("usage: compat.mjs <pi package dir> <pi-rpc> <mock-openai>");
 	process.exit(2);
 }
+// Absolute, since the pi-mode runs start in their own working directories.
+const [pkg, piRpcBin, mockBin] = process.argv.slice(2).map((p) => resolve(p));
 
 function fail(msg) {
 	console.error(`compat: FAIL: ${msg}`);
@@ -80,4 +86,99 @@ if (!isDeepStrictEqual(got, want)) {
 	}
 }
 console.log(`compat: ok: pi 0.73.1 projects pi-rpc's session (${want.length} messages, branched, labelled, named) exactly as pi-rpc does`);
+
+// Cross-reading in pi mode: each program continues, with --continue in pi's session dir layout,
+// a session the other wrote, and both then project the continued file to the same messages.
+await crossRead("pi-rpc --mode rpc", piRpcCmd, "pi 0.73.1", piCmd);
+await crossRead("pi 0.73.1", piCmd, "pi-rpc --mode rpc", piRpcCmd);
 cleanup();
+
+// The two commands in pi mode, each with a settle signal: pi-rpc's agent_settled, pi's
+// agent_end (pi 0.73.1 has no agent_settled).
+function piRpcCmd(args) {
+	return { cmd: piRpcBin, args: ["--mode", "rpc", ...args], done: "agent_settled" };
+}
+function piCmd(args) {
+	return { cmd: join(pkg, "dist", "cli.js"), args: ["--mode", "rpc", ...args], done: "agent_end" };
+}
+
+// runPi starts one of them in cwd with the agent dir of env on its own mock (responses), runs
+// the prompts, and returns its state and get_messages before it exits.
+async function runPi(make, extra, cwd, env, responses, prompts) {
+	const { url } = await startMock(mockBin, responses);
+	writeFileSync(join(env.agent, "models.json"), modelsJSON(url));
+	const { cmd, args, done } = make(["--provider", "mock", "--model", "mock-1", ...extra]);
+	const p = new RpcProcess(cmd, args, { cwd, env: env.env });
+	for (const message of prompts) {
+		await p.pi("prompt", { message });
+		await p.waitFor((m) => m.type === done, done);
+	}
+	const state = await p.pi("get_state");
+	const { messages } = await p.pi("get_messages");
+	await p.close();
+	return { state, messages };
+}
+
+// readOnly opens file with make (no prompt) and returns its projection.
+async function readOnly(make, cwd, env, file) {
+	const { cmd, args } = make(["--provider", "mock", "--model", "mock-1", "--session", file]);
+	const p = new RpcProcess(cmd, args, { cwd, env: env.env });
+	const { messages } = await p.pi("get_messages");
+	await p.close();
+	return messages;
+}
+
+async function crossRead(writerName, writer, readerName, reader) {
+	const cwd = tempDir("compat-cross-work-");
+	writeFileSync(join(cwd, "notes.txt"), "buy milk\n");
+	const env = piEnv("http://127.0.0.1:9/v1");
+	const first = await runPi(writer, [], cwd, env, [
+		{ toolCalls: [{ id: "call_read_1", name: "read", arguments: JSON.stringify({ path: "notes.txt" }) }], usage: { prompt_tokens: 40, completion_tokens: 6 } },
+		{ text: "The notes say: buy milk.", usage: { prompt_tokens: 60, completion_tokens: 7 } },
+	], ["Read notes.txt"]);
+	const file = first.state.sessionFile;
+	if (!file) fail(`${writerName} reported no session file`);
+	const encodedDir = join(env.agent, "sessions");
+	if (!file.startsWith(encodedDir + "/")) fail(`${writerName} wrote ${file}, outside pi's ${encodedDir}/<encoded cwd>/`);
+	const before = readFileSync(file, "utf8");
+	const beforeLines = before.trimEnd().split("\n");
+	const leaf = JSON.parse(beforeLines.at(-1)).id;
+
+	const second = await runPi(reader, ["--continue"], cwd, env, [{ text: "Nothing else.", usage: { prompt_tokens: 80, completion_tokens: 3 } }], ["Anything else?"]);
+	if (second.state.sessionFile !== file) fail(`${readerName} --continue opened ${second.state.sessionFile}, not ${writerName}'s ${file}`);
+	if (second.state.sessionId !== first.state.sessionId) fail(`${readerName} --continue has session id ${second.state.sessionId}, want ${first.state.sessionId}`);
+	const after = readFileSync(file, "utf8");
+	if (!after.startsWith(before)) fail(`${readerName} rewrote ${writerName}'s lines`);
+	const added = after.slice(before.length).trimEnd().split("\n").map((l) => JSON.parse(l));
+	if (added[0].parentId !== leaf) fail(`${readerName}'s first entry has parent ${added[0].parentId}, want ${writerName}'s leaf ${leaf}`);
+	const prefix = second.messages.slice(0, first.messages.length);
+	if (!isDeepStrictEqual(prefix, first.messages)) fail(`${readerName} continued ${writerName}'s session with other messages:\n ${JSON.stringify(prefix)}\n ${JSON.stringify(first.messages)}`);
+	const tail = second.messages.slice(first.messages.length);
+	const roles = tail.map((m) => m.role).join(",");
+	if (roles !== "user,assistant") fail(`${readerName} added ${roles}, want user,assistant`);
+	if (tail[1].content.map((c) => c.text).join("") !== "Nothing else.") fail(`${readerName}'s reply is ${JSON.stringify(tail[1].content)}`);
+	// The writer reads the continued file back to what the reader saw.
+	const back = await readOnly(writer, cwd, env, file);
+	if (!isDeepStrictEqual(back, second.messages)) {
+		for (let i = 0; i < Math.max(back.length, second.messages.length); i++) {
+			if (!isDeepStrictEqual(back[i], second.messages[i])) {
+				fail(`message ${i} of the continued file differs:\n ${writerName}: ${JSON.stringify(back[i])}\n ${readerName}: ${JSON.stringify(second.messages[i])}`);
+			}
+		}
+	}
+	console.log(`compat: ok: ${readerName} continues a session ${writerName} wrote (--continue, pi's layout; ${second.messages.length} messages, the same to both)`);
+}
+
+function modelsJSON(url) {
+	return JSON.stringify({
+		providers: {
+			mock: {
+				baseUrl: url,
+				api: "openai-completions",
+				apiKey: "test-key",
+				compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+				models: [{ id: "mock-1", name: "Mock 1", contextWindow: 128000, maxTokens: 4096 }],
+			},
+		},
+	});
+}
