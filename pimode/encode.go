@@ -99,12 +99,13 @@ func appendCore(dst []byte, e *core.Event) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		dst = append(dst, `,"message":`...)
-		dst = append(dst, msg...)
+		// pi's agent loop builds {type, assistantMessageEvent, message}: the event first.
 		dst = append(dst, `,"assistantMessageEvent":`...)
 		if dst, err = appendAssistantEvent(dst, e.Update, msg); err != nil {
 			return nil, err
 		}
+		dst = append(dst, `,"message":`...)
+		dst = append(dst, msg...)
 	case core.ToolExecutionStart, core.ToolExecutionUpdate, core.ToolExecutionEnd:
 		dst = append(dst, `,"toolCallId":`...)
 		dst = core.AppendJSONString(dst, e.ToolCallID)

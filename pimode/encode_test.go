@@ -52,6 +52,16 @@ func TestMessageUpdateCarriesPartial(t *testing.T) {
 	if _, ok := m["message"].(map[string]any); !ok {
 		t.Fatalf("message missing: %v", m)
 	}
+	// The keys in pi's order (its agent loop builds {type, assistantMessageEvent, message}),
+	// for clients that compare lines.
+	data, err := appendEvent(nil, ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(data), `{"type":"message_update","assistantMessageEvent":{`) ||
+		strings.Index(string(data), `"message":`) < strings.Index(string(data), `"assistantMessageEvent":`) {
+		t.Fatalf("key order differs from pi's: %.120s", data)
+	}
 }
 
 func TestAssistantStartAndDone(t *testing.T) {
