@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/transport"
 	"github.com/pi-rpc/pi-rpc/session"
 	"github.com/pi-rpc/pi-rpc/tools"
 	"github.com/pi-rpc/pi-rpc/tools/mcp"
@@ -136,9 +137,6 @@ func (s *Server) Serve() error {
 			}
 			return err
 		}
-		if len(strings.TrimSpace(string(line))) == 0 {
-			continue
-		}
 		s.handleLine(line)
 	}
 }
@@ -169,14 +167,24 @@ func (s *Server) Shutdown(ctx context.Context) {
 }
 
 func (s *Server) handleLine(line []byte) {
+	f := transport.Classify(line)
+	switch f.Kind {
+	case transport.Empty:
+		return
+	case transport.NotJSON:
+		s.w.fail(nil, reqError(codeParseError, "Parse error: "+f.Reason, nil))
+		return
+	case transport.Batch:
+		// ACP's stdio transport carries one message per line.
+		s.w.fail(nil, reqError(codeInvalidRequest, "batches are not accepted", nil))
+		return
+	case transport.NotObject:
+		s.w.fail(nil, reqError(codeInvalidRequest, "a message is a JSON object", nil))
+		return
+	}
 	var m message
-	if err := json.Unmarshal(line, &m); err != nil {
-		// A batch, or anything not an object, is not a message of ACP's stdio transport.
-		if len(line) > 0 && line[0] == '[' {
-			s.w.fail(nil, reqError(codeInvalidRequest, "batches are not accepted", nil))
-			return
-		}
-		s.w.fail(nil, reqError(codeParseError, "Parse error: "+err.Error(), nil))
+	if err := json.Unmarshal(f.Data, &m); err != nil {
+		s.w.fail(nil, reqError(codeInvalidRequest, wrongType(err), nil))
 		return
 	}
 	var id json.RawMessage
@@ -204,6 +212,15 @@ func (s *Server) handleLine(line []byte) {
 		return
 	}
 	s.request(id, m.Method, m.Params)
+}
+
+// wrongType describes a message field of the wrong type in the protocol's terms, not Go's.
+func wrongType(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return fmt.Sprintf("Invalid Request: %s must not be a %s", te.Field, te.Value)
+	}
+	return "Invalid Request: " + err.Error()
 }
 
 func decode[T any](params json.RawMessage) (T, *sdk.RequestError) {

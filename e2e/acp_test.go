@@ -331,6 +331,16 @@ func TestACPBadInput(t *testing.T) {
 	if m := p.read(); m.Error == nil || m.Error.Code != -32700 || string(m.ID) != "null" {
 		t.Fatalf("malformed JSON: %s", m.raw)
 	}
+	// A blank line is skipped; a batch (even after white space), a bare null and a message
+	// with a field of the wrong type are invalid requests, described in the protocol's words.
+	p.send(`   `)
+	for _, line := range []string{` [{"jsonrpc":"2.0","id":1,"method":"initialize"}]`, `null`, `{"jsonrpc":"2.0","id":1,"method":5}`} {
+		p.send(line)
+		m := p.read()
+		if m.Error == nil || m.Error.Code != -32600 || string(m.ID) != "null" || strings.Contains(m.Error.Message, "Go ") || strings.Contains(m.Error.Message, "acp.") {
+			t.Fatalf("%s: %s", line, m.raw)
+		}
+	}
 	p.request(2, "session/teleport", map[string]any{})
 	if m := p.response(2); m.Error == nil || m.Error.Code != -32601 {
 		t.Fatalf("unknown method: %s", m.raw)
