@@ -38,7 +38,7 @@ func TestSteerDuringManualCompactionIsDelivered(t *testing.T) {
 	}
 	st := h.settle()
 	eq(t, "outcomes", outcomes(st), []string{a.InputID + "=completed"})
-	if h.sup.Agent().HasQueued() {
+	if busy := h.sup.State().Busy; len(busy.Steering)+len(busy.FollowUp) > 0 {
 		t.Fatal("still queued after the period settled")
 	}
 	msgs := h.sup.Messages()

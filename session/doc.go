@@ -20,6 +20,10 @@
 //   - One goroutine drives each busy period (driver.go): retries with backoff, compaction,
 //     continuation runs for queued inputs, and the settle. Abort closes the period's abort
 //     channel and cancels the agent's run context.
+//   - The session is the only owner of the steering and follow-up queues (the period's
+//     queued inputs, in acceptance order, drained by the session's queue modes); the agent's
+//     loop pulls from them through core.Queues (queues.go), and a pulled input can no longer
+//     be cancelled.
 //   - Ids (inputs, runs, permission requests, bash commands) come from an [IDs] shared by every
 //     session of a process.
 //   - Lock order: Supervisor.mu, then the agent's or the sink's lock; core calls listeners

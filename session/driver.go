@@ -97,11 +97,11 @@ func (s *Supervisor) dropTrailingReply() {
 func (s *Supervisor) continueOrSettle(p *period, retry bool) *core.Run {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if p.aborted || p.failure != nil || (!retry && !s.agent.HasQueued()) {
+	if p.aborted || p.failure != nil || (!retry && !p.hasQueued()) {
 		s.settleLocked(p)
 		return nil
 	}
-	run, err := s.agent.Continue()
+	run, err := s.agent.Continue(s.queuesLocked())
 	if err != nil {
 		if p.failure == nil {
 			p.failure = &SettleError{Kind: SettleErrorProvider, Message: err.Error()}
@@ -253,7 +253,6 @@ func (s *Supervisor) settleLocked(p *period) {
 			removed = true
 		}
 	}
-	s.agent.ClearQueues()
 	if removed {
 		s.emitQueueLocked()
 	}

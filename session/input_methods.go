@@ -84,12 +84,6 @@ func (s *Supervisor) queueLocked(kind inputKind, text string, images []core.Cont
 	in := s.newInputLocked(kind, text, images)
 	in.state = stateQueued
 	s.period.inputs = append(s.period.inputs, in)
-	ci := core.Input{ID: in.id, Message: in.msg}
-	if kind == kindSteer {
-		s.agent.Steer(ci)
-	} else {
-		s.agent.FollowUp(ci)
-	}
 	ack(Accepted{InputID: in.id, Disposition: DispositionQueued})
 	s.emitQueueLocked()
 	return nil
@@ -101,7 +95,7 @@ func (s *Supervisor) queueSnapshotLocked() QueueUpdate {
 		return q
 	}
 	for _, in := range s.period.inputs {
-		if in.state != stateQueued {
+		if in.state != stateQueued && in.state != stateTaken {
 			continue
 		}
 		if in.kind == kindSteer {
@@ -180,7 +174,7 @@ func (s *Supervisor) Continue(ack func(Accepted)) error {
 		}
 		run, err = s.agent.Prompt(ins...)
 	} else {
-		run, err = s.agent.Continue()
+		run, err = s.agent.Continue(s.queuesLocked())
 	}
 	switch {
 	case errors.Is(err, core.ErrNoMessages), errors.Is(err, core.ErrNothingToResume):
@@ -227,14 +221,9 @@ func (s *Supervisor) ClearQueues() QueueUpdate {
 	if s.period == nil {
 		return removed
 	}
-	steering, followUp := s.agent.ClearQueues()
-	taken := map[string]bool{}
-	for _, q := range append(steering, followUp...) {
-		taken[q.ID] = true
-	}
 	for _, in := range s.period.inputs {
 		// An input the loop has already taken for delivery is no longer queued.
-		if in.state != stateQueued || !taken[in.id] {
+		if in.state != stateQueued {
 			continue
 		}
 		in.state = stateCancelled
@@ -261,7 +250,7 @@ func (s *Supervisor) CancelInput(id string) error {
 	if s.period != nil {
 		in = s.period.find(id)
 	}
-	if in == nil || in.state != stateQueued || !s.agent.RemoveQueued(id) {
+	if in == nil || in.state != stateQueued {
 		// Not queued, or already taken by the loop for delivery: too late to cancel.
 		return &Error{Kind: KindInvalidState, Message: fmt.Sprintf("Input %s is not queued", id)}
 	}

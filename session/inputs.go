@@ -16,8 +16,12 @@ const (
 type inputState int
 
 const (
-	// stateQueued: waiting in a queue of the agent.
+	// stateQueued: waiting in its queue (the period's inputs are the queues).
 	stateQueued inputState = iota
+	// stateTaken: handed to the agent's loop for delivery (queues.go); it can no longer be
+	// cancelled, and its message_start follows on the run's goroutine. Until then it is
+	// still shown as queued.
+	stateTaken
 	// stateDelivered: its message reached the conversation (or it started the period).
 	stateDelivered
 	// stateCompleted: a follow-up delivered after it proved its work finished.
@@ -115,7 +119,7 @@ func (p *period) outcomes() []InputOutcome {
 		switch in.state {
 		case stateCompleted:
 			o = OutcomeCompleted
-		case stateQueued, stateCancelled:
+		case stateQueued, stateTaken, stateCancelled:
 			o = OutcomeCancelled
 		}
 		out = append(out, InputOutcome{InputID: in.id, Outcome: o})
