@@ -30,7 +30,7 @@ func (s *Supervisor) drive(p *period, prompt *input) {
 // startPrompt compacts before the prompt, then starts its run. It reports false if the
 // period settled instead.
 func (s *Supervisor) startPrompt(p *period, in *input) bool {
-	_, _ = s.runCompaction(p, CompactionThreshold, false, "", true)
+	_, _ = s.runCompaction(p, compactionRun{reason: CompactionThreshold, onlyIfDue: true})
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if p.aborted {
@@ -61,9 +61,9 @@ func (s *Supervisor) afterRun(p *period) *core.Run {
 		if !s.backoff(p, n) {
 			return nil
 		}
-		return s.continueOrSettle(p, true)
+		return s.continueOrSettle(p, resumeRetry)
 	case nextOverflowCompact:
-		if _, err := s.runCompaction(p, CompactionOverflow, true, "", false); err != nil {
+		if _, err := s.runCompaction(p, compactionRun{reason: CompactionOverflow, willRetry: true}); err != nil {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			if p.failure == nil && !p.aborted {
@@ -73,11 +73,11 @@ func (s *Supervisor) afterRun(p *period) *core.Run {
 			return nil
 		}
 		s.dropTrailingReply()
-		return s.continueOrSettle(p, true)
+		return s.continueOrSettle(p, resumeRetry)
 	case nextThresholdCompact:
-		_, _ = s.runCompaction(p, CompactionThreshold, false, "", false)
+		_, _ = s.runCompaction(p, compactionRun{reason: CompactionThreshold})
 	}
-	return s.continueOrSettle(p, false)
+	return s.continueOrSettle(p, resumeQueued)
 }
 
 // dropTrailingReply removes the reply that overflowed from the context, whatever its stop
@@ -91,13 +91,22 @@ func (s *Supervisor) dropTrailingReply() {
 	}
 }
 
+// resume says why a period may go on after a run: to retry the failed reply, or to deliver
+// inputs queued behind a completed run.
+type resume int
+
+const (
+	resumeQueued resume = iota
+	resumeRetry
+)
+
 // continueOrSettle starts the next run when one is due (a retry, or queued inputs after a
 // completed run) and settles the period otherwise. The decision is taken under the lock that
 // accepts inputs, so an input is either delivered by this period or starts the next one.
-func (s *Supervisor) continueOrSettle(p *period, retry bool) *core.Run {
+func (s *Supervisor) continueOrSettle(p *period, why resume) *core.Run {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if p.aborted || p.failure != nil || (!retry && !p.hasQueued()) {
+	if p.aborted || p.failure != nil || (why == resumeQueued && !p.hasQueued()) {
 		s.settleLocked(p)
 		return nil
 	}
@@ -150,12 +159,24 @@ var (
 	errAlreadyCompacted = errors.New("Already compacted")
 )
 
+// compactionRun says which compaction runCompaction runs.
+type compactionRun struct {
+	reason CompactionReason
+	// willRetry is compaction_end's willRetry: the period retries the reply after it.
+	willRetry bool
+	// instructions are the user's focus for a manual compaction.
+	instructions string
+	// onlyIfDue first checks that the threshold rule asks for a compaction (the pre-prompt
+	// check), and does nothing otherwise.
+	onlyIfDue bool
+}
+
 // runCompaction runs an automatic or manual compaction inside the period: compaction_start,
-// the summary request, the compaction entry, the rebuilt context, compaction_end. With
-// check, it first checks that the threshold rule asks for one (the pre-prompt check).
-func (s *Supervisor) runCompaction(p *period, reason CompactionReason, willRetry bool, instructions string, check bool) (*CompactionResult, error) {
+// the summary request, the compaction entry, the rebuilt context, compaction_end.
+func (s *Supervisor) runCompaction(p *period, c compactionRun) (*CompactionResult, error) {
+	reason := c.reason
 	s.mu.Lock()
-	if check && !s.needsPrePromptCompactionLocked() {
+	if c.onlyIfDue && !s.needsPrePromptCompactionLocked() {
 		s.mu.Unlock()
 		return nil, errNothingToCompact
 	}
@@ -163,7 +184,7 @@ func (s *Supervisor) runCompaction(p *period, reason CompactionReason, willRetry
 	provider := s.cfg.Agent.Provider
 	s.ledger.compacting = true
 	s.emitLocked(EventCompactionStart, CompactionStart{Reason: reason})
-	prep, err := prepareAutoCompaction(Branch(s.store), s.cfg.Compaction, st.Model.ContextWindow, reason == CompactionOverflow)
+	prep, err := prepareAutoCompaction(Branch(s.store), s.cfg.Compaction, st.Model.ContextWindow, reason)
 	if err != nil {
 		end := CompactionEnd{Reason: reason}
 		switch reason {
@@ -194,7 +215,7 @@ func (s *Supervisor) runCompaction(p *period, reason CompactionReason, willRetry
 	if st.Model.Reasoning {
 		thinking = st.ThinkingLevel
 	}
-	result, err := Compact(ctx, provider, st.Model, thinking, prep, instructions)
+	result, err := Compact(ctx, provider, st.Model, thinking, prep, c.instructions)
 	close(stop)
 	cancel()
 
@@ -224,7 +245,7 @@ func (s *Supervisor) runCompaction(p *period, reason CompactionReason, willRetry
 	}
 	s.appendLocked(entry)
 	s.agent.SetMessages(BuildContext(Branch(s.store)).Messages)
-	s.emitLocked(EventCompactionEnd, CompactionEnd{Reason: reason, Result: result, WillRetry: willRetry})
+	s.emitLocked(EventCompactionEnd, CompactionEnd{Reason: reason, Result: result, WillRetry: c.willRetry})
 	return result, nil
 }
 
@@ -303,15 +324,15 @@ func (s *Supervisor) StartCompact(instructions string) (func() (*CompactionResul
 	if err := s.providerLocked(); err != nil {
 		return nil, err
 	}
-	if _, err := prepareAutoCompaction(Branch(s.store), s.cfg.Compaction, s.agent.State().Model.ContextWindow, false); err != nil {
+	if _, err := prepareAutoCompaction(Branch(s.store), s.cfg.Compaction, s.agent.State().Model.ContextWindow, CompactionManual); err != nil {
 		// Nothing to do: answer at once, without a busy period.
 		return nil, &Error{Kind: KindInvalidState, Message: err.Error()}
 	}
 	p := s.newPeriodLocked()
 	return func() (*CompactionResult, error) {
-		result, err := s.runCompaction(p, CompactionManual, false, instructions, false)
+		result, err := s.runCompaction(p, compactionRun{reason: CompactionManual, instructions: instructions})
 		// Inputs queued while it ran are delivered by a continuation run of the same period.
-		if run := s.continueOrSettle(p, false); run != nil {
+		if run := s.continueOrSettle(p, resumeQueued); run != nil {
 			s.mu.Lock()
 			p.run = run
 			s.mu.Unlock()
