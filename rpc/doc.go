@@ -29,4 +29,7 @@
 //     for every method.
 //     Responses are written by the server itself (one encoding of the result); jsonrpc2
 //     reads requests and carries the server's own requests to the client.
+//   - The connection's sessions, the models and the provider problems are the
+//     session.Host's (Options.Host): createSession and closeSession open and close sessions
+//     through it, setModel switches a session's model with it.
 package rpc

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -144,7 +143,7 @@ func (s *Server) initialize(ctx context.Context, c *call, p *protocol.Initialize
 	s.mu.Unlock()
 	s.opts.Writer.SetPartialMessages(p.Capabilities.PartialMessages)
 	var st session.Snapshot
-	for i, sup := range s.sessions.all() {
+	for i, sup := range s.host.Sessions() {
 		sup.SettleApprovalDefault(p.Capabilities.Permissions)
 		if i == 0 {
 			st = sup.State()
@@ -164,9 +163,10 @@ func (s *Server) initialize(ctx context.Context, c *call, p *protocol.Initialize
 
 // currentProblems are the configuration problems still in force, the MCP servers' included.
 func (s *Server) currentProblems() []protocol.Problem {
-	s.mu.Lock()
-	problems := slices.Clone(s.problems)
-	s.mu.Unlock()
+	var problems []protocol.Problem
+	for _, p := range s.host.Problems() {
+		problems = append(problems, protocol.Problem{Kind: p.Kind, Message: p.Message})
+	}
 	if s.opts.MCP != nil {
 		problems = append(problems, s.opts.MCP.Problems()...)
 	}
@@ -201,7 +201,7 @@ func (s *Server) shutdown(_ context.Context, c *call, _ *protocol.Empty) {
 		}
 		// The aborted periods' agent_settled are written before the response (docs/protocol.md).
 		res := protocol.ShutdownResult{}
-		if sup, err := s.sessions.find(""); err == nil {
+		if sup, err := s.host.Find(""); err == nil {
 			res.SessionFile = sup.State().SessionFile
 		}
 		c.replyAfter(res, s.opts.Writer.LastSeq())
@@ -336,7 +336,7 @@ func (s *Server) getState(_ context.Context, c *call, _ *protocol.Empty) {
 		Settled:       st.Settled,
 		Busy:          st.Busy,
 		BashRunning:   st.BashRunning,
-		ContextFiles:  nonNil(s.sessions.contextFilesOf(c.sup, s.opts.ContextFiles)),
+		ContextFiles:  nonNil(s.host.ContextFiles(c.sup)),
 		Problems:      nonNil(s.currentProblems()),
 		LastSeq:       st.LastSeq,
 	})
@@ -347,11 +347,7 @@ func (s *Server) getMessages(_ context.Context, c *call, _ *protocol.Empty) {
 }
 
 func (s *Server) listModels(_ context.Context, c *call, _ *protocol.Empty) {
-	var models []core.Model
-	if s.opts.Models != nil {
-		models = s.opts.Models.List()
-	}
-	c.reply(protocol.ModelsResult{Models: nonNil(models)})
+	c.reply(protocol.ModelsResult{Models: nonNil(s.host.Models())})
 }
 
 type setModelParams protocol.SetModelParams
@@ -364,25 +360,10 @@ func (p *setModelParams) validate(*json.RawMessage) error {
 }
 
 func (s *Server) setModel(_ context.Context, c *call, p *setModelParams) {
-	if s.opts.Models == nil {
-		c.fail(&session.Error{Kind: session.KindProviderNotConfigured, Message: "No provider is configured"})
+	if err := s.host.SetModel(c.sup, p.Provider, p.ModelID); err != nil {
+		c.fail(err)
 		return
 	}
-	model, provider, err := s.opts.Models.Resolve(p.Provider, p.ModelID)
-	var problem *ProviderProblem
-	switch {
-	case errors.As(err, &problem):
-		c.fail(&session.Error{Kind: session.KindProviderNotConfigured, Message: problem.Message})
-		return
-	case err != nil:
-		c.fail(&session.Error{Kind: session.KindNotFound, Message: err.Error()})
-		return
-	}
-	c.sup.SetProvider(provider)
-	s.mu.Lock()
-	s.problems = nil // the model's provider is usable: the startup problem is solved
-	s.mu.Unlock()
-	c.sup.SetModel(model)
 	st := c.sup.State()
 	c.reply(protocol.ModelResult{Model: st.Model, ThinkingLevel: st.ThinkingLevel})
 }

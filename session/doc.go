@@ -24,6 +24,9 @@
 //     queued inputs, in acceptance order, drained by the session's queue modes); the agent's
 //     loop pulls from them through core.Queues (queues.go), and a pulled input can no longer
 //     be cancelled.
+//   - A [Host] owns what a process's sessions share: the model catalogue and providers, the
+//     provider problems, the id source and the live sessions (opened by the process's
+//     [Opener], bounded by MaxSessions). Its lock is never held while a session's is taken.
 //   - Ids (inputs, runs, permission requests, bash commands) come from an [IDs] shared by every
 //     session of a process.
 //   - Lock order: Supervisor.mu, then the agent's or the sink's lock; core calls listeners
