@@ -207,7 +207,7 @@ func (s *Server) notification(method string, params json.RawMessage) {
 			return
 		}
 		if st := s.session(string(p.SessionId)); st != nil {
-			st.sup.Abort(func(bool) {})
+			st.sup.Abort()
 		}
 	case "$/cancel_request":
 		var p struct {
@@ -226,7 +226,7 @@ func (s *Server) notification(method string, params json.RawMessage) {
 		}
 		s.mu.Unlock()
 		if target != nil {
-			target.sup.Abort(func(bool) {})
+			target.sup.Abort()
 		}
 	default:
 		s.log.Debug().Str("method", method).Msg("notification ignored")

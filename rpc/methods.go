@@ -266,7 +266,8 @@ func (s *Server) continueRun(_ context.Context, c *call, _ *protocol.Empty) {
 }
 
 func (s *Server) abort(_ context.Context, c *call, _ *protocol.Empty) {
-	c.sup.Abort(func(aborted bool) { c.reply(protocol.AbortResult{Aborted: aborted}) })
+	// The events the abort causes are held until this answer is queued (Handle).
+	c.reply(protocol.AbortResult{Aborted: c.sup.Abort()})
 }
 
 func (s *Server) waitSettled(_ context.Context, c *call, p *protocol.WaitSettledParams) {
@@ -278,7 +279,7 @@ func (s *Server) waitSettled(_ context.Context, c *call, p *protocol.WaitSettled
 	if p.TimeoutMs > math.MaxInt64/int64(time.Millisecond) {
 		p.TimeoutMs = 0
 	}
-	wait, err := c.sup.PrepareWait(p.InputID)
+	wait, err := c.sup.Wait(p.InputID)
 	if err != nil {
 		c.fail(err)
 		return
@@ -289,7 +290,7 @@ func (s *Server) waitSettled(_ context.Context, c *call, p *protocol.WaitSettled
 			ctx, cancel = context.WithTimeout(ctx, time.Duration(p.TimeoutMs)*time.Millisecond)
 			defer cancel()
 		}
-		st, err := wait(ctx)
+		st, err := wait.Wait(ctx)
 		if errors.Is(err, context.DeadlineExceeded) {
 			busy, lastSeq := c.sup.Busy()
 			err = &session.Error{Kind: session.KindTimeout, Message: fmt.Sprintf("Not settled within %d ms", p.TimeoutMs),
@@ -413,19 +414,13 @@ func (s *Server) setOptions(_ context.Context, c *call, p *optionsParams) {
 }
 
 func (s *Server) compact(_ context.Context, c *call, p *protocol.CompactParams) {
-	run, err := c.sup.StartCompact(p.CustomInstructions)
+	compaction, err := c.sup.Compact(p.CustomInstructions)
 	if err != nil {
 		c.fail(err)
 		return
 	}
 	s.async(c, func(context.Context) {
-		res, err := run()
-		_, seq := c.sup.Busy()
-		if err != nil {
-			c.s.stream.answerAfter(int64(c.id.Num), seq)
-			c.fail(err)
-			return
-		}
-		c.replyAfter(res, seq)
+		res, err := compaction.Result()
+		c.answerAfter(res, err, compaction.Seq())
 	})
 }

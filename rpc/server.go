@@ -147,6 +147,12 @@ func (c *call) replyAfter(result any, seq int64) {
 	c.reply(result)
 }
 
+// answerAfter answers as answer does, after the event with seq (0: at once).
+func (c *call) answerAfter(result any, err error, seq int64) {
+	c.s.stream.answerAfter(int64(c.id.Num), seq)
+	c.answer(result, err)
+}
+
 // answer replies with result, or fails with err when it is not nil.
 func (c *call) answer(result any, err error) {
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/pi-rpc/pi-rpc/protocol"
+	"github.com/pi-rpc/pi-rpc/session"
 )
 
 // The session methods (docs/protocol.md, "Sessions"). The work is the supervisor's; these
@@ -96,16 +97,22 @@ func (p *navigateTreeParams) validate(*json.RawMessage) error {
 // navigateTree may ask the model for a branch summary: that busy period starts in the handler
 // and the answer comes from its own goroutine, after the period's agent_settled.
 func (s *Server) navigateTree(_ context.Context, c *call, p *navigateTreeParams) {
-	res, run, err := c.sup.StartNavigate(p.EntryID, p.Summarize)
-	if err != nil || run == nil {
-		c.answer(res, err)
+	nav, err := c.sup.NavigateTree(session.Navigation{EntryID: p.EntryID, Summarize: p.Summarize})
+	if err != nil {
+		c.fail(err)
 		return
 	}
-	s.async(c, func(context.Context) {
-		res, err := run()
-		_, seq := c.sup.Busy()
-		c.s.stream.answerAfter(int64(c.id.Num), seq)
+	select {
+	case <-nav.Done():
+		// Done at once (no summary): the answer goes ahead of the events it caused.
+		res, err := nav.Result()
 		c.answer(res, err)
+		return
+	default:
+	}
+	s.async(c, func(context.Context) {
+		res, err := nav.Result()
+		c.answerAfter(res, err, nav.Seq())
 	})
 }
 

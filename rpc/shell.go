@@ -29,18 +29,22 @@ func (p *bashParams) validate(raw *json.RawMessage) error {
 
 // bash runs the user's command and answers when it ends, after its last bash_update.
 func (s *Server) bash(_ context.Context, c *call, p *bashParams) {
-	run, err := c.sup.StartBash(p.Command, time.Duration(p.Timeout*float64(time.Second)))
+	run, err := c.sup.Bash(p.Command, time.Duration(p.Timeout*float64(time.Second)))
 	if err != nil {
 		c.fail(err)
 		return
 	}
 	s.async(c, func(ctx context.Context) {
-		res, seq, err := run(ctx)
+		// Cancelling the request ($/cancelRequest, the client gone) kills the command; the
+		// answer still carries its result.
+		stop := context.AfterFunc(ctx, run.Cancel)
+		defer stop()
+		res, err := run.Result()
 		if err != nil {
 			c.fail(err)
 			return
 		}
-		c.replyAfter(res, seq)
+		c.replyAfter(res, run.Seq())
 	})
 }
 

@@ -22,7 +22,7 @@ func TestSteerDuringManualCompactionIsDelivered(t *testing.T) {
 	h.history()
 	h.prompt(question2)
 	h.settle()
-	run, err := h.sup.StartCompact("")
+	run, err := h.sup.Compact("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestSteerDuringManualCompactionIsDelivered(t *testing.T) {
 	if a.Disposition != session.DispositionQueued {
 		t.Fatalf("disposition %v, want queued", a.Disposition)
 	}
-	if _, err := run(); err != nil {
+	if _, err := run.Result(); err != nil {
 		t.Fatal(err)
 	}
 	st := h.settle()

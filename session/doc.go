@@ -16,10 +16,13 @@
 //     goroutine calls Sink.Wait outside the lock after each event, which is how a client that
 //     stops reading slows the provider's stream.
 //   - Methods that accept an input call their ack before any event the input causes, so a
-//     front end can write the response first.
-//   - One goroutine drives each busy period (driver.go): retries with backoff, compaction,
-//     continuation runs for queued inputs, and the settle. Abort closes the period's abort
-//     channel and cancels the agent's run context.
+//     front end can write the response first. Methods whose work finishes later (Wait,
+//     Compact, NavigateTree with a summary, Bash, Host.Close) decide under the lock and
+//     return a [Pending]: a done channel, the outcome, and the seq the answer follows.
+//   - One goroutine drives each busy period (driver.go, started only by startDriverLocked):
+//     a pre-prompt or manual compaction or a branch summary that opens it, retries with
+//     backoff, compaction, continuation runs for queued inputs, and the settle. Abort closes
+//     the period's abort channel and cancels the agent's run context.
 //   - The session is the only owner of the steering and follow-up queues (the period's
 //     queued inputs, in acceptance order, drained by the session's queue modes); the agent's
 //     loop pulls from them through core.Queues (queues.go), and a pulled input can no longer

@@ -8,22 +8,28 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
-// drive runs a busy period to its agent_settled, on its own goroutine. prompt is set when the
-// period starts with a prompt that must first pass the pre-prompt compaction; otherwise the
-// period's first run is already started.
-func (s *Supervisor) drive(p *period, prompt *input) {
-	if prompt != nil && !s.startPrompt(p, prompt) {
+// opening is the first step of a busy period that does not start with a run (a pre-prompt
+// compaction, a manual compaction, a branch summary). It runs on the period's goroutine and
+// reports whether a run follows it (p.run is then set); otherwise the period has settled.
+type opening func() bool
+
+// startDriverLocked starts the goroutine that drives a busy period to its agent_settled: the
+// only place a period's goroutine starts, one per period. Without an opening the period's
+// first run is already started.
+func (s *Supervisor) startDriverLocked(p *period, first opening) {
+	go s.drive(p, first)
+}
+
+// drive runs a busy period to its agent_settled.
+func (s *Supervisor) drive(p *period, first opening) {
+	if first != nil && !first() {
 		return
 	}
 	for {
 		<-p.run.Done()
-		run := s.afterRun(p)
-		if run == nil {
+		if s.afterRun(p) == nil {
 			return
 		}
-		s.mu.Lock()
-		p.run = run
-		s.mu.Unlock()
 	}
 }
 
@@ -48,7 +54,7 @@ func (s *Supervisor) startPrompt(p *period, in *input) bool {
 }
 
 // afterRun carries out what was decided at the run's agent_end and returns the next run of
-// the period, or nil once the period has settled.
+// the period (also set as p.run), or nil once the period has settled.
 func (s *Supervisor) afterRun(p *period) *core.Run {
 	s.mu.Lock()
 	n := p.next
@@ -101,8 +107,9 @@ const (
 )
 
 // continueOrSettle starts the next run when one is due (a retry, or queued inputs after a
-// completed run) and settles the period otherwise. The decision is taken under the lock that
-// accepts inputs, so an input is either delivered by this period or starts the next one.
+// completed run), making it p.run, and settles the period otherwise. The decision is taken
+// under the lock that accepts inputs, so an input is either delivered by this period or
+// starts the next one.
 func (s *Supervisor) continueOrSettle(p *period, why resume) *core.Run {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -118,6 +125,7 @@ func (s *Supervisor) continueOrSettle(p *period, why resume) *core.Run {
 		s.settleLocked(p)
 		return nil
 	}
+	p.run = run
 	return run
 }
 
@@ -290,8 +298,7 @@ func (s *Supervisor) settleLocked(p *period) {
 	for _, in := range settled.Inputs {
 		s.settledByInput[in.InputID] = settled
 	}
-	close(s.settleCh)
-	s.settleCh = make(chan struct{})
+	p.settling.finish(settled, settled.LastSeq, nil)
 	store := s.store
 	go func() {
 		if err := store.Sync(); err != nil {
@@ -300,19 +307,12 @@ func (s *Supervisor) settleLocked(p *period) {
 	}()
 }
 
-// Compact runs a manual compaction as its own busy period (inputs: []) and returns when
-// compaction_end has been emitted.
-func (s *Supervisor) Compact(instructions string) (*CompactionResult, error) {
-	run, err := s.StartCompact(instructions)
-	if err != nil {
-		return nil, err
-	}
-	return run()
-}
-
-// StartCompact starts a manual compaction's busy period now (so an input that arrives next
-// finds the session busy) and returns the function that runs it to its agent_settled.
-func (s *Supervisor) StartCompact(instructions string) (func() (*CompactionResult, error), error) {
+// Compact starts a manual compaction as its own busy period (inputs: []) now, so an input
+// that arrives next finds the session busy, and runs it on the period's goroutine. The
+// Pending finishes after compaction_end and the period's agent_settled (or, when inputs were
+// queued meanwhile, once the run that delivers them has started); its Seq is the last event
+// by then. A compaction with nothing to do fails at once, without a busy period.
+func (s *Supervisor) Compact(instructions string) (*Pending[*CompactionResult], error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.readyLocked(); err != nil {
@@ -329,18 +329,17 @@ func (s *Supervisor) StartCompact(instructions string) (func() (*CompactionResul
 		return nil, &Error{Kind: KindInvalidState, Message: err.Error()}
 	}
 	p := s.newPeriodLocked()
-	return func() (*CompactionResult, error) {
+	done := newPending[*CompactionResult]()
+	s.startDriverLocked(p, func() bool {
 		result, err := s.runCompaction(p, compactionRun{reason: CompactionManual, instructions: instructions})
 		// Inputs queued while it ran are delivered by a continuation run of the same period.
-		if run := s.continueOrSettle(p, resumeQueued); run != nil {
-			s.mu.Lock()
-			p.run = run
-			s.mu.Unlock()
-			go s.drive(p, nil)
-		}
+		run := s.continueOrSettle(p, resumeQueued)
+		_, seq := s.Busy()
 		if err != nil {
-			return nil, &Error{Kind: KindInvalidState, Message: err.Error()}
+			err = &Error{Kind: KindInvalidState, Message: err.Error()}
 		}
-		return result, nil
-	}, nil
+		done.finish(result, seq, err)
+		return run != nil
+	})
+	return done, nil
 }

@@ -172,6 +172,15 @@ func newHarness(t *testing.T, o harnessOpts, steps ...faux.Step) *harness {
 	return h
 }
 
+// result waits for a Pending a method returned, or passes its error on.
+func result[T any](p *session.Pending[T], err error) (T, error) {
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return p.Result()
+}
+
 // ack records the answer to an input.
 func ack(got *session.Accepted) func(session.Accepted) {
 	return func(a session.Accepted) { *got = a }

@@ -119,7 +119,7 @@ func (s *Supervisor) startLocked(kind inputKind, text string, images []core.Cont
 	p.inputs = append(p.inputs, in)
 	ack(Accepted{InputID: in.id, Disposition: DispositionStarted})
 	if s.needsPrePromptCompactionLocked() {
-		go s.drive(p, in)
+		s.startDriverLocked(p, func() bool { return s.startPrompt(p, in) })
 		return nil
 	}
 	s.startRunLocked(p, in)
@@ -137,12 +137,12 @@ func (s *Supervisor) startRunLocked(p *period, in *input) {
 		return
 	}
 	p.run = run
-	go s.drive(p, nil)
+	s.startDriverLocked(p, nil)
 }
 
 func (s *Supervisor) newPeriodLocked() *period {
 	s.flushBashLocked()
-	p := &period{abort: make(chan struct{})}
+	p := &period{abort: make(chan struct{}), settling: newPending[*Settled]()}
 	s.period = p
 	return p
 }
@@ -188,23 +188,22 @@ func (s *Supervisor) Continue(ack func(Accepted)) error {
 	p.inputs = append(p.inputs, in)
 	p.run = run
 	ack(Accepted{InputID: in.id, Disposition: DispositionStarted})
-	go s.drive(p, nil)
+	s.startDriverLocked(p, nil)
 	return nil
 }
 
-// Abort ends the current busy period: the run's context is cancelled right after ack is
-// called, a retry backoff or compaction stops, and the period settles as aborted. It reports
-// false, and does nothing, when idle.
-func (s *Supervisor) Abort(ack func(aborted bool)) {
+// Abort ends the current busy period: the run's context is cancelled, a retry backoff or
+// compaction stops, and the period settles as aborted. It reports false, and does nothing,
+// when idle. The events the abort causes come from the period's goroutine after it returns.
+func (s *Supervisor) Abort() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.period
 	if p == nil || p.aborted {
-		ack(p != nil)
-		return
+		return p != nil
 	}
-	ack(true)
 	s.abortLocked(p)
+	return true
 }
 
 func (s *Supervisor) abortLocked(p *period) {

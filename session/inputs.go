@@ -62,6 +62,8 @@ type period struct {
 	retryExhausted string
 	// settled is the period's agent_settled payload, once it has settled.
 	settled *Settled
+	// settling finishes with that payload; waits for the period return it.
+	settling *Pending[*Settled]
 }
 
 // nextKind is a decision taken at agent_end.

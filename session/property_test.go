@@ -121,7 +121,7 @@ func TestPropertyPeriods(t *testing.T) {
 			case 2:
 				_ = h.sup.FollowUp(session.QueueRequest{Message: fmt.Sprint("f", i)}, record)
 			case 3:
-				h.sup.Abort(func(bool) {})
+				h.sup.Abort()
 			case 4:
 				h.sup.ClearQueues()
 			case 5:

@@ -93,7 +93,6 @@ type Supervisor struct {
 	settledByInput  map[string]*Settled
 	knownInputs     map[string]bool
 	lastSettled     *Settled
-	settleCh        chan struct{}
 	ledger          ledger
 	options         Options
 	persistErr      error
@@ -137,7 +136,6 @@ func New(cfg Config) *Supervisor {
 		sink:           cfg.Sink,
 		settledByInput: map[string]*Settled{},
 		knownInputs:    map[string]bool{},
-		settleCh:       make(chan struct{}),
 		allowed:        map[string]bool{},
 	}
 	opts.Queues = s.pullQueues()
