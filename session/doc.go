@@ -21,8 +21,9 @@
 //     return a [Pending]: a done channel, the outcome, and the seq the answer follows.
 //   - One goroutine drives each busy period (driver.go, started only by startDriverLocked):
 //     a pre-prompt or manual compaction or a branch summary that opens it, retries with
-//     backoff, compaction, continuation runs for queued inputs, and the settle. Abort closes
-//     the period's abort channel and cancels the agent's run context.
+//     backoff, compaction, continuation runs for queued inputs, and the settle. Abort cancels
+//     the period's context (a backoff, a compaction or a branch summary stop with it) and
+//     the agent's run context.
 //   - The session is the only owner of the steering and follow-up queues (the period's
 //     queued inputs, in acceptance order, drained by the session's queue modes); the agent's
 //     loop pulls from them through core.Queues (queues.go), and a pulled input can no longer

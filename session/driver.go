@@ -1,7 +1,6 @@
 package session
 
 import (
-	"context"
 	"errors"
 	"time"
 
@@ -146,7 +145,7 @@ func (s *Supervisor) backoff(p *period, n next) bool {
 	timer := s.clock.After(delay)
 	select {
 	case <-timer:
-	case <-p.abort:
+	case <-p.ctx.Done():
 	}
 
 	s.mu.Lock()
@@ -210,22 +209,11 @@ func (s *Supervisor) runCompaction(p *period, c compactionRun) (*CompactionResul
 	}
 	s.mu.Unlock()
 
-	ctx, cancel := context.WithCancel(context.Background())
-	stop := make(chan struct{})
-	go func() {
-		select {
-		case <-p.abort:
-			cancel()
-		case <-stop:
-		}
-	}()
 	thinking := core.ThinkingOff
 	if st.Model.Reasoning {
 		thinking = st.ThinkingLevel
 	}
-	result, err := Compact(ctx, provider, st.Model, thinking, prep, c.instructions)
-	close(stop)
-	cancel()
+	result, err := Compact(p.ctx, provider, st.Model, thinking, prep, c.instructions)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -299,6 +287,7 @@ func (s *Supervisor) settleLocked(p *period) {
 		s.settledByInput[in.InputID] = settled
 	}
 	p.settling.finish(settled, settled.LastSeq, nil)
+	p.cancel()
 	store := s.store
 	go func() {
 		if err := store.Sync(); err != nil {

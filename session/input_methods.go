@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -142,7 +143,8 @@ func (s *Supervisor) startRunLocked(p *period, in *input) {
 
 func (s *Supervisor) newPeriodLocked() *period {
 	s.flushBashLocked()
-	p := &period{abort: make(chan struct{}), settling: newPending[*Settled]()}
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &period{ctx: ctx, cancel: cancel, settling: newPending[*Settled]()}
 	s.period = p
 	return p
 }
@@ -208,7 +210,7 @@ func (s *Supervisor) Abort() bool {
 
 func (s *Supervisor) abortLocked(p *period) {
 	p.aborted = true
-	close(p.abort)
+	p.cancel()
 	s.agent.Abort()
 }
 

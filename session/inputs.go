@@ -1,6 +1,10 @@
 package session
 
-import "github.com/pi-rpc/pi-rpc/core"
+import (
+	"context"
+
+	"github.com/pi-rpc/pi-rpc/core"
+)
 
 // inputKind is what created an input.
 type inputKind int
@@ -45,8 +49,10 @@ func (in *input) queued() QueuedInput { return QueuedInput{InputID: in.id, Text:
 // compaction) to its agent_settled.
 type period struct {
 	inputs []*input
-	// abort is closed when the period is aborted, waking a retry backoff or a compaction.
-	abort   chan struct{}
+	// ctx is cancelled when the period is aborted (abortLocked): a retry backoff, a
+	// compaction or a branch summary running for the period stops with it.
+	ctx     context.Context
+	cancel  context.CancelFunc
 	aborted bool
 	// failure is set when the period ends in failure.
 	failure *SettleError
