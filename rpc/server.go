@@ -139,15 +139,9 @@ func (c *call) reply(result any) {
 	c.send(data, nil)
 }
 
-// replyAfter answers after the event with seq has been written (rule 1's exceptions in
-// docs/protocol.md#ordering-contract: waitSettled after its agent_settled, compact after
-// compaction_end).
-func (c *call) replyAfter(result any, seq int64) {
-	c.s.stream.answerAfter(int64(c.id.Num), seq)
-	c.reply(result)
-}
-
-// answerAfter answers as answer does, after the event with seq (0: at once).
+// answerAfter answers as answer does, after the event with seq has been written (0: at
+// once). These are rule 1's exceptions in docs/protocol.md#ordering-contract: waitSettled
+// after its agent_settled, compact after compaction_end, bash after its last bash_update.
 func (c *call) answerAfter(result any, err error, seq int64) {
 	c.s.stream.answerAfter(int64(c.id.Num), seq)
 	c.answer(result, err)
@@ -194,8 +188,31 @@ type method struct {
 	handle func(s *Server, ctx context.Context, c *call, params *json.RawMessage)
 }
 
-// typed adapts a handler with decoded params. Decoding errors answer -32602 naming the field.
-func typed[P any](f func(s *Server, ctx context.Context, c *call, p *P)) func(*Server, context.Context, *call, *json.RawMessage) {
+// later is the answer of a method that waits: run goes on its own goroutine, with a context
+// that $/cancelRequest (or the client going away) cancels, and returns the result or the
+// error and the seq of the event the answer is written after (0: none).
+type later struct {
+	run func(ctx context.Context) (result any, after int64, err error)
+}
+
+func deferred(run func(ctx context.Context) (any, int64, error)) *later { return &later{run: run} }
+
+// after answers when the session's pending work has finished, after the event its Seq
+// names. Cancelling the request cancels the work where it can be cancelled on its own.
+func after[T any](p *session.Pending[T]) *later {
+	return deferred(func(ctx context.Context) (any, int64, error) {
+		stop := context.AfterFunc(ctx, p.Cancel)
+		defer stop()
+		v, err := p.Result()
+		return v, p.Seq(), err
+	})
+}
+
+// typed adapts a handler: it decodes and validates the params (errors answer -32602 naming
+// the field), calls the handler with the session the method is scoped to (nil for the
+// others), and answers with what it returns: a result or an error at once, or, for a
+// *later, from its own goroutine.
+func typed[P, R any](f func(s *Server, ctx context.Context, sup *session.Supervisor, p *P) (R, error)) func(*Server, context.Context, *call, *json.RawMessage) {
 	return func(s *Server, ctx context.Context, c *call, raw *json.RawMessage) {
 		p := new(P)
 		if err := decodeParams(raw, p); err != nil {
@@ -210,7 +227,15 @@ func typed[P any](f func(s *Server, ctx context.Context, c *call, p *P)) func(*S
 				return
 			}
 		}
-		f(s, ctx, c, p)
+		res, err := f(s, ctx, c.sup, p)
+		if l, ok := any(res).(*later); ok && l != nil && err == nil {
+			s.async(c, func(ctx context.Context) {
+				v, seq, err := l.run(ctx)
+				c.answerAfter(v, err, seq)
+			})
+			return
+		}
+		c.answer(res, err)
 	}
 }
 

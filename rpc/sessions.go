@@ -30,11 +30,10 @@ type createSessionParams protocol.CreateSessionParams
 
 // createSession opens a session beside the others through the host; the process's opener
 // connects the session's own MCP servers (OpenRequest.Extra) before it returns.
-func (s *Server) createSession(_ context.Context, c *call, p *createSessionParams) {
+func (s *Server) createSession(_ context.Context, _ *session.Supervisor, p *createSessionParams) (*protocol.CreateSessionResult, error) {
 	opened, err := s.host.Open(session.OpenRequest{Cwd: p.Cwd, Model: p.Model, SessionFile: p.SessionFile, Extra: p.MCPServers, Sink: s.opts.Writer})
 	if err != nil {
-		c.fail(err)
-		return
+		return nil, err
 	}
 	sup := opened.Supervisor
 	s.attach(sup)
@@ -48,7 +47,7 @@ func (s *Server) createSession(_ context.Context, c *call, p *createSessionParam
 	// From the second session on, every event says which session it belongs to.
 	s.opts.Writer.SetEverySessionID(true)
 	st := sup.State()
-	c.reply(protocol.CreateSessionResult{SessionID: st.SessionID, SessionFile: st.SessionFile, Cwd: opened.Cwd, Model: st.Model})
+	return &protocol.CreateSessionResult{SessionID: st.SessionID, SessionFile: st.SessionFile, Cwd: opened.Cwd, Model: st.Model}, nil
 }
 
 type closeSessionParams protocol.CloseSessionParams
@@ -62,24 +61,20 @@ func (p *closeSessionParams) validate(*json.RawMessage) error {
 
 // closeSession aborts the session's busy period, waits for its agent_settled, syncs and
 // releases its file, and answers after that agent_settled.
-func (s *Server) closeSession(_ context.Context, c *call, p *closeSessionParams) {
+func (s *Server) closeSession(_ context.Context, _ *session.Supervisor, p *closeSessionParams) (*later, error) {
 	closing, err := s.host.Close(p.SessionID)
 	if err != nil {
-		c.fail(err)
-		return
+		return nil, err
 	}
-	s.async(c, func(ctx context.Context) {
-		select {
-		case <-closing.Done():
-		case <-ctx.Done():
-			c.fail(ctx.Err())
-			return
-		}
-		if _, err := closing.Result(); err != nil {
+	return deferred(func(ctx context.Context) (any, int64, error) {
+		if _, err := closing.Wait(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil, 0, err
+			}
 			s.log.Warn().Err(err).Str("session", p.SessionID).Msg("closing session")
 		}
-		c.replyAfter(protocol.Empty{}, s.opts.Writer.LastSeq())
-	})
+		return protocol.Empty{}, s.opts.Writer.LastSeq(), nil
+	}), nil
 }
 
 // ShutdownSessions shuts every open session down (abort, settle, sync).
