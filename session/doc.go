@@ -30,7 +30,8 @@
 //     be cancelled.
 //   - A [Host] owns what a process's sessions share: the model catalogue and providers, the
 //     provider problems, the id source and the live sessions (opened by the process's
-//     [Opener], bounded by MaxSessions). Its lock is never held while a session's is taken.
+//     [Opener], bounded by MaxSessions). Its lock comes before a session's (it reads session
+//     ids under it); a session never calls its host.
 //   - Ids (inputs, runs, permission requests, bash commands) come from an [IDs] shared by every
 //     session of a process.
 //   - Lock order: Supervisor.mu, then the agent's or the sink's lock; core calls listeners
