@@ -122,7 +122,7 @@ func (s *Server) cmdCompact(st *acpSession, id json.RawMessage, args string) {
 	st.cancelled.Store(false)
 	// The busy period starts now, on the reader, so a prompt or a session/cancel after the
 	// command finds it; the summary is a model request and runs beside the reader.
-	run, err := st.sup.StartCompact(args)
+	pend, err := st.sup.Compact(args)
 	if err != nil {
 		s.reply(st, id, "Cannot compact: "+errorText(err))
 		return
@@ -133,7 +133,7 @@ func (s *Server) cmdCompact(st *acpSession, id json.RawMessage, args string) {
 	s.closing.Add(1)
 	go func() {
 		defer s.closing.Done()
-		res, err := run()
+		res, err := pend.Result()
 		s.w.mu.Lock()
 		st.compacting = nil
 		s.w.mu.Unlock()

@@ -244,7 +244,7 @@ func (s *Server) notification(method string, params json.RawMessage) {
 		}
 		if st := s.session(string(p.SessionId)); st != nil {
 			st.cancelled.Store(true)
-			st.sup.Abort(func(bool) {})
+			st.sup.Abort()
 		}
 	case "$/cancel_request":
 		var p struct {
@@ -264,7 +264,7 @@ func (s *Server) notification(method string, params json.RawMessage) {
 		s.mu.Unlock()
 		if target != nil {
 			target.cancelled.Store(true)
-			target.sup.Abort(func(bool) {})
+			target.sup.Abort()
 		}
 	default:
 		s.log.Debug().Str("method", method).Msg("notification ignored")

@@ -65,7 +65,9 @@ func BenchmarkSessionGetEntries(b *testing.B) {
 		Store: st, Sink: writer,
 		Retry: session.DefaultRetrySettings(), Compaction: session.DefaultCompactionSettings(),
 	})
-	server := rpc.NewServer(rpc.Options{Supervisor: sup, Writer: writer, In: inR, Framing: rpc.FramingNDJSON, Logger: zerolog.Nop(), Version: "bench"})
+	host := session.NewHost(session.HostConfig{})
+	host.Adopt(&session.Opened{Supervisor: sup})
+	server := rpc.NewServer(rpc.Options{Host: host, Writer: writer, In: inR, Framing: rpc.FramingNDJSON, Logger: zerolog.Nop(), Version: "bench"})
 	server.Serve(context.Background())
 	out := bufio.NewReaderSize(outR, 1<<20)
 	b.Cleanup(func() {

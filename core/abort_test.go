@@ -44,7 +44,7 @@ func TestAbortWhileStreaming(t *testing.T) {
 			var agent *core.Agent
 			h := newHarness(t, core.Options{Tools: []core.Tool{echo}}, abortAt(&agent, tc.chunk, tc.blocks...), faux.Reply(faux.Text("never")))
 			agent = h.agent
-			h.agent.FollowUp(input("f1", "queued"))
+			h.queue.follow(input("f1", "queued"))
 			got := h.prompt("hi")
 			last := got[len(got)-1].(*core.AssistantMessage)
 			if last.StopReason != core.StopReasonAborted || last.ErrorMessage != "Request was aborted" {
@@ -60,7 +60,7 @@ func TestAbortWhileStreaming(t *testing.T) {
 			if len(echo.values()) != 0 || len(h.calls()) != 1 {
 				t.Fatalf("tools executed %v, model calls %d; want none and 1", echo.values(), len(h.calls()))
 			}
-			if _, follow := h.agent.Queued(); len(follow) != 1 {
+			if _, follow := h.queue.queued(); len(follow) != 1 {
 				t.Fatal("the queued follow-up was delivered after the abort")
 			}
 			h.golden()
@@ -141,17 +141,18 @@ func TestAbortAbandonsToolIgnoringCancellation(t *testing.T) {
 // after an abort.
 func TestAbortDuringToolsLeavesQueues(t *testing.T) {
 	var agent *core.Agent
+	var q *queue
 	tool := &echoTool{run: func(ctx context.Context, v any, _ func(core.ToolResult)) (core.ToolResult, error) {
-		agent.Steer(input("s1", "steer"))
+		q.steer(input("s1", "steer"))
 		agent.Abort()
 		<-ctx.Done()
 		return core.ToolResult{}, errors.New("Operation aborted")
 	}}
 	h := newHarness(t, core.Options{Tools: []core.Tool{tool}},
 		faux.Reply(faux.ToolCallWithID("tool-1", "echo", map[string]any{"value": "x"})), faux.Reply(faux.Text("never")))
-	agent = h.agent
+	agent, q = h.agent, h.queue
 	h.prompt("go")
-	if steer, _ := h.agent.Queued(); len(steer) != 1 {
+	if steer, _ := h.queue.queued(); len(steer) != 1 {
 		t.Fatalf("steering queue = %v, want the steer still queued", steer)
 	}
 	if len(h.calls()) != 1 {

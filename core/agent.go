@@ -8,7 +8,9 @@ import (
 	"time"
 )
 
-// QueueMode says how many queued messages one delivery takes.
+// QueueMode says how many queued messages one delivery takes. The queues belong to whoever
+// fills them (the session); core only pulls from them through [Queues], and this type is
+// part of the data model so that front ends and the session name the modes alike.
 type QueueMode string
 
 // The queue modes (pi's PendingMessageQueue: drain all, or the first message only).
@@ -43,8 +45,8 @@ func (systemClock) After(d time.Duration) <-chan time.Time { return time.After(d
 var SystemClock Clock = systemClock{}
 
 // Input is a message that an input (prompt, steer, follow-up) contributes, with the input's id
-// (empty for messages no input produced). Queues are keyed by it, and the message_start and
-// message_end of the message carry it.
+// (empty for messages no input produced). The message_start and message_end of the message
+// carry it.
 type Input struct {
 	ID      string
 	Message Message
@@ -99,6 +101,32 @@ type TurnInfo struct {
 	NewMessages []Message
 }
 
+// Queues is where the loop pulls queued messages from (pi's getSteeringMessages and
+// getFollowUpMessages). Their owner (the session) keeps the queues and their modes; each call
+// takes the next delivery out of its queue and returns it (nil: nothing queued). A nil func
+// is an empty queue.
+type Queues struct {
+	// Steering is polled at the start of a run (unless the run skips it) and after each tool
+	// batch.
+	Steering func() []Input
+	// FollowUp is polled when the agent would otherwise stop.
+	FollowUp func() []Input
+}
+
+func (q Queues) steering() []Input {
+	if q.Steering == nil {
+		return nil
+	}
+	return q.Steering()
+}
+
+func (q Queues) followUp() []Input {
+	if q.FollowUp == nil {
+		return nil
+	}
+	return q.FollowUp()
+}
+
 // Listener receives every event of every run, in order, on the run's goroutine; the run waits
 // for it to return (pi's awaited listeners), so a slow listener slows the run. ctx is the
 // run's context: it is cancelled when the run is aborted.
@@ -129,9 +157,8 @@ type Options struct {
 
 	// ToolExecution is ExecutionParallel when empty.
 	ToolExecution ExecutionMode
-	// SteeringMode and FollowUpMode are QueueOneAtATime when empty.
-	SteeringMode QueueMode
-	FollowUpMode QueueMode
+	// Queues are polled by the loop on the run's goroutine, without the agent's lock held.
+	Queues Queues
 
 	// Clock defaults to [SystemClock].
 	Clock Clock
@@ -156,8 +183,6 @@ type State struct {
 	// ErrorMessage is the last run's error, if its last turn failed.
 	ErrorMessage  string
 	SessionID     string
-	SteeringMode  QueueMode
-	FollowUpMode  QueueMode
 	ToolExecution ExecutionMode
 }
 
@@ -170,8 +195,6 @@ type Agent struct {
 
 	mu        sync.Mutex
 	state     State
-	steering  []Input
-	followUp  []Input
 	listeners []*listener
 	active    *Run
 }
@@ -199,12 +222,6 @@ func New(opts Options) *Agent {
 	if opts.ToolExecution == "" {
 		opts.ToolExecution = ExecutionParallel
 	}
-	if opts.SteeringMode == "" {
-		opts.SteeringMode = QueueOneAtATime
-	}
-	if opts.FollowUpMode == "" {
-		opts.FollowUpMode = QueueOneAtATime
-	}
 	if opts.ThinkingLevel == "" {
 		opts.ThinkingLevel = ThinkingOff
 	}
@@ -231,8 +248,6 @@ func New(opts Options) *Agent {
 			Tools:         slices.Clone(opts.Tools),
 			Messages:      slices.Clone(opts.Messages),
 			SessionID:     opts.SessionID,
-			SteeringMode:  opts.SteeringMode,
-			FollowUpMode:  opts.FollowUpMode,
 			ToolExecution: opts.ToolExecution,
 		},
 	}
@@ -299,12 +314,6 @@ func (a *Agent) AppendMessage(m Message) {
 // SetSessionID sets the session id passed to the provider.
 func (a *Agent) SetSessionID(id string) { a.set(func(s *State) { s.SessionID = id }) }
 
-// SetSteeringMode sets how many steering messages one delivery takes.
-func (a *Agent) SetSteeringMode(m QueueMode) { a.set(func(s *State) { s.SteeringMode = m }) }
-
-// SetFollowUpMode sets how many follow-up messages one delivery takes.
-func (a *Agent) SetFollowUpMode(m QueueMode) { a.set(func(s *State) { s.FollowUpMode = m }) }
-
 // SetToolExecution sets the default execution mode of tool batches.
 func (a *Agent) SetToolExecution(m ExecutionMode) { a.set(func(s *State) { s.ToolExecution = m }) }
 
@@ -325,83 +334,6 @@ func (a *Agent) Subscribe(fn Listener) (unsubscribe func()) {
 	}
 }
 
-// Steer queues messages to be delivered after the current tool batch (as in pi). It does not
-// start a run: the caller (the session) decides when idle queues are delivered.
-func (a *Agent) Steer(in ...Input) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.steering = append(a.steering, in...)
-}
-
-// FollowUp queues messages to be delivered when the agent would otherwise stop.
-func (a *Agent) FollowUp(in ...Input) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.followUp = append(a.followUp, in...)
-}
-
-// Queued returns copies of the steering and follow-up queues.
-func (a *Agent) Queued() (steering, followUp []Input) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return slices.Clone(a.steering), slices.Clone(a.followUp)
-}
-
-// HasQueued reports whether either queue holds a message.
-func (a *Agent) HasQueued() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return len(a.steering)+len(a.followUp) > 0
-}
-
-// ClearQueues empties both queues and returns what they held.
-func (a *Agent) ClearQueues() (steering, followUp []Input) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	steering, followUp = a.steering, a.followUp
-	a.steering, a.followUp = nil, nil
-	return steering, followUp
-}
-
-// RemoveQueued removes every queued message of the input id and reports whether any was
-// queued.
-func (a *Agent) RemoveQueued(inputID string) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	match := func(in Input) bool { return in.ID == inputID }
-	n := len(a.steering) + len(a.followUp)
-	a.steering = slices.DeleteFunc(a.steering, match)
-	a.followUp = slices.DeleteFunc(a.followUp, match)
-	return len(a.steering)+len(a.followUp) < n
-}
-
-// drain takes the next delivery from a queue according to its mode. The caller holds a.mu.
-func drain(q *[]Input, mode QueueMode) []Input {
-	if len(*q) == 0 {
-		return nil
-	}
-	if mode == QueueAll {
-		out := *q
-		*q = nil
-		return out
-	}
-	out := (*q)[:1:1]
-	*q = (*q)[1:]
-	return out
-}
-
-func (a *Agent) drainSteering() []Input {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return drain(&a.steering, a.state.SteeringMode)
-}
-
-func (a *Agent) drainFollowUp() []Input {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return drain(&a.followUp, a.state.FollowUpMode)
-}
-
 // Prompt starts a run with the given messages and returns at once; the run goes on in its own
 // goroutine. It fails with [ErrBusy] while a run is active.
 func (a *Agent) Prompt(in ...Input) (*Run, error) {
@@ -410,8 +342,18 @@ func (a *Agent) Prompt(in ...Input) (*Run, error) {
 	if a.active != nil {
 		return nil, ErrBusy
 	}
-	return a.startLocked(in, false), nil
+	return a.startLocked(in, pollSteering), nil
 }
+
+// initialPoll says whether a run polls steering before its first model call.
+type initialPoll bool
+
+const (
+	pollSteering initialPoll = true
+	// skipSteering: the run delivers queued steering as its prompts (pi's
+	// skipInitialSteeringPoll).
+	skipSteering initialPoll = false
+)
 
 // Continue starts a run from the current transcript (pi's Agent.continue, with the rule of
 // docs/protocol.md#continue for a failed reply):
@@ -422,7 +364,11 @@ func (a *Agent) Prompt(in ...Input) (*Run, error) {
 //     [ErrNothingToResume];
 //   - after any other message (user, tool result, custom, bash execution) the model is called
 //     again.
-func (a *Agent) Continue() (*Run, error) {
+//
+// queued is polled synchronously, under the agent's lock, on the caller's goroutine: the
+// caller passes its queues in a form it can call from where it is (the session holds its own
+// lock while it decides to continue, so it cannot pass the locking [Options.Queues]).
+func (a *Agent) Continue(queued Queues) (*Run, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.active != nil {
@@ -433,25 +379,19 @@ func (a *Agent) Continue() (*Run, error) {
 		ms = ms[:len(ms)-1]
 		a.state.Messages = ms
 	}
-	if len(ms) == 0 {
-		if q := drain(&a.steering, a.state.SteeringMode); q != nil {
-			return a.startLocked(q, true), nil
+	if _, reply := lastAssistant(ms); reply || len(ms) == 0 {
+		if q := queued.steering(); len(q) > 0 {
+			return a.startLocked(q, skipSteering), nil
 		}
-		if q := drain(&a.followUp, a.state.FollowUpMode); q != nil {
-			return a.startLocked(q, false), nil
+		if q := queued.followUp(); len(q) > 0 {
+			return a.startLocked(q, pollSteering), nil
 		}
-		return nil, ErrNoMessages
-	}
-	if _, ok := ms[len(ms)-1].(*AssistantMessage); ok {
-		if q := drain(&a.steering, a.state.SteeringMode); q != nil {
-			return a.startLocked(q, true), nil
-		}
-		if q := drain(&a.followUp, a.state.FollowUpMode); q != nil {
-			return a.startLocked(q, false), nil
+		if len(ms) == 0 {
+			return nil, ErrNoMessages
 		}
 		return nil, ErrNothingToResume
 	}
-	return a.startLocked(nil, false), nil
+	return a.startLocked(nil, pollSteering), nil
 }
 
 func lastAssistant(ms []Message) (*AssistantMessage, bool) {
@@ -496,7 +436,7 @@ func (a *Agent) WaitForIdle(ctx context.Context) error {
 	}
 }
 
-// Reset clears the transcript, the error and both queues. It fails while a run is active.
+// Reset clears the transcript and the error. It fails while a run is active.
 func (a *Agent) Reset() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -507,12 +447,11 @@ func (a *Agent) Reset() error {
 	a.state.StreamingMessage = nil
 	a.state.PendingToolCalls = nil
 	a.state.ErrorMessage = ""
-	a.steering, a.followUp = nil, nil
 	return nil
 }
 
 // startLocked starts a run; the caller holds a.mu and has checked that none is active.
-func (a *Agent) startLocked(prompts []Input, skipInitialSteering bool) *Run {
+func (a *Agent) startLocked(prompts []Input, poll initialPoll) *Run {
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Run{done: make(chan struct{}), cancel: cancel}
 	a.active = r
@@ -526,7 +465,7 @@ func (a *Agent) startLocked(prompts []Input, skipInitialSteering bool) *Run {
 	}
 	go func() {
 		defer cancel()
-		r.messages = l.run(prompts, skipInitialSteering)
+		r.messages = l.run(prompts, poll)
 		a.mu.Lock()
 		a.state.IsStreaming = false
 		a.state.StreamingMessage = nil

@@ -208,16 +208,17 @@ func TestB10AssignmentCopies(t *testing.T) {
 	}
 }
 
-// B11: steer and follow-up messages stay out of the transcript until delivered.
+// B11: steer and follow-up messages stay out of the transcript until delivered: an idle
+// agent does not poll its queues.
 func TestB11QueuedNotInTranscript(t *testing.T) {
-	a := core.New(core.Options{})
-	a.Steer(input("s", "steer"))
-	a.FollowUp(input("f", "follow"))
-	if n := len(a.Messages()); n != 0 {
+	h := newHarness(t, core.Options{})
+	h.queue.steer(input("s", "steer"))
+	h.queue.follow(input("f", "follow"))
+	if n := len(h.agent.Messages()); n != 0 {
 		t.Fatalf("transcript has %d messages, want 0", n)
 	}
-	steer, follow := a.Queued()
-	if len(steer) != 1 || len(follow) != 1 || !a.HasQueued() {
+	steer, follow := h.queue.queued()
+	if len(steer) != 1 || len(follow) != 1 {
 		t.Fatalf("queues = %v / %v", steer, follow)
 	}
 }
@@ -245,7 +246,7 @@ func TestB13B14B15BusyErrors(t *testing.T) {
 	if _, err := h.agent.Prompt(user("again")); err == nil || err.Error() != "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion." {
 		t.Errorf("Prompt() = %v", err)
 	}
-	if _, err := h.agent.Continue(); err == nil || err.Error() != "Agent is already processing. Wait for completion before continuing." {
+	if _, err := h.agent.Continue(h.queue.pull()); err == nil || err.Error() != "Agent is already processing. Wait for completion before continuing." {
 		t.Errorf("Continue() = %v", err)
 	}
 	h.agent.Abort()
@@ -262,8 +263,8 @@ func TestB13B14B15BusyErrors(t *testing.T) {
 func TestB16ContinueDeliversFollowUp(t *testing.T) {
 	h := newHarness(t, core.Options{}, faux.Reply(faux.Text("first")), faux.Reply(faux.Text("second")))
 	h.prompt("hi")
-	h.agent.FollowUp(input("f1", "and then?"))
-	run, err := h.agent.Continue()
+	h.queue.follow(input("f1", "and then?"))
+	run, err := h.agent.Continue(h.queue.pull())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,10 +283,11 @@ func TestB17ContinueDeliversSteering(t *testing.T) {
 		{core.QueueAll, [][]string{{"hi", "Steering 1", "Steering 2"}}},
 	} {
 		t.Run(string(tc.mode), func(t *testing.T) {
-			h := newHarness(t, core.Options{SteeringMode: tc.mode}, faux.Reply(faux.Text("a")), faux.Reply(faux.Text("b")), faux.Reply(faux.Text("c")))
+			h := newHarness(t, core.Options{}, faux.Reply(faux.Text("a")), faux.Reply(faux.Text("b")), faux.Reply(faux.Text("c")))
+			h.queue.setModes(tc.mode, "")
 			h.prompt("hi")
-			h.agent.Steer(input("s1", "Steering 1"), input("s2", "Steering 2"))
-			run, err := h.agent.Continue()
+			h.queue.steer(input("s1", "Steering 1"), input("s2", "Steering 2"))
+			run, err := h.agent.Continue(h.queue.pull())
 			if err != nil {
 				t.Fatal(err)
 			}

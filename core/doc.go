@@ -1,6 +1,6 @@
 // Package core is the agent: pi's data model (messages, content blocks, usage, models), the
 // provider and tool seams, and [Agent], which runs pi's two-level agent loop with tool
-// batches, steering and follow-up queues, and events.
+// batches, steering and follow-up messages pulled from their owner, and events.
 //
 // core is pure: it does no I/O, reads no clock and makes no random ids except through what it
 // is given ([Options.Clock], the [Provider], the [Tool]s). Given a scripted provider and a
@@ -47,9 +47,11 @@
 // is valid only during the listener call, and the next delta changes it. Every other message
 // in an event is final.
 //
-// [Agent.Steer] and [Agent.FollowUp] only queue; the loop drains the queues at pi's points
-// (after a batch, when it would stop). Queues are keyed by input id so that one input can be
-// removed ([Agent.RemoveQueued]) and the events of a delivered message name its input.
+// The agent holds no queues. Steering and follow-up messages belong to whoever accepts them
+// (the session); the loop pulls them through [Options.Queues] at pi's points (at the start of
+// a run, after each batch, when it would stop), on the run's goroutine without the agent's
+// lock, and [Agent.Continue] polls the queues it is given synchronously. A pulled message is
+// delivered at once; the events of a delivered message carry its [Input.ID].
 //
 // [Agent.Abort] cancels the run's context, which the provider and tools receive. Tools run on
 // their own goroutines (so that one ignoring the abort can be abandoned); hooks and

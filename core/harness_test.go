@@ -76,9 +76,77 @@ func (r *recorder) ofType(typ core.EventType) []core.Event {
 	return out
 }
 
+// queue owns the steering and follow-up queues of a test, as the session owns them in
+// pi-rpc: the loop pulls from it through core.Queues.
+type queue struct {
+	mu           sync.Mutex
+	steering     []core.Input
+	followUp     []core.Input
+	steeringMode core.QueueMode
+	followUpMode core.QueueMode
+}
+
+func (q *queue) steer(in ...core.Input) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.steering = append(q.steering, in...)
+}
+
+func (q *queue) follow(in ...core.Input) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.followUp = append(q.followUp, in...)
+}
+
+func (q *queue) setModes(steering, followUp core.QueueMode) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.steeringMode, q.followUpMode = steering, followUp
+}
+
+// queued returns copies of what is still queued.
+func (q *queue) queued() (steering, followUp []core.Input) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return slices.Clone(q.steering), slices.Clone(q.followUp)
+}
+
+// take is pi's PendingMessageQueue.drain: all in mode "all", else the first.
+func (q *queue) take(from *[]core.Input, mode core.QueueMode) []core.Input {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(*from) == 0 {
+		return nil
+	}
+	n := 1
+	if mode == core.QueueAll {
+		n = len(*from)
+	}
+	out := slices.Clone((*from)[:n])
+	*from = slices.Delete(*from, 0, n)
+	return out
+}
+
+func (q *queue) pull() core.Queues {
+	return core.Queues{
+		Steering: func() []core.Input { return q.take(&q.steering, q.mode(true)) },
+		FollowUp: func() []core.Input { return q.take(&q.followUp, q.mode(false)) },
+	}
+}
+
+func (q *queue) mode(steering bool) core.QueueMode {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if steering {
+		return q.steeringMode
+	}
+	return q.followUpMode
+}
+
 type harness struct {
 	t     *testing.T
 	agent *core.Agent
+	queue *queue
 	model *faux.Provider
 	rec   *recorder
 	clock *testkit.Clock
@@ -90,7 +158,7 @@ type harness struct {
 // subscribed, and a fake clock. opts.Provider, if set, replaces faux.
 func newHarness(t *testing.T, opts core.Options, steps ...faux.Step) *harness {
 	t.Helper()
-	h := &harness{t: t, rec: &recorder{}, clock: testkit.NewClock()}
+	h := &harness{t: t, rec: &recorder{}, clock: testkit.NewClock(), queue: &queue{}}
 	h.model = faux.New(faux.WithClock(func() time.Time { return epoch }))
 	h.model.SetResponses(steps...)
 	if opts.Provider == nil {
@@ -99,6 +167,9 @@ func newHarness(t *testing.T, opts core.Options, steps ...faux.Step) *harness {
 	}
 	if opts.Clock == nil {
 		opts.Clock = h.clock
+	}
+	if opts.Queues.Steering == nil && opts.Queues.FollowUp == nil {
+		opts.Queues = h.queue.pull()
 	}
 	h.agent = core.New(opts)
 	h.agent.Subscribe(h.rec.listen)

@@ -42,15 +42,15 @@ func (l *loop) addMessage(in Input) {
 }
 
 // run executes the loop and returns the messages the run produced.
-func (l *loop) run(prompts []Input, skipInitialSteering bool) []Message {
+func (l *loop) run(prompts []Input, poll initialPoll) []Message {
 	l.emit(Event{Type: AgentStart})
 	l.emit(Event{Type: TurnStart})
 	for _, p := range prompts {
 		l.addMessage(p)
 	}
 	var pending []Input
-	if !skipInitialSteering {
-		pending = l.a.drainSteering()
+	if poll == pollSteering {
+		pending = l.a.opts.Queues.steering()
 	}
 	l.turns(pending)
 	l.emit(Event{Type: AgentEnd, Messages: l.newMessages})
@@ -107,9 +107,9 @@ func (l *loop) turns(pending []Input) {
 					return
 				}
 			}
-			pending = l.a.drainSteering()
+			pending = l.a.opts.Queues.steering()
 		}
-		pending = l.a.drainFollowUp()
+		pending = l.a.opts.Queues.followUp()
 		if len(pending) == 0 {
 			return
 		}

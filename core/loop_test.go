@@ -198,17 +198,17 @@ func TestA8ParallelCompletionVersusSourceOrder(t *testing.T) {
 
 // A9: steering is delivered only after the whole batch (no tool is skipped).
 func TestA9SteeringAfterWholeBatch(t *testing.T) {
-	var agent *core.Agent
+	var q *queue
 	echo := &echoTool{run: func(_ context.Context, v any, _ func(core.ToolResult)) (core.ToolResult, error) {
 		if v == "one" {
-			agent.Steer(input("in2", "interrupt"))
+			q.steer(input("in2", "interrupt"))
 		}
 		return core.TextResult("echoed: " + v.(string)), nil
 	}}
 	h := newHarness(t, core.Options{Tools: []core.Tool{echo}, ToolExecution: core.ExecutionSequential},
 		faux.Reply(faux.ToolCallWithID("tool-1", "echo", map[string]any{"value": "one"}), faux.ToolCallWithID("tool-2", "echo", map[string]any{"value": "two"})),
 		faux.Reply(faux.Text("done")))
-	agent = h.agent
+	q = h.queue
 	h.prompt("go")
 	eq(t, "executed", echo.values(), []any{"one", "two"})
 	for _, ev := range h.rec.ofType(core.ToolExecutionEnd) {
@@ -315,10 +315,10 @@ func TestA12ParallelToolsOverlap(t *testing.T) {
 // A14: shouldStopAfterTurn ends the run after the turn; queues are not polled again.
 func TestA14ShouldStopAfterTurn(t *testing.T) {
 	var seen *core.TurnInfo
-	var agent *core.Agent
+	var q *queue
 	echo := &echoTool{run: func(_ context.Context, v any, _ func(core.ToolResult)) (core.ToolResult, error) {
-		agent.Steer(input("s1", "late steer"))
-		agent.FollowUp(input("f1", "late follow-up"))
+		q.steer(input("s1", "late steer"))
+		q.follow(input("f1", "late follow-up"))
 		return core.TextResult("echoed"), nil
 	}}
 	h := newHarness(t, core.Options{
@@ -328,7 +328,7 @@ func TestA14ShouldStopAfterTurn(t *testing.T) {
 			return true
 		},
 	}, faux.Reply(faux.ToolCallWithID("tool-1", "echo", map[string]any{"value": "hello"})))
-	agent = h.agent
+	q = h.queue
 	got := h.prompt("go")
 	if len(h.calls()) != 1 {
 		t.Fatalf("%d model calls, want 1", len(h.calls()))
@@ -339,7 +339,7 @@ func TestA14ShouldStopAfterTurn(t *testing.T) {
 	}
 	eq(t, "hook context roles", roles(seen.Context.Messages), []string{"user", "assistant", "toolResult"})
 	eq(t, "result roles", roles(got), []string{"user", "assistant", "toolResult"})
-	steer, follow := h.agent.Queued()
+	steer, follow := h.queue.queued()
 	if len(steer) != 1 || len(follow) != 1 {
 		t.Fatalf("queues polled after the hook stopped the run: steering %v, follow-up %v", steer, follow)
 	}
@@ -425,7 +425,7 @@ func TestA19AfterToolCallTerminates(t *testing.T) {
 // A21/B19: continue on an empty transcript fails.
 func TestA21ContinueEmpty(t *testing.T) {
 	h := newHarness(t, core.Options{})
-	if _, err := h.agent.Continue(); !errors.Is(err, core.ErrNoMessages) || err.Error() != "No messages to continue from" {
+	if _, err := h.agent.Continue(h.queue.pull()); !errors.Is(err, core.ErrNoMessages) || err.Error() != "No messages to continue from" {
 		t.Fatalf("Continue() = %v, want %v", err, core.ErrNoMessages)
 	}
 }
@@ -433,7 +433,7 @@ func TestA21ContinueEmpty(t *testing.T) {
 // A22: continue from [user] yields only the assistant message, with no user events.
 func TestA22ContinueFromUser(t *testing.T) {
 	h := newHarness(t, core.Options{Messages: []core.Message{core.NewUserMessage("hi", nil, 0)}}, faux.Reply(faux.Text("hello")))
-	run, err := h.agent.Continue()
+	run, err := h.agent.Continue(h.queue.pull())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,7 +448,7 @@ func TestA22ContinueFromUser(t *testing.T) {
 // A23: continue with a custom last message is allowed; the model sees it as a user message.
 func TestA23ContinueFromCustom(t *testing.T) {
 	h := newHarness(t, core.Options{Messages: []core.Message{&core.CustomMessage{CustomType: "note", Content: []core.Content{core.TextBlock("custom")}}}}, faux.Reply(faux.Text("ok")))
-	run, err := h.agent.Continue()
+	run, err := h.agent.Continue(h.queue.pull())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -460,7 +460,7 @@ func TestA23ContinueFromCustom(t *testing.T) {
 func TestA24ContinueAfterFinishedReply(t *testing.T) {
 	h := newHarness(t, core.Options{}, faux.Reply(faux.Text("done")))
 	h.prompt("hi")
-	if _, err := h.agent.Continue(); !errors.Is(err, core.ErrNothingToResume) {
+	if _, err := h.agent.Continue(h.queue.pull()); !errors.Is(err, core.ErrNothingToResume) {
 		t.Fatalf("Continue() = %v, want %v", err, core.ErrNothingToResume)
 	}
 }
@@ -470,7 +470,7 @@ func TestA24ContinueAfterFinishedReply(t *testing.T) {
 func TestContinueAfterFailedReply(t *testing.T) {
 	h := newHarness(t, core.Options{}, faux.Fail("overloaded"), faux.Reply(faux.Text("recovered")))
 	h.prompt("hi")
-	run, err := h.agent.Continue()
+	run, err := h.agent.Continue(h.queue.pull())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -488,7 +488,7 @@ func TestA25ErrorEndsRun(t *testing.T) {
 	step.StopReason = core.StopReasonError
 	step.ErrorMessage = "boom"
 	h := newHarness(t, core.Options{Tools: []core.Tool{echo}}, step)
-	h.agent.FollowUp(input("f1", "later"))
+	h.queue.follow(input("f1", "later"))
 	h.prompt("go")
 	if v := echo.values(); len(v) != 0 {
 		t.Fatalf("executed %v, want nothing", v)
@@ -497,7 +497,7 @@ func TestA25ErrorEndsRun(t *testing.T) {
 	if len(turnEnd) != 1 || len(turnEnd[0].ToolResults) != 0 {
 		t.Fatalf("turn_end = %+v, want one with no tool results", turnEnd)
 	}
-	if _, follow := h.agent.Queued(); len(follow) != 1 {
+	if _, follow := h.queue.queued(); len(follow) != 1 {
 		t.Fatalf("follow-up queue = %v, want it untouched", follow)
 	}
 	if st := h.agent.State(); st.ErrorMessage != "boom" {
@@ -559,8 +559,9 @@ func TestA27FollowUpDrain(t *testing.T) {
 		calls int
 	}{{core.QueueOneAtATime, 3}, {core.QueueAll, 2}} {
 		t.Run(string(tc.mode), func(t *testing.T) {
-			h := newHarness(t, core.Options{FollowUpMode: tc.mode}, faux.Reply(faux.Text("1")), faux.Reply(faux.Text("2")), faux.Reply(faux.Text("3")))
-			h.agent.FollowUp(input("a", "follow a"), input("b", "follow b"))
+			h := newHarness(t, core.Options{}, faux.Reply(faux.Text("1")), faux.Reply(faux.Text("2")), faux.Reply(faux.Text("3")))
+			h.queue.setModes("", tc.mode)
+			h.queue.follow(input("a", "follow a"), input("b", "follow b"))
 			h.prompt("go")
 			if len(h.calls()) != tc.calls {
 				t.Fatalf("%d model calls, want %d", len(h.calls()), tc.calls)

@@ -1,7 +1,6 @@
 package pimode
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -105,7 +104,7 @@ func (s *Server) prompt(r *request) error {
 		s.pending.Add(1)
 		go func() {
 			defer s.pending.Done()
-			if _, err := wait(s.ctx); err != nil {
+			if _, err := wait.Wait(s.ctx); err != nil {
 				s.w.Write(failure(r.id, r.typ, errorText(err)))
 				return
 			}
@@ -143,7 +142,7 @@ func (s *Server) startPrompt(r *request, req session.PromptRequest) error {
 
 // finishingPeriod returns the wait for the current busy period when no run streams and
 // none is coming (no retry backoff, no compaction): the period is only being settled.
-func (s *Server) finishingPeriod() func(context.Context) (*session.Settled, error) {
+func (s *Server) finishingPeriod() *session.Pending[*session.Settled] {
 	if s.sup.Agent().IsStreaming() {
 		return nil
 	}
@@ -151,7 +150,7 @@ func (s *Server) finishingPeriod() func(context.Context) (*session.Settled, erro
 	if !st.Busy.Running || st.Busy.RetryUntil > 0 || st.Busy.Compacting || len(st.Busy.PermissionsPending) > 0 {
 		return nil
 	}
-	wait, err := s.sup.PrepareWait("")
+	wait, err := s.sup.Wait("")
 	if err != nil {
 		return nil
 	}
@@ -188,18 +187,16 @@ func (s *Server) steer(r *request) error {
 
 // abort answers once the aborted run has ended: after its agent_end and agent_settled.
 func (s *Server) abort(r *request) error {
-	wait, err := s.sup.PrepareWait("")
+	wait, err := s.sup.Wait("")
 	if err != nil {
 		return err
 	}
-	busy := false
-	s.sup.Abort(func(aborted bool) { busy = aborted })
-	if !busy {
+	if !s.sup.Abort() {
 		s.w.Write(success(r.id, r.typ, nil))
 		return nil
 	}
 	s.async(r, func() (any, error) {
-		_, err := wait(s.ctx)
+		_, err := wait.Wait(s.ctx)
 		return nil, err
 	})
 	return nil
@@ -208,14 +205,12 @@ func (s *Server) abort(r *request) error {
 // settle aborts a busy period and waits for it, for the commands pi runs whatever the agent
 // is doing (new_session, switch_session, fork, compact), which the engine runs only idle.
 func (s *Server) settle() error {
-	wait, err := s.sup.PrepareWait("")
+	wait, err := s.sup.Wait("")
 	if err != nil {
 		return err
 	}
-	busy := false
-	s.sup.Abort(func(aborted bool) { busy = aborted })
-	if busy {
-		_, err = wait(s.ctx)
+	if s.sup.Abort() {
+		_, err = wait.Wait(s.ctx)
 	}
 	return err
 }
@@ -489,7 +484,7 @@ func (s *Server) setToggle(r *request) error {
 // abortRetry cancels a retry backoff, which ends the busy period as aborted.
 func (s *Server) abortRetry(r *request) error {
 	if st := s.sup.State(); st.Busy.RetryUntil > 0 {
-		s.sup.Abort(func(bool) {})
+		s.sup.Abort()
 	}
 	s.w.Write(success(r.id, r.typ, nil))
 	return nil
@@ -505,7 +500,11 @@ func (s *Server) compact(r *request) error {
 		if err := s.settle(); err != nil {
 			return nil, err
 		}
-		res, err := s.sup.Compact(instructions)
+		compaction, err := s.sup.Compact(instructions)
+		if err != nil {
+			return nil, err
+		}
+		res, err := compaction.Result()
 		if err != nil {
 			return nil, err
 		}
@@ -519,12 +518,12 @@ func (s *Server) bash(r *request) error {
 	if err := r.required("command", &command); err != nil {
 		return err
 	}
-	run, err := s.sup.StartBash(command, 0)
+	run, err := s.sup.Bash(command, 0)
 	if err != nil {
 		return err
 	}
 	s.async(r, func() (any, error) {
-		res, _, err := run(context.WithoutCancel(s.ctx))
+		res, err := run.Result()
 		if err != nil {
 			return nil, err
 		}

@@ -43,7 +43,9 @@ func TestCancelRequestFollowsPermissionRequest(t *testing.T) {
 		Store: store, Sink: sink, Clock: fixedClock{},
 		Retry: session.DefaultRetrySettings(), Compaction: session.DefaultCompactionSettings(),
 	})
-	server := rpc.NewServer(rpc.Options{Supervisor: sup, Writer: writer, In: inR, Logger: zerolog.Nop(), Version: "t"})
+	host := session.NewHost(session.HostConfig{})
+	host.Adopt(&session.Opened{Supervisor: sup})
+	server := rpc.NewServer(rpc.Options{Host: host, Writer: writer, In: inR, Logger: zerolog.Nop(), Version: "t"})
 	server.Serve(context.Background())
 	t.Cleanup(func() {
 		_ = inW.Close()

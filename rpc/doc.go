@@ -25,10 +25,15 @@
 //     of events waits, so a client that stops reading slows the agent instead of growing
 //     the server's memory.
 //   - Server (server.go, methods.go and one file per group) handles requests in order on the
-//     read goroutine and never blocks there: methods that wait decide what they wait for in
-//     the handler, then answer from their own goroutine. Events a handler causes are held
+//     read goroutine and never blocks there. The method table (methods.go) maps each method
+//     to a typed handler, func(ctx, session, *Params) (Result, error); methods that wait
+//     decide what they wait for in the handler and return a *later (often a session.Pending),
+//     answered from its own goroutine after the event it follows. Events a handler causes are held
 //     until its response is queued, which gives rule 1 of docs/protocol.md#ordering-contract
 //     for every method.
 //     Responses are written by the server itself (one encoding of the result); jsonrpc2
 //     reads requests and carries the server's own requests to the client.
+//   - The connection's sessions, the models and the provider problems are the
+//     session.Host's (Options.Host): createSession and closeSession open and close sessions
+//     through it, setModel switches a session's model with it.
 package rpc

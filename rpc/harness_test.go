@@ -44,7 +44,7 @@ type peerOpts struct {
 	approval string
 	cwd      string
 	shell    session.ShellRunner
-	models   rpc.Models
+	models   session.Models
 	problem  string
 	max      int
 	tools    []core.Tool
@@ -77,7 +77,9 @@ func newPeer(t *testing.T, o peerOpts, steps ...faux.Step) *peer {
 	if o.log != nil {
 		logger = zerolog.New(o.log)
 	}
-	server := rpc.NewServer(rpc.Options{Supervisor: sup, Writer: writer, In: inR, Framing: o.framing, MaxMessageBytes: o.max, Logger: logger, Version: "test", Models: o.models, MCP: o.mcp, FinishOnEOF: o.finishOnEOF})
+	host := session.NewHost(session.HostConfig{Models: o.models})
+	host.Adopt(&session.Opened{Supervisor: sup})
+	server := rpc.NewServer(rpc.Options{Host: host, Writer: writer, In: inR, Framing: o.framing, MaxMessageBytes: o.max, Logger: logger, Version: "test", MCP: o.mcp, FinishOnEOF: o.finishOnEOF})
 	p := &peer{t: t, in: inW, out: bufio.NewReader(outR), model: model, sup: sup, server: server, lines: make(chan []byte, 1024)}
 	server.Serve(context.Background())
 	p.done = server.InputClosed()

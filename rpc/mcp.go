@@ -24,9 +24,9 @@ type mcpTool interface {
 	Server() string
 }
 
-func (s *Server) listTools(_ context.Context, c *call, _ *protocol.Empty) {
+func (s *Server) listTools(_ context.Context, sup *session.Supervisor, _ *protocol.Empty) (*protocol.ListToolsResult, error) {
 	res := protocol.ListToolsResult{Tools: []protocol.ToolDescription{}, MCPServers: []protocol.MCPServerStatus{}}
-	for _, t := range c.sup.Agent().State().Tools {
+	for _, t := range sup.Agent().State().Tools {
 		info := t.Info()
 		d := protocol.ToolDescription{Name: info.Name, Description: info.Description, Source: "builtin",
 			NeedsApproval: session.NeedsApproval(t)}
@@ -38,5 +38,5 @@ func (s *Server) listTools(_ context.Context, c *call, _ *protocol.Empty) {
 	if s.opts.MCP != nil {
 		res.MCPServers = nonNil(s.opts.MCP.Servers())
 	}
-	c.reply(res)
+	return &res, nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -127,13 +126,21 @@ func toBlocks(images []protocol.Image) []core.Content {
 	return out
 }
 
-func acked(c *call) func(session.Accepted) {
-	return func(a session.Accepted) {
-		c.reply(protocol.InputResult{InputID: a.InputID, Disposition: string(a.Disposition)})
+// accepted keeps an input's answer. The session calls ack under its lock before any event
+// the input causes; the handler returns the answer, and the writer holds those events until
+// it is queued (Handle), so the response still comes first.
+type accepted struct{ got *session.Accepted }
+
+func (a *accepted) ack(got session.Accepted) { a.got = &got }
+
+func (a *accepted) result(err error) (*protocol.InputResult, error) {
+	if err != nil {
+		return nil, err
 	}
+	return &protocol.InputResult{InputID: a.got.InputID, Disposition: string(a.got.Disposition)}, nil
 }
 
-func (s *Server) initialize(ctx context.Context, c *call, p *protocol.InitializeParams) {
+func (s *Server) initialize(ctx context.Context, _ *session.Supervisor, p *protocol.InitializeParams) (*protocol.InitializeResult, error) {
 	if len(p.MCPServers) > 0 && s.opts.MCP != nil {
 		// Connected before the answer, so the first prompt has the servers' tools.
 		s.opts.MCP.Add(ctx, p.MCPServers)
@@ -144,13 +151,13 @@ func (s *Server) initialize(ctx context.Context, c *call, p *protocol.Initialize
 	s.mu.Unlock()
 	s.opts.Writer.SetPartialMessages(p.Capabilities.PartialMessages)
 	var st session.Snapshot
-	for i, sup := range s.sessions.all() {
+	for i, sup := range s.host.Sessions() {
 		sup.SettleApprovalDefault(p.Capabilities.Permissions)
 		if i == 0 {
 			st = sup.State()
 		}
 	}
-	c.reply(protocol.InitializeResult{
+	return &protocol.InitializeResult{
 		ProtocolVersion: protocol.ProtocolVersion,
 		ServerInfo:      protocol.ServerInfo{Name: "pi-rpc", Version: s.opts.Version},
 		Capabilities:    protocol.ServerCapabilities{PartialMessages: true, Permissions: true},
@@ -159,14 +166,15 @@ func (s *Server) initialize(ctx context.Context, c *call, p *protocol.Initialize
 		SessionFile:     st.SessionFile,
 		Problems:        nonNil(s.currentProblems()),
 		Warnings:        nonNil(s.opts.Warnings),
-	})
+	}, nil
 }
 
 // currentProblems are the configuration problems still in force, the MCP servers' included.
 func (s *Server) currentProblems() []protocol.Problem {
-	s.mu.Lock()
-	problems := slices.Clone(s.problems)
-	s.mu.Unlock()
+	var problems []protocol.Problem
+	for _, p := range s.host.Problems() {
+		problems = append(problems, protocol.Problem{Kind: p.Kind, Message: p.Message})
+	}
 	if s.opts.MCP != nil {
 		problems = append(problems, s.opts.MCP.Problems()...)
 	}
@@ -191,21 +199,21 @@ func nonNil[T any](xs []T) []T {
 	return xs
 }
 
-func (s *Server) shutdown(_ context.Context, c *call, _ *protocol.Empty) {
+func (s *Server) shutdown(context.Context, *session.Supervisor, *protocol.Empty) (*later, error) {
 	s.mu.Lock()
 	s.shutdownSeen = true
 	s.mu.Unlock()
-	s.async(c, func(ctx context.Context) {
+	return deferred(func(ctx context.Context) (any, int64, error) {
 		if err := s.ShutdownSessions(ctx); err != nil {
 			s.log.Warn().Err(err).Msg("shutdown")
 		}
 		// The aborted periods' agent_settled are written before the response (docs/protocol.md).
 		res := protocol.ShutdownResult{}
-		if sup, err := s.sessions.find(""); err == nil {
+		if sup, err := s.host.Find(""); err == nil {
 			res.SessionFile = sup.State().SessionFile
 		}
-		c.replyAfter(res, s.opts.Writer.LastSeq())
-	})
+		return res, s.opts.Writer.LastSeq(), nil
+	}), nil
 }
 
 func (s *Server) exitNotification(_ context.Context, _ *call, _ *json.RawMessage) {
@@ -236,75 +244,68 @@ func (s *Server) cancelRequest(_ context.Context, _ *call, raw *json.RawMessage)
 	}
 }
 
-func (s *Server) describe(_ context.Context, c *call, _ *protocol.Empty) {
-	c.reply(json.RawMessage(protocol.SchemaJSON()))
+func (s *Server) describe(context.Context, *session.Supervisor, *protocol.Empty) (json.RawMessage, error) {
+	return json.RawMessage(protocol.SchemaJSON()), nil
 }
 
-func (s *Server) prompt(_ context.Context, c *call, p *promptParams) {
-	err := c.sup.Prompt(session.PromptRequest{Message: p.Message, Images: toBlocks(p.Images), WhenBusy: p.WhenBusy}, acked(c))
-	if err != nil {
-		c.fail(err)
-	}
+func (s *Server) prompt(_ context.Context, sup *session.Supervisor, p *promptParams) (*protocol.InputResult, error) {
+	var a accepted
+	return a.result(sup.Prompt(session.PromptRequest{Message: p.Message, Images: toBlocks(p.Images), WhenBusy: p.WhenBusy}, a.ack))
 }
 
-func (s *Server) steer(_ context.Context, c *call, p *queueParams) {
-	if err := c.sup.Steer(session.QueueRequest{Message: p.Message, Images: toBlocks(p.Images), WhenIdle: p.WhenIdle}, acked(c)); err != nil {
-		c.fail(err)
-	}
+func (s *Server) steer(_ context.Context, sup *session.Supervisor, p *queueParams) (*protocol.InputResult, error) {
+	var a accepted
+	return a.result(sup.Steer(session.QueueRequest{Message: p.Message, Images: toBlocks(p.Images), WhenIdle: p.WhenIdle}, a.ack))
 }
 
-func (s *Server) followUp(_ context.Context, c *call, p *queueParams) {
-	if err := c.sup.FollowUp(session.QueueRequest{Message: p.Message, Images: toBlocks(p.Images), WhenIdle: p.WhenIdle}, acked(c)); err != nil {
-		c.fail(err)
-	}
+func (s *Server) followUp(_ context.Context, sup *session.Supervisor, p *queueParams) (*protocol.InputResult, error) {
+	var a accepted
+	return a.result(sup.FollowUp(session.QueueRequest{Message: p.Message, Images: toBlocks(p.Images), WhenIdle: p.WhenIdle}, a.ack))
 }
 
-func (s *Server) continueRun(_ context.Context, c *call, _ *protocol.Empty) {
-	if err := c.sup.Continue(acked(c)); err != nil {
-		c.fail(err)
-	}
+func (s *Server) continueRun(_ context.Context, sup *session.Supervisor, _ *protocol.Empty) (*protocol.InputResult, error) {
+	var a accepted
+	return a.result(sup.Continue(a.ack))
 }
 
-func (s *Server) abort(_ context.Context, c *call, _ *protocol.Empty) {
-	c.sup.Abort(func(aborted bool) { c.reply(protocol.AbortResult{Aborted: aborted}) })
+func (s *Server) abort(_ context.Context, sup *session.Supervisor, _ *protocol.Empty) (*protocol.AbortResult, error) {
+	// The events the abort causes are held until this answer is queued (Handle).
+	return &protocol.AbortResult{Aborted: sup.Abort()}, nil
 }
 
-func (s *Server) waitSettled(_ context.Context, c *call, p *protocol.WaitSettledParams) {
+func (s *Server) waitSettled(_ context.Context, sup *session.Supervisor, p *protocol.WaitSettledParams) (*later, error) {
 	if p.TimeoutMs < 0 {
-		c.fail(invalidParams("params.timeoutMs: must not be negative"))
-		return
+		return nil, invalidParams("params.timeoutMs: must not be negative")
 	}
 	// Beyond about 292 years a duration in nanoseconds overflows; such a wait has no limit.
 	if p.TimeoutMs > math.MaxInt64/int64(time.Millisecond) {
 		p.TimeoutMs = 0
 	}
-	wait, err := c.sup.PrepareWait(p.InputID)
+	wait, err := sup.Wait(p.InputID)
 	if err != nil {
-		c.fail(err)
-		return
+		return nil, err
 	}
-	s.async(c, func(ctx context.Context) {
+	return deferred(func(ctx context.Context) (any, int64, error) {
 		if p.TimeoutMs > 0 {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeout(ctx, time.Duration(p.TimeoutMs)*time.Millisecond)
 			defer cancel()
 		}
-		st, err := wait(ctx)
+		st, err := wait.Wait(ctx)
 		if errors.Is(err, context.DeadlineExceeded) {
-			busy, lastSeq := c.sup.Busy()
+			busy, lastSeq := sup.Busy()
 			err = &session.Error{Kind: session.KindTimeout, Message: fmt.Sprintf("Not settled within %d ms", p.TimeoutMs),
 				Data: map[string]any{"busy": busy, "lastSeq": lastSeq}}
 		}
 		if err != nil {
-			c.fail(err)
-			return
+			return nil, 0, err
 		}
-		c.replyAfter(st, st.LastSeq)
-	})
+		return st, st.LastSeq, nil
+	}), nil
 }
 
-func (s *Server) clearQueues(_ context.Context, c *call, _ *protocol.Empty) {
-	c.reply(c.sup.ClearQueues())
+func (s *Server) clearQueues(_ context.Context, sup *session.Supervisor, _ *protocol.Empty) (session.QueueUpdate, error) {
+	return sup.ClearQueues(), nil
 }
 
 type cancelInputParams protocol.CancelInputParams
@@ -316,17 +317,13 @@ func (p *cancelInputParams) validate(*json.RawMessage) error {
 	return nil
 }
 
-func (s *Server) cancelInput(_ context.Context, c *call, p *cancelInputParams) {
-	if err := c.sup.CancelInput(p.InputID); err != nil {
-		c.fail(err)
-		return
-	}
-	c.reply(protocol.Empty{})
+func (s *Server) cancelInput(_ context.Context, sup *session.Supervisor, p *cancelInputParams) (protocol.Empty, error) {
+	return protocol.Empty{}, sup.CancelInput(p.InputID)
 }
 
-func (s *Server) getState(_ context.Context, c *call, _ *protocol.Empty) {
-	st := c.sup.State()
-	c.reply(protocol.StateResult{
+func (s *Server) getState(_ context.Context, sup *session.Supervisor, _ *protocol.Empty) (*protocol.StateResult, error) {
+	st := sup.State()
+	return &protocol.StateResult{
 		Model:         s.configuredModel(st.Model),
 		ThinkingLevel: st.ThinkingLevel,
 		Options:       st.Options,
@@ -336,22 +333,18 @@ func (s *Server) getState(_ context.Context, c *call, _ *protocol.Empty) {
 		Settled:       st.Settled,
 		Busy:          st.Busy,
 		BashRunning:   st.BashRunning,
-		ContextFiles:  nonNil(s.sessions.contextFilesOf(c.sup, s.opts.ContextFiles)),
+		ContextFiles:  nonNil(s.host.ContextFiles(sup)),
 		Problems:      nonNil(s.currentProblems()),
 		LastSeq:       st.LastSeq,
-	})
+	}, nil
 }
 
-func (s *Server) getMessages(_ context.Context, c *call, _ *protocol.Empty) {
-	c.reply(protocol.MessagesResult{Messages: nonNil(c.sup.Messages())})
+func (s *Server) getMessages(_ context.Context, sup *session.Supervisor, _ *protocol.Empty) (*protocol.MessagesResult, error) {
+	return &protocol.MessagesResult{Messages: nonNil(sup.Messages())}, nil
 }
 
-func (s *Server) listModels(_ context.Context, c *call, _ *protocol.Empty) {
-	var models []core.Model
-	if s.opts.Models != nil {
-		models = s.opts.Models.List()
-	}
-	c.reply(protocol.ModelsResult{Models: nonNil(models)})
+func (s *Server) listModels(context.Context, *session.Supervisor, *protocol.Empty) (*protocol.ModelsResult, error) {
+	return &protocol.ModelsResult{Models: nonNil(s.host.Models())}, nil
 }
 
 type setModelParams protocol.SetModelParams
@@ -363,28 +356,12 @@ func (p *setModelParams) validate(*json.RawMessage) error {
 	return nil
 }
 
-func (s *Server) setModel(_ context.Context, c *call, p *setModelParams) {
-	if s.opts.Models == nil {
-		c.fail(&session.Error{Kind: session.KindProviderNotConfigured, Message: "No provider is configured"})
-		return
+func (s *Server) setModel(_ context.Context, sup *session.Supervisor, p *setModelParams) (*protocol.ModelResult, error) {
+	if err := s.host.SetModel(sup, p.Provider, p.ModelID); err != nil {
+		return nil, err
 	}
-	model, provider, err := s.opts.Models.Resolve(p.Provider, p.ModelID)
-	var problem *ProviderProblem
-	switch {
-	case errors.As(err, &problem):
-		c.fail(&session.Error{Kind: session.KindProviderNotConfigured, Message: problem.Message})
-		return
-	case err != nil:
-		c.fail(&session.Error{Kind: session.KindNotFound, Message: err.Error()})
-		return
-	}
-	c.sup.SetProvider(provider)
-	s.mu.Lock()
-	s.problems = nil // the model's provider is usable: the startup problem is solved
-	s.mu.Unlock()
-	c.sup.SetModel(model)
-	st := c.sup.State()
-	c.reply(protocol.ModelResult{Model: st.Model, ThinkingLevel: st.ThinkingLevel})
+	st := sup.State()
+	return &protocol.ModelResult{Model: st.Model, ThinkingLevel: st.ThinkingLevel}, nil
 }
 
 type thinkingParams protocol.ThinkingLevelParams
@@ -398,8 +375,8 @@ func (p *thinkingParams) validate(*json.RawMessage) error {
 	return invalidParams("params.level: expected one of off, minimal, low, medium, high, xhigh, got %q", p.Level)
 }
 
-func (s *Server) setThinkingLevel(_ context.Context, c *call, p *thinkingParams) {
-	c.reply(protocol.ThinkingLevelResult{Level: c.sup.SetThinkingLevel(p.Level)})
+func (s *Server) setThinkingLevel(_ context.Context, sup *session.Supervisor, p *thinkingParams) (*protocol.ThinkingLevelResult, error) {
+	return &protocol.ThinkingLevelResult{Level: sup.SetThinkingLevel(p.Level)}, nil
 }
 
 type optionsParams protocol.OptionsParams
@@ -423,28 +400,18 @@ func (p *optionsParams) validate(*json.RawMessage) error {
 	return nil
 }
 
-func (s *Server) setOptions(_ context.Context, c *call, p *optionsParams) {
-	opts := c.sup.SetOptions(session.OptionsPatch{
+func (s *Server) setOptions(_ context.Context, sup *session.Supervisor, p *optionsParams) (*protocol.OptionsResult, error) {
+	opts := sup.SetOptions(session.OptionsPatch{
 		SteeringMode: p.SteeringMode, FollowUpMode: p.FollowUpMode, AutoRetry: p.AutoRetry,
 		AutoCompaction: p.AutoCompaction, ToolExecution: p.ToolExecution, Approval: p.Approval,
 	})
-	c.reply(protocol.OptionsResult{Options: opts})
+	return &protocol.OptionsResult{Options: opts}, nil
 }
 
-func (s *Server) compact(_ context.Context, c *call, p *protocol.CompactParams) {
-	run, err := c.sup.StartCompact(p.CustomInstructions)
+func (s *Server) compact(_ context.Context, sup *session.Supervisor, p *protocol.CompactParams) (*later, error) {
+	compaction, err := sup.Compact(p.CustomInstructions)
 	if err != nil {
-		c.fail(err)
-		return
+		return nil, err
 	}
-	s.async(c, func(context.Context) {
-		res, err := run()
-		_, seq := c.sup.Busy()
-		if err != nil {
-			c.s.stream.answerAfter(int64(c.id.Num), seq)
-			c.fail(err)
-			return
-		}
-		c.replyAfter(res, seq)
-	})
+	return after(compaction), nil
 }

@@ -13,38 +13,19 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/protocol"
 	"github.com/pi-rpc/pi-rpc/session"
 )
 
-// ProviderProblem is the error Models.Resolve returns when a model exists but its provider
-// cannot be used (no API key): it answers -32013 rather than -32012.
-type ProviderProblem struct{ Message string }
-
-func (e *ProviderProblem) Error() string { return e.Message }
-
-// Models is what the server knows about models: the list for listModels and how to switch
-// to one for setModel.
-type Models interface {
-	List() []core.Model
-	// Resolve finds a model (provider may be empty) and the provider that serves it.
-	Resolve(provider, modelID string) (core.Model, core.Provider, error)
-}
-
 // Options configure a [Server].
 type Options struct {
-	// Supervisor is the session the connection starts with.
-	Supervisor *session.Supervisor
-	// NewSession builds the sessions createSession opens; nil refuses createSession.
-	NewSession NewSession
-	// MaxSessions bounds the open sessions (default DefaultMaxSessions).
-	MaxSessions int
+	// Host holds the models, the provider problems and the live sessions; the connection
+	// starts with the sessions it has (at least one), and createSession opens more with it.
+	// Every session's sink must be Writer.
+	Host *session.Host
 	// FinishOnEOF says the process lets busy periods finish when stdin ends (--on-eof
 	// finish); otherwise the end of input aborts them.
 	FinishOnEOF bool
-	// IDs is the id source of the sessions; Supervisor must have been built with it.
-	IDs *session.IDs
 	// Writer must be every session's Sink.
 	Writer          *Writer
 	In              io.Reader
@@ -52,10 +33,7 @@ type Options struct {
 	MaxMessageBytes int
 	Logger          zerolog.Logger
 	Version         string
-	Models          Models
-	Problems        []protocol.Problem
 	Warnings        []string
-	ContextFiles    []string
 	// MCP is the session's MCP servers; nil when none can be added.
 	MCP MCPHost
 }
@@ -64,17 +42,15 @@ type Options struct {
 // goroutine, and handlers never block on the client: methods that wait (waitSettled,
 // compact, shutdown) answer from their own goroutine.
 type Server struct {
-	opts     Options
-	sessions sessionSet
-	ids      *session.IDs
-	stream   *stream
-	conn     *jsonrpc2.Conn
-	log      zerolog.Logger
+	opts   Options
+	host   *session.Host
+	stream *stream
+	conn   *jsonrpc2.Conn
+	log    zerolog.Logger
 
 	mu           sync.Mutex
 	caps         protocol.ClientCapabilities
 	initialized  bool
-	problems     []protocol.Problem
 	shutdownSeen bool
 	cancels      map[int64]context.CancelFunc
 	// inflight counts waiting requests that have not answered yet.
@@ -90,19 +66,16 @@ func NewServer(opts Options) *Server {
 		opts.MaxMessageBytes = 64 << 20
 	}
 	s := &Server{
-		opts:     opts,
-		problems: opts.Problems,
-		ids:      opts.IDs,
-		log:      opts.Logger,
-		cancels:  map[int64]context.CancelFunc{},
-		exit:     make(chan int, 1),
+		opts:    opts,
+		host:    opts.Host,
+		log:     opts.Logger,
+		cancels: map[int64]context.CancelFunc{},
+		exit:    make(chan int, 1),
 	}
 	s.stream = newStream(opts.In, opts.Framing, opts.MaxMessageBytes, opts.Writer, opts.Logger)
-	if s.ids == nil {
-		s.ids = &session.IDs{}
+	for _, sup := range s.host.Sessions() {
+		s.attach(sup)
 	}
-	s.attach(opts.Supervisor)
-	s.sessions.add(opts.Supervisor)
 	return s
 }
 
@@ -166,12 +139,12 @@ func (c *call) reply(result any) {
 	c.send(data, nil)
 }
 
-// replyAfter answers after the event with seq has been written (rule 1's exceptions in
-// docs/protocol.md#ordering-contract: waitSettled after its agent_settled, compact after
-// compaction_end).
-func (c *call) replyAfter(result any, seq int64) {
+// answerAfter answers as answer does, after the event with seq has been written (0: at
+// once). These are rule 1's exceptions in docs/protocol.md#ordering-contract: waitSettled
+// after its agent_settled, compact after compaction_end, bash after its last bash_update.
+func (c *call) answerAfter(result any, err error, seq int64) {
 	c.s.stream.answerAfter(int64(c.id.Num), seq)
-	c.reply(result)
+	c.answer(result, err)
 }
 
 // answer replies with result, or fails with err when it is not nil.
@@ -215,8 +188,31 @@ type method struct {
 	handle func(s *Server, ctx context.Context, c *call, params *json.RawMessage)
 }
 
-// typed adapts a handler with decoded params. Decoding errors answer -32602 naming the field.
-func typed[P any](f func(s *Server, ctx context.Context, c *call, p *P)) func(*Server, context.Context, *call, *json.RawMessage) {
+// later is the answer of a method that waits: run goes on its own goroutine, with a context
+// that $/cancelRequest (or the client going away) cancels, and returns the result or the
+// error and the seq of the event the answer is written after (0: none).
+type later struct {
+	run func(ctx context.Context) (result any, after int64, err error)
+}
+
+func deferred(run func(ctx context.Context) (any, int64, error)) *later { return &later{run: run} }
+
+// after answers when the session's pending work has finished, after the event its Seq
+// names. Cancelling the request cancels the work where it can be cancelled on its own.
+func after[T any](p *session.Pending[T]) *later {
+	return deferred(func(ctx context.Context) (any, int64, error) {
+		stop := context.AfterFunc(ctx, p.Cancel)
+		defer stop()
+		v, err := p.Result()
+		return v, p.Seq(), err
+	})
+}
+
+// typed adapts a handler: it decodes and validates the params (errors answer -32602 naming
+// the field), calls the handler with the session the method is scoped to (nil for the
+// others), and answers with what it returns: a result or an error at once, or, for a
+// *later, from its own goroutine.
+func typed[P, R any](f func(s *Server, ctx context.Context, sup *session.Supervisor, p *P) (R, error)) func(*Server, context.Context, *call, *json.RawMessage) {
 	return func(s *Server, ctx context.Context, c *call, raw *json.RawMessage) {
 		p := new(P)
 		if err := decodeParams(raw, p); err != nil {
@@ -231,7 +227,15 @@ func typed[P any](f func(s *Server, ctx context.Context, c *call, p *P)) func(*S
 				return
 			}
 		}
-		f(s, ctx, c, p)
+		res, err := f(s, ctx, c.sup, p)
+		if l, ok := any(res).(*later); ok && l != nil && err == nil {
+			s.async(c, func(ctx context.Context) {
+				v, seq, err := l.run(ctx)
+				c.answerAfter(v, err, seq)
+			})
+			return
+		}
+		c.answer(res, err)
 	}
 }
 

@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 
 	"github.com/pi-rpc/pi-rpc/protocol"
+	"github.com/pi-rpc/pi-rpc/session"
 )
 
 // The session methods (docs/protocol.md, "Sessions"). The work is the supervisor's; these
 // check params and shape results.
 
-func (s *Server) newSession(_ context.Context, c *call, _ *protocol.Empty) {
-	c.answer(c.sup.NewSession())
+func (s *Server) newSession(_ context.Context, sup *session.Supervisor, _ *protocol.Empty) (*session.SessionRef, error) {
+	return sup.NewSession()
 }
 
 type listSessionsParams protocol.ListSessionsParams
@@ -23,13 +24,12 @@ func (p *listSessionsParams) validate(*json.RawMessage) error {
 	return nil
 }
 
-func (s *Server) listSessions(_ context.Context, c *call, p *listSessionsParams) {
-	infos, next, err := c.sup.ListSessions(p.Cwd, p.Cursor, p.Limit)
+func (s *Server) listSessions(_ context.Context, sup *session.Supervisor, p *listSessionsParams) (*protocol.ListSessionsResult, error) {
+	infos, next, err := sup.ListSessions(p.Cwd, p.Cursor, p.Limit)
 	if err != nil {
-		c.fail(err)
-		return
+		return nil, err
 	}
-	c.reply(protocol.ListSessionsResult{Sessions: infos, NextCursor: next})
+	return &protocol.ListSessionsResult{Sessions: infos, NextCursor: next}, nil
 }
 
 type openSessionParams protocol.OpenSessionParams
@@ -41,8 +41,8 @@ func (p *openSessionParams) validate(*json.RawMessage) error {
 	return nil
 }
 
-func (s *Server) openSession(_ context.Context, c *call, p *openSessionParams) {
-	c.answer(c.sup.OpenSession(p.Session))
+func (s *Server) openSession(_ context.Context, sup *session.Supervisor, p *openSessionParams) (*session.SessionRef, error) {
+	return sup.OpenSession(p.Session)
 }
 
 type forkSessionParams protocol.ForkSessionParams
@@ -54,12 +54,12 @@ func (p *forkSessionParams) validate(*json.RawMessage) error {
 	return nil
 }
 
-func (s *Server) forkSession(_ context.Context, c *call, p *forkSessionParams) {
-	c.answer(c.sup.ForkSession(p.EntryID))
+func (s *Server) forkSession(_ context.Context, sup *session.Supervisor, p *forkSessionParams) (*session.ForkResult, error) {
+	return sup.ForkSession(p.EntryID)
 }
 
-func (s *Server) getTree(_ context.Context, c *call, _ *protocol.Empty) {
-	c.reply(c.sup.Tree())
+func (s *Server) getTree(_ context.Context, sup *session.Supervisor, _ *protocol.Empty) (session.TreeView, error) {
+	return sup.Tree(), nil
 }
 
 type getEntriesParams protocol.GetEntriesParams
@@ -71,17 +71,16 @@ func (p *getEntriesParams) validate(*json.RawMessage) error {
 	return nil
 }
 
-func (s *Server) getEntries(_ context.Context, c *call, p *getEntriesParams) {
-	page, err := c.sup.BranchEntries(p.Since, p.Limit)
+func (s *Server) getEntries(_ context.Context, sup *session.Supervisor, p *getEntriesParams) (*protocol.EntriesResult, error) {
+	page, err := sup.BranchEntries(p.Since, p.Limit)
 	if err != nil {
-		c.fail(err)
-		return
+		return nil, err
 	}
 	out := protocol.EntriesResult{Entries: make([]protocol.SessionEntry, len(page.Entries)), NextCursor: page.NextCursor}
 	for i, e := range page.Entries {
 		out.Entries[i] = protocol.SessionEntry(e)
 	}
-	c.reply(out)
+	return &out, nil
 }
 
 type navigateTreeParams protocol.NavigateTreeParams
@@ -95,18 +94,17 @@ func (p *navigateTreeParams) validate(*json.RawMessage) error {
 
 // navigateTree may ask the model for a branch summary: that busy period starts in the handler
 // and the answer comes from its own goroutine, after the period's agent_settled.
-func (s *Server) navigateTree(_ context.Context, c *call, p *navigateTreeParams) {
-	res, run, err := c.sup.StartNavigate(p.EntryID, p.Summarize)
-	if err != nil || run == nil {
-		c.answer(res, err)
-		return
+func (s *Server) navigateTree(_ context.Context, sup *session.Supervisor, p *navigateTreeParams) (any, error) {
+	nav, err := sup.NavigateTree(session.Navigation{EntryID: p.EntryID, Summarize: p.Summarize})
+	if err != nil {
+		return nil, err
 	}
-	s.async(c, func(context.Context) {
-		res, err := run()
-		_, seq := c.sup.Busy()
-		c.s.stream.answerAfter(int64(c.id.Num), seq)
-		c.answer(res, err)
-	})
+	select {
+	case <-nav.Done():
+		return nav.Result()
+	default:
+		return after(nav), nil
+	}
 }
 
 type setLabelParams protocol.SetLabelParams
@@ -118,23 +116,18 @@ func (p *setLabelParams) validate(*json.RawMessage) error {
 	return nil
 }
 
-func (s *Server) setLabel(_ context.Context, c *call, p *setLabelParams) {
-	if err := c.sup.SetLabel(p.EntryID, p.Label); err != nil {
-		c.fail(err)
-		return
-	}
-	c.reply(protocol.Empty{})
+func (s *Server) setLabel(_ context.Context, sup *session.Supervisor, p *setLabelParams) (protocol.Empty, error) {
+	return protocol.Empty{}, sup.SetLabel(p.EntryID, p.Label)
 }
 
-func (s *Server) setSessionName(_ context.Context, c *call, p *protocol.SetSessionNameParams) {
-	name, err := c.sup.SetSessionName(p.Name)
+func (s *Server) setSessionName(_ context.Context, sup *session.Supervisor, p *protocol.SetSessionNameParams) (*protocol.SessionNameResult, error) {
+	name, err := sup.SetSessionName(p.Name)
 	if err != nil {
-		c.fail(err)
-		return
+		return nil, err
 	}
-	c.reply(protocol.SessionNameResult{Name: name})
+	return &protocol.SessionNameResult{Name: name}, nil
 }
 
-func (s *Server) getSessionStats(_ context.Context, c *call, _ *protocol.Empty) {
-	c.reply(c.sup.Stats())
+func (s *Server) getSessionStats(_ context.Context, sup *session.Supervisor, _ *protocol.Empty) (session.Stats, error) {
+	return sup.Stats(), nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/protocol"
+	"github.com/pi-rpc/pi-rpc/session"
 )
 
 type bashParams protocol.BashParams
@@ -28,22 +29,24 @@ func (p *bashParams) validate(raw *json.RawMessage) error {
 }
 
 // bash runs the user's command and answers when it ends, after its last bash_update.
-func (s *Server) bash(_ context.Context, c *call, p *bashParams) {
-	run, err := c.sup.StartBash(p.Command, time.Duration(p.Timeout*float64(time.Second)))
+func (s *Server) bash(_ context.Context, sup *session.Supervisor, p *bashParams) (*later, error) {
+	run, err := sup.Bash(p.Command, time.Duration(p.Timeout*float64(time.Second)))
 	if err != nil {
-		c.fail(err)
-		return
+		return nil, err
 	}
-	s.async(c, func(ctx context.Context) {
-		res, seq, err := run(ctx)
+	return deferred(func(ctx context.Context) (any, int64, error) {
+		// Cancelling the request ($/cancelRequest, the client gone) kills the command; the
+		// answer still carries its result.
+		stop := context.AfterFunc(ctx, run.Cancel)
+		defer stop()
+		res, err := run.Result()
 		if err != nil {
-			c.fail(err)
-			return
+			return nil, 0, err
 		}
-		c.replyAfter(res, seq)
-	})
+		return res, run.Seq(), nil
+	}), nil
 }
 
-func (s *Server) abortBash(_ context.Context, c *call, _ *protocol.Empty) {
-	c.reply(protocol.AbortBashResult{Aborted: c.sup.AbortBash()})
+func (s *Server) abortBash(_ context.Context, sup *session.Supervisor, _ *protocol.Empty) (*protocol.AbortBashResult, error) {
+	return &protocol.AbortBashResult{Aborted: sup.AbortBash()}, nil
 }

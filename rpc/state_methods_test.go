@@ -6,7 +6,7 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
-	"github.com/pi-rpc/pi-rpc/rpc"
+	"github.com/pi-rpc/pi-rpc/session"
 )
 
 // fakeModels serves two models: "faux-1", and "keyless", whose provider has no key.
@@ -21,7 +21,7 @@ func (f fakeModels) Resolve(provider, id string) (core.Model, core.Provider, err
 		m.Reasoning = true
 		return m, f.provider, nil
 	case "keyless":
-		return core.Model{}, nil, &rpc.ProviderProblem{Message: "No API key for provider local"}
+		return core.Model{}, nil, &session.ProviderProblem{Message: "No API key for provider local"}
 	}
 	return core.Model{}, nil, errors.New("Model not found: " + id)
 }

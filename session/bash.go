@@ -20,21 +20,13 @@ type bashState struct {
 	pending []*core.BashExecutionMessage
 }
 
-// Bash runs a command for the user while the agent may be working. Its output streams as
-// bash_update events; when it ends, a bashExecution message enters the context at once if
-// the session is idle, otherwise when the next busy period starts. It returns the result and
-// the seq of the last event it caused. Only one command runs at a time.
-func (s *Supervisor) Bash(ctx context.Context, command string, timeout time.Duration) (BashResult, int64, error) {
-	run, err := s.StartBash(command, timeout)
-	if err != nil {
-		return BashResult{}, 0, err
-	}
-	return run(ctx)
-}
-
-// StartBash claims the shell now (so a second bash request that arrives next is refused
-// while this one runs) and returns the function that runs the command.
-func (s *Supervisor) StartBash(command string, timeout time.Duration) (func(context.Context) (BashResult, int64, error), error) {
+// Bash runs a command for the user while the agent may be working. It claims the shell now
+// (a second bash request that arrives next is refused while this one runs; one command runs
+// at a time) and runs the command on its own goroutine. Its output streams as bash_update
+// events; when it ends, a bashExecution message enters the context at once if the session is
+// idle, otherwise when the next busy period starts. The Pending finishes with the result and
+// the seq of the last event it caused; its Cancel kills the command, as AbortBash does.
+func (s *Supervisor) Bash(command string, timeout time.Duration) (*Pending[BashResult], error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.readyLocked(); err != nil {
@@ -50,12 +42,14 @@ func (s *Supervisor) StartBash(command string, timeout time.Duration) (func(cont
 	runCtx, cancel := context.WithCancel(context.Background())
 	s.bash.running, s.bash.cancel = true, cancel
 	shell := s.cfg.Shell
-	return func(ctx context.Context) (BashResult, int64, error) {
+	done := newPending[BashResult]()
+	done.cancel = cancel
+	go func() {
 		defer cancel()
-		stop := context.AfterFunc(ctx, cancel)
-		defer stop()
-		return s.runBash(runCtx, shell, id, command, timeout)
-	}, nil
+		res, seq, err := s.runBash(runCtx, shell, id, command, timeout)
+		done.finish(res, seq, err)
+	}()
+	return done, nil
 }
 
 func (s *Supervisor) runBash(ctx context.Context, shell ShellRunner, id, command string, timeout time.Duration) (BashResult, int64, error) {

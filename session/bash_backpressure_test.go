@@ -48,7 +48,7 @@ func TestBashUpdatesWaitForTheClient(t *testing.T) {
 			return session.BashResult{Output: res.Output}, err
 		},
 	})
-	_, _, err := sup.Bash(context.Background(), "for i in $(seq 30); do head -c 40000 /dev/zero | tr '\\0' x; echo; sleep 0.1; done", 0)
+	_, err := result(sup.Bash("for i in $(seq 30); do head -c 40000 /dev/zero | tr '\\0' x; echo; sleep 0.1; done", 0))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func TestPendingBashStaysWithItsSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-started
-	if _, _, err := sup.Bash(context.Background(), "cat secret", 0); err != nil {
+	if _, err := result(sup.Bash("cat secret", 0)); err != nil {
 		t.Fatal(err)
 	}
 	close(release)

@@ -1,8 +1,6 @@
 package session
 
 import (
-	"context"
-
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
@@ -52,17 +50,9 @@ func (s *Supervisor) branchSummary(p *period, provider core.Provider, model core
 	if len(msgs) == 0 {
 		return "No content to summarize", details, nil
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-p.abort:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	// The period's context: an abort cancels the summary request.
 	sum := summarizer{provider: provider, model: model, thinking: core.ThinkingOff}
-	text, err := sum.complete(ctx, sum.request(conversationBlock(SerializeConversation(core.ConvertToLLM(msgs)))+branchSummaryPrompt, 2048), "Summarization failed")
+	text, err := sum.complete(p.ctx, sum.request(conversationBlock(SerializeConversation(core.ConvertToLLM(msgs)))+branchSummaryPrompt, 2048), "Summarization failed")
 	if err != nil {
 		return "", nil, err
 	}

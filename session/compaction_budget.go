@@ -71,11 +71,12 @@ func contextTokens(path []*Entry) int {
 }
 
 // prepareAutoCompaction prepares a compaction of path with the settings fitted to the model's
-// window. For an overflow, the reply that overflowed (the last entry) is left out of the cut:
+// window, for the reason given. For an overflow, the reply that overflowed (the last entry) is left out of the cut:
 // it is dropped before the retry, so a cut that kept only it would keep nothing. When nothing
 // can be compacted it returns errNothingToCompact, "Already compacted", or, for an overflow,
 // the error that names the prompt's size and the window.
-func prepareAutoCompaction(path []*Entry, s CompactionSettings, window int, overflow bool) (*CompactionPreparation, error) {
+func prepareAutoCompaction(path []*Entry, s CompactionSettings, window int, reason CompactionReason) (*CompactionPreparation, error) {
+	overflow := reason == CompactionOverflow
 	s = s.ForWindow(window)
 	end := len(path)
 	if overflow && end > 0 && entryRole(path[end-1]) == core.RoleAssistant {

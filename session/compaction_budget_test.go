@@ -77,13 +77,13 @@ func TestPrepareAutoCompactionOverflowWithOnlyThePrompt(t *testing.T) {
 		{ID: "u1", ParentID: "m1", Type: EntryMessage, Message: prompt},
 		{ID: "a1", ParentID: "u1", Type: EntryMessage, Message: &core.AssistantMessage{StopReason: core.StopReasonError, ErrorMessage: "prompt is too long"}},
 	}
-	_, err := prepareAutoCompaction(path, DefaultCompactionSettings(), 8000, true)
+	_, err := prepareAutoCompaction(path, DefaultCompactionSettings(), 8000, CompactionOverflow)
 	want := "nothing is left to compact but the current prompt (about 10000 tokens), and the request does not fit the model's context window (8000 tokens). Shorten the prompt or switch to a larger-context model"
 	if err == nil || err.Error() != want {
 		t.Fatalf("err = %v, want %q", err, want)
 	}
 	// Not an overflow: the ordinary answer.
-	if _, err := prepareAutoCompaction(path, DefaultCompactionSettings(), 8000, false); !errors.Is(err, errNothingToCompact) {
+	if _, err := prepareAutoCompaction(path, DefaultCompactionSettings(), 8000, CompactionThreshold); !errors.Is(err, errNothingToCompact) {
 		t.Fatalf("threshold err = %v", err)
 	}
 }
@@ -98,7 +98,7 @@ func TestPrepareAutoCompactionOverflowWithHistoryThatFits(t *testing.T) {
 		{ID: "u1", ParentID: "a0", Type: EntryMessage, Message: core.NewUserMessage("now", nil, 2)},
 		{ID: "a1", ParentID: "u1", Type: EntryMessage, Message: &core.AssistantMessage{StopReason: core.StopReasonError, ErrorMessage: "prompt is too long"}},
 	}
-	_, err := prepareAutoCompaction(path, DefaultCompactionSettings(), 1_000_000, true)
+	_, err := prepareAutoCompaction(path, DefaultCompactionSettings(), 1_000_000, CompactionOverflow)
 	want := "the whole conversation (about 1101 tokens) fits in what compaction keeps for this model (20000 of its 1000000-token context window), yet the provider reports an overflow: the server's real context window is smaller than the one configured. Set the model's contextWindow in models.json (or --context-window), or switch to a larger-context model"
 	if err == nil || err.Error() != want {
 		t.Fatalf("err = %v, want %q", err, want)

@@ -148,7 +148,7 @@ func TestManualCompaction(t *testing.T) {
 	h.prompt(question2)
 	h.settle()
 	n := len(h.sink.outline())
-	res, err := h.sup.Compact("focus on decisions")
+	res, err := result(h.sup.Compact("focus on decisions"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestManualCompaction(t *testing.T) {
 	if len(budgets) == 0 || budgets[0] != 80 {
 		t.Fatalf("summary request budgets %v, want floor(0.8*100) first", budgets)
 	}
-	if _, err := h.sup.Compact(""); err == nil {
+	if _, err := result(h.sup.Compact("")); err == nil {
 		t.Fatal("second compaction succeeded, want Already compacted / nothing to compact")
 	}
 	var kinds []session.EntryType
@@ -195,14 +195,14 @@ func TestAbortDuringCompaction(t *testing.T) {
 	h.settle()
 	done := make(chan error)
 	go func() {
-		_, err := h.sup.Compact("")
+		_, err := result(h.sup.Compact(""))
 		done <- err
 	}()
 	<-streaming
 	if !h.sup.State().Busy.Compacting {
 		t.Fatal("busy.compacting false while the summary streams")
 	}
-	h.sup.Abort(func(bool) {})
+	h.sup.Abort()
 	if err := <-done; err == nil {
 		t.Fatal("aborted compaction reported success")
 	}
@@ -226,7 +226,7 @@ func TestCompactionUsesTheCurrentProvider(t *testing.T) {
 	other := faux.New()
 	other.SetResponses(faux.Reply(faux.Text("summary from the new provider")))
 	h.sup.SetProvider(other)
-	res, err := h.sup.Compact("")
+	res, err := result(h.sup.Compact(""))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ func TestSteerDuringManualCompactionIsDelivered(t *testing.T) {
 	h.history()
 	h.prompt(question2)
 	h.settle()
-	run, err := h.sup.StartCompact("")
+	run, err := h.sup.Compact("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,12 +33,12 @@ func TestSteerDuringManualCompactionIsDelivered(t *testing.T) {
 	if a.Disposition != session.DispositionQueued {
 		t.Fatalf("disposition %v, want queued", a.Disposition)
 	}
-	if _, err := run(); err != nil {
+	if _, err := run.Result(); err != nil {
 		t.Fatal(err)
 	}
 	st := h.settle()
 	eq(t, "outcomes", outcomes(st), []string{a.InputID + "=completed"})
-	if h.sup.Agent().HasQueued() {
+	if busy := h.sup.State().Busy; len(busy.Steering)+len(busy.FollowUp) > 0 {
 		t.Fatal("still queued after the period settled")
 	}
 	msgs := h.sup.Messages()

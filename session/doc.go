@@ -16,10 +16,22 @@
 //     goroutine calls Sink.Wait outside the lock after each event, which is how a client that
 //     stops reading slows the provider's stream.
 //   - Methods that accept an input call their ack before any event the input causes, so a
-//     front end can write the response first.
-//   - One goroutine drives each busy period (driver.go): retries with backoff, compaction,
-//     continuation runs for queued inputs, and the settle. Abort closes the period's abort
-//     channel and cancels the agent's run context.
+//     front end can write the response first. Methods whose work finishes later (Wait,
+//     Compact, NavigateTree with a summary, Bash, Host.Close) decide under the lock and
+//     return a [Pending]: a done channel, the outcome, and the seq the answer follows.
+//   - One goroutine drives each busy period (driver.go, started only by startDriverLocked):
+//     a pre-prompt or manual compaction or a branch summary that opens it, retries with
+//     backoff, compaction, continuation runs for queued inputs, and the settle. Abort cancels
+//     the period's context (a backoff, a compaction or a branch summary stop with it) and
+//     the agent's run context.
+//   - The session is the only owner of the steering and follow-up queues (the period's
+//     queued inputs, in acceptance order, drained by the session's queue modes); the agent's
+//     loop pulls from them through core.Queues (queues.go), and a pulled input can no longer
+//     be cancelled.
+//   - A [Host] owns what a process's sessions share: the model catalogue and providers, the
+//     provider problems, the id source and the live sessions (opened by the process's
+//     [Opener], bounded by MaxSessions). Its lock comes before a session's (it reads session
+//     ids under it); a session never calls its host.
 //   - Ids (inputs, runs, permission requests, bash commands) come from an [IDs] shared by every
 //     session of a process.
 //   - Lock order: Supervisor.mu, then the agent's or the sink's lock; core calls listeners

@@ -1,36 +1,41 @@
 package session
 
 import (
-	"context"
 	"errors"
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
-// drive runs a busy period to its agent_settled, on its own goroutine. prompt is set when the
-// period starts with a prompt that must first pass the pre-prompt compaction; otherwise the
-// period's first run is already started.
-func (s *Supervisor) drive(p *period, prompt *input) {
-	if prompt != nil && !s.startPrompt(p, prompt) {
+// opening is the first step of a busy period that does not start with a run (a pre-prompt
+// compaction, a manual compaction, a branch summary). It runs on the period's goroutine and
+// reports whether a run follows it (p.run is then set); otherwise the period has settled.
+type opening func() bool
+
+// startDriverLocked starts the goroutine that drives a busy period to its agent_settled: the
+// only place a period's goroutine starts, one per period. Without an opening the period's
+// first run is already started.
+func (s *Supervisor) startDriverLocked(p *period, first opening) {
+	go s.drive(p, first)
+}
+
+// drive runs a busy period to its agent_settled.
+func (s *Supervisor) drive(p *period, first opening) {
+	if first != nil && !first() {
 		return
 	}
 	for {
 		<-p.run.Done()
-		run := s.afterRun(p)
-		if run == nil {
+		if s.afterRun(p) == nil {
 			return
 		}
-		s.mu.Lock()
-		p.run = run
-		s.mu.Unlock()
 	}
 }
 
 // startPrompt compacts before the prompt, then starts its run. It reports false if the
 // period settled instead.
 func (s *Supervisor) startPrompt(p *period, in *input) bool {
-	_, _ = s.runCompaction(p, CompactionThreshold, false, "", true)
+	_, _ = s.runCompaction(p, compactionRun{reason: CompactionThreshold, onlyIfDue: true})
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if p.aborted {
@@ -48,7 +53,7 @@ func (s *Supervisor) startPrompt(p *period, in *input) bool {
 }
 
 // afterRun carries out what was decided at the run's agent_end and returns the next run of
-// the period, or nil once the period has settled.
+// the period (also set as p.run), or nil once the period has settled.
 func (s *Supervisor) afterRun(p *period) *core.Run {
 	s.mu.Lock()
 	n := p.next
@@ -61,9 +66,9 @@ func (s *Supervisor) afterRun(p *period) *core.Run {
 		if !s.backoff(p, n) {
 			return nil
 		}
-		return s.continueOrSettle(p, true)
+		return s.continueOrSettle(p, resumeRetry)
 	case nextOverflowCompact:
-		if _, err := s.runCompaction(p, CompactionOverflow, true, "", false); err != nil {
+		if _, err := s.runCompaction(p, compactionRun{reason: CompactionOverflow, willRetry: true}); err != nil {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			if p.failure == nil && !p.aborted {
@@ -73,11 +78,11 @@ func (s *Supervisor) afterRun(p *period) *core.Run {
 			return nil
 		}
 		s.dropTrailingReply()
-		return s.continueOrSettle(p, true)
+		return s.continueOrSettle(p, resumeRetry)
 	case nextThresholdCompact:
-		_, _ = s.runCompaction(p, CompactionThreshold, false, "", false)
+		_, _ = s.runCompaction(p, compactionRun{reason: CompactionThreshold})
 	}
-	return s.continueOrSettle(p, false)
+	return s.continueOrSettle(p, resumeQueued)
 }
 
 // dropTrailingReply removes the reply that overflowed from the context, whatever its stop
@@ -91,17 +96,27 @@ func (s *Supervisor) dropTrailingReply() {
 	}
 }
 
+// resume says why a period may go on after a run: to retry the failed reply, or to deliver
+// inputs queued behind a completed run.
+type resume int
+
+const (
+	resumeQueued resume = iota
+	resumeRetry
+)
+
 // continueOrSettle starts the next run when one is due (a retry, or queued inputs after a
-// completed run) and settles the period otherwise. The decision is taken under the lock that
-// accepts inputs, so an input is either delivered by this period or starts the next one.
-func (s *Supervisor) continueOrSettle(p *period, retry bool) *core.Run {
+// completed run), making it p.run, and settles the period otherwise. The decision is taken
+// under the lock that accepts inputs, so an input is either delivered by this period or
+// starts the next one.
+func (s *Supervisor) continueOrSettle(p *period, why resume) *core.Run {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if p.aborted || p.failure != nil || (!retry && !s.agent.HasQueued()) {
+	if p.aborted || p.failure != nil || (why == resumeQueued && !p.hasQueued()) {
 		s.settleLocked(p)
 		return nil
 	}
-	run, err := s.agent.Continue()
+	run, err := s.agent.Continue(s.queuesLocked())
 	if err != nil {
 		if p.failure == nil {
 			p.failure = &SettleError{Kind: SettleErrorProvider, Message: err.Error()}
@@ -109,6 +124,7 @@ func (s *Supervisor) continueOrSettle(p *period, retry bool) *core.Run {
 		s.settleLocked(p)
 		return nil
 	}
+	p.run = run
 	return run
 }
 
@@ -129,7 +145,7 @@ func (s *Supervisor) backoff(p *period, n next) bool {
 	timer := s.clock.After(delay)
 	select {
 	case <-timer:
-	case <-p.abort:
+	case <-p.ctx.Done():
 	}
 
 	s.mu.Lock()
@@ -150,12 +166,24 @@ var (
 	errAlreadyCompacted = errors.New("Already compacted")
 )
 
+// compactionRun says which compaction runCompaction runs.
+type compactionRun struct {
+	reason CompactionReason
+	// willRetry is compaction_end's willRetry: the period retries the reply after it.
+	willRetry bool
+	// instructions are the user's focus for a manual compaction.
+	instructions string
+	// onlyIfDue first checks that the threshold rule asks for a compaction (the pre-prompt
+	// check), and does nothing otherwise.
+	onlyIfDue bool
+}
+
 // runCompaction runs an automatic or manual compaction inside the period: compaction_start,
-// the summary request, the compaction entry, the rebuilt context, compaction_end. With
-// check, it first checks that the threshold rule asks for one (the pre-prompt check).
-func (s *Supervisor) runCompaction(p *period, reason CompactionReason, willRetry bool, instructions string, check bool) (*CompactionResult, error) {
+// the summary request, the compaction entry, the rebuilt context, compaction_end.
+func (s *Supervisor) runCompaction(p *period, c compactionRun) (*CompactionResult, error) {
+	reason := c.reason
 	s.mu.Lock()
-	if check && !s.needsPrePromptCompactionLocked() {
+	if c.onlyIfDue && !s.needsPrePromptCompactionLocked() {
 		s.mu.Unlock()
 		return nil, errNothingToCompact
 	}
@@ -163,7 +191,7 @@ func (s *Supervisor) runCompaction(p *period, reason CompactionReason, willRetry
 	provider := s.cfg.Agent.Provider
 	s.ledger.compacting = true
 	s.emitLocked(EventCompactionStart, CompactionStart{Reason: reason})
-	prep, err := prepareAutoCompaction(Branch(s.store), s.cfg.Compaction, st.Model.ContextWindow, reason == CompactionOverflow)
+	prep, err := prepareAutoCompaction(Branch(s.store), s.cfg.Compaction, st.Model.ContextWindow, reason)
 	if err != nil {
 		end := CompactionEnd{Reason: reason}
 		switch reason {
@@ -181,22 +209,11 @@ func (s *Supervisor) runCompaction(p *period, reason CompactionReason, willRetry
 	}
 	s.mu.Unlock()
 
-	ctx, cancel := context.WithCancel(context.Background())
-	stop := make(chan struct{})
-	go func() {
-		select {
-		case <-p.abort:
-			cancel()
-		case <-stop:
-		}
-	}()
 	thinking := core.ThinkingOff
 	if st.Model.Reasoning {
 		thinking = st.ThinkingLevel
 	}
-	result, err := Compact(ctx, provider, st.Model, thinking, prep, instructions)
-	close(stop)
-	cancel()
+	result, err := Compact(p.ctx, provider, st.Model, thinking, prep, c.instructions)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -224,7 +241,7 @@ func (s *Supervisor) runCompaction(p *period, reason CompactionReason, willRetry
 	}
 	s.appendLocked(entry)
 	s.agent.SetMessages(BuildContext(Branch(s.store)).Messages)
-	s.emitLocked(EventCompactionEnd, CompactionEnd{Reason: reason, Result: result, WillRetry: willRetry})
+	s.emitLocked(EventCompactionEnd, CompactionEnd{Reason: reason, Result: result, WillRetry: c.willRetry})
 	return result, nil
 }
 
@@ -253,7 +270,6 @@ func (s *Supervisor) settleLocked(p *period) {
 			removed = true
 		}
 	}
-	s.agent.ClearQueues()
 	if removed {
 		s.emitQueueLocked()
 	}
@@ -270,8 +286,8 @@ func (s *Supervisor) settleLocked(p *period) {
 	for _, in := range settled.Inputs {
 		s.settledByInput[in.InputID] = settled
 	}
-	close(s.settleCh)
-	s.settleCh = make(chan struct{})
+	p.settling.finish(settled, settled.LastSeq, nil)
+	p.cancel()
 	store := s.store
 	go func() {
 		if err := store.Sync(); err != nil {
@@ -280,19 +296,12 @@ func (s *Supervisor) settleLocked(p *period) {
 	}()
 }
 
-// Compact runs a manual compaction as its own busy period (inputs: []) and returns when
-// compaction_end has been emitted.
-func (s *Supervisor) Compact(instructions string) (*CompactionResult, error) {
-	run, err := s.StartCompact(instructions)
-	if err != nil {
-		return nil, err
-	}
-	return run()
-}
-
-// StartCompact starts a manual compaction's busy period now (so an input that arrives next
-// finds the session busy) and returns the function that runs it to its agent_settled.
-func (s *Supervisor) StartCompact(instructions string) (func() (*CompactionResult, error), error) {
+// Compact starts a manual compaction as its own busy period (inputs: []) now, so an input
+// that arrives next finds the session busy, and runs it on the period's goroutine. The
+// Pending finishes after compaction_end and the period's agent_settled (or, when inputs were
+// queued meanwhile, once the run that delivers them has started); its Seq is the last event
+// by then. A compaction with nothing to do fails at once, without a busy period.
+func (s *Supervisor) Compact(instructions string) (*Pending[*CompactionResult], error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.readyLocked(); err != nil {
@@ -304,23 +313,22 @@ func (s *Supervisor) StartCompact(instructions string) (func() (*CompactionResul
 	if err := s.providerLocked(); err != nil {
 		return nil, err
 	}
-	if _, err := prepareAutoCompaction(Branch(s.store), s.cfg.Compaction, s.agent.State().Model.ContextWindow, false); err != nil {
+	if _, err := prepareAutoCompaction(Branch(s.store), s.cfg.Compaction, s.agent.State().Model.ContextWindow, CompactionManual); err != nil {
 		// Nothing to do: answer at once, without a busy period.
 		return nil, &Error{Kind: KindInvalidState, Message: err.Error()}
 	}
 	p := s.newPeriodLocked()
-	return func() (*CompactionResult, error) {
-		result, err := s.runCompaction(p, CompactionManual, false, instructions, false)
+	done := newPending[*CompactionResult]()
+	s.startDriverLocked(p, func() bool {
+		result, err := s.runCompaction(p, compactionRun{reason: CompactionManual, instructions: instructions})
 		// Inputs queued while it ran are delivered by a continuation run of the same period.
-		if run := s.continueOrSettle(p, false); run != nil {
-			s.mu.Lock()
-			p.run = run
-			s.mu.Unlock()
-			go s.drive(p, nil)
-		}
+		run := s.continueOrSettle(p, resumeQueued)
+		_, seq := s.Busy()
 		if err != nil {
-			return nil, &Error{Kind: KindInvalidState, Message: err.Error()}
+			err = &Error{Kind: KindInvalidState, Message: err.Error()}
 		}
-		return result, nil
-	}, nil
+		done.finish(result, seq, err)
+		return run != nil
+	})
+	return done, nil
 }

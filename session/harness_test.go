@@ -135,6 +135,8 @@ type harnessOpts struct {
 	retry      *session.RetrySettings
 	compaction *session.CompactionSettings
 	model      *core.Model
+	// sessionID is the store's session id ("session-1" when empty).
+	sessionID string
 }
 
 func newHarness(t *testing.T, o harnessOpts, steps ...faux.Step) *harness {
@@ -147,7 +149,10 @@ func newHarness(t *testing.T, o harnessOpts, steps ...faux.Step) *harness {
 	h.model = faux.New(fauxOpts...)
 	h.model.SetResponses(steps...)
 	n := 0
-	h.store = session.NewMemoryStore("session-1", func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return session.ISOTime(epoch) })
+	if o.sessionID == "" {
+		o.sessionID = "session-1"
+	}
+	h.store = session.NewMemoryStore(o.sessionID, func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return session.ISOTime(epoch) })
 	retry := session.DefaultRetrySettings()
 	if o.retry != nil {
 		retry = *o.retry
@@ -165,6 +170,15 @@ func newHarness(t *testing.T, o harnessOpts, steps ...faux.Step) *harness {
 		Compaction: compaction,
 	})
 	return h
+}
+
+// result waits for a Pending a method returned, or passes its error on.
+func result[T any](p *session.Pending[T], err error) (T, error) {
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return p.Result()
 }
 
 // ack records the answer to an input.

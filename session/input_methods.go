@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -84,12 +85,6 @@ func (s *Supervisor) queueLocked(kind inputKind, text string, images []core.Cont
 	in := s.newInputLocked(kind, text, images)
 	in.state = stateQueued
 	s.period.inputs = append(s.period.inputs, in)
-	ci := core.Input{ID: in.id, Message: in.msg}
-	if kind == kindSteer {
-		s.agent.Steer(ci)
-	} else {
-		s.agent.FollowUp(ci)
-	}
 	ack(Accepted{InputID: in.id, Disposition: DispositionQueued})
 	s.emitQueueLocked()
 	return nil
@@ -101,7 +96,7 @@ func (s *Supervisor) queueSnapshotLocked() QueueUpdate {
 		return q
 	}
 	for _, in := range s.period.inputs {
-		if in.state != stateQueued {
+		if in.state != stateQueued && in.state != stateTaken {
 			continue
 		}
 		if in.kind == kindSteer {
@@ -125,7 +120,7 @@ func (s *Supervisor) startLocked(kind inputKind, text string, images []core.Cont
 	p.inputs = append(p.inputs, in)
 	ack(Accepted{InputID: in.id, Disposition: DispositionStarted})
 	if s.needsPrePromptCompactionLocked() {
-		go s.drive(p, in)
+		s.startDriverLocked(p, func() bool { return s.startPrompt(p, in) })
 		return nil
 	}
 	s.startRunLocked(p, in)
@@ -143,12 +138,13 @@ func (s *Supervisor) startRunLocked(p *period, in *input) {
 		return
 	}
 	p.run = run
-	go s.drive(p, nil)
+	s.startDriverLocked(p, nil)
 }
 
 func (s *Supervisor) newPeriodLocked() *period {
 	s.flushBashLocked()
-	p := &period{abort: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &period{ctx: ctx, cancel: cancel, settling: newPending[*Settled]()}
 	s.period = p
 	return p
 }
@@ -180,7 +176,7 @@ func (s *Supervisor) Continue(ack func(Accepted)) error {
 		}
 		run, err = s.agent.Prompt(ins...)
 	} else {
-		run, err = s.agent.Continue()
+		run, err = s.agent.Continue(s.queuesLocked())
 	}
 	switch {
 	case errors.Is(err, core.ErrNoMessages), errors.Is(err, core.ErrNothingToResume):
@@ -194,28 +190,27 @@ func (s *Supervisor) Continue(ack func(Accepted)) error {
 	p.inputs = append(p.inputs, in)
 	p.run = run
 	ack(Accepted{InputID: in.id, Disposition: DispositionStarted})
-	go s.drive(p, nil)
+	s.startDriverLocked(p, nil)
 	return nil
 }
 
-// Abort ends the current busy period: the run's context is cancelled right after ack is
-// called, a retry backoff or compaction stops, and the period settles as aborted. It reports
-// false, and does nothing, when idle.
-func (s *Supervisor) Abort(ack func(aborted bool)) {
+// Abort ends the current busy period: the run's context is cancelled, a retry backoff or
+// compaction stops, and the period settles as aborted. It reports false, and does nothing,
+// when idle. The events the abort causes come from the period's goroutine after it returns.
+func (s *Supervisor) Abort() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.period
 	if p == nil || p.aborted {
-		ack(p != nil)
-		return
+		return p != nil
 	}
-	ack(true)
 	s.abortLocked(p)
+	return true
 }
 
 func (s *Supervisor) abortLocked(p *period) {
 	p.aborted = true
-	close(p.abort)
+	p.cancel()
 	s.agent.Abort()
 }
 
@@ -227,14 +222,9 @@ func (s *Supervisor) ClearQueues() QueueUpdate {
 	if s.period == nil {
 		return removed
 	}
-	steering, followUp := s.agent.ClearQueues()
-	taken := map[string]bool{}
-	for _, q := range append(steering, followUp...) {
-		taken[q.ID] = true
-	}
 	for _, in := range s.period.inputs {
 		// An input the loop has already taken for delivery is no longer queued.
-		if in.state != stateQueued || !taken[in.id] {
+		if in.state != stateQueued {
 			continue
 		}
 		in.state = stateCancelled
@@ -261,7 +251,7 @@ func (s *Supervisor) CancelInput(id string) error {
 	if s.period != nil {
 		in = s.period.find(id)
 	}
-	if in == nil || in.state != stateQueued || !s.agent.RemoveQueued(id) {
+	if in == nil || in.state != stateQueued {
 		// Not queued, or already taken by the loop for delivery: too late to cancel.
 		return &Error{Kind: KindInvalidState, Message: fmt.Sprintf("Input %s is not queued", id)}
 	}

@@ -1,6 +1,10 @@
 package session
 
-import "github.com/pi-rpc/pi-rpc/core"
+import (
+	"context"
+
+	"github.com/pi-rpc/pi-rpc/core"
+)
 
 // inputKind is what created an input.
 type inputKind int
@@ -16,8 +20,12 @@ const (
 type inputState int
 
 const (
-	// stateQueued: waiting in a queue of the agent.
+	// stateQueued: waiting in its queue (the period's inputs are the queues).
 	stateQueued inputState = iota
+	// stateTaken: handed to the agent's loop for delivery (queues.go); it can no longer be
+	// cancelled, and its message_start follows on the run's goroutine. Until then it is
+	// still shown as queued.
+	stateTaken
 	// stateDelivered: its message reached the conversation (or it started the period).
 	stateDelivered
 	// stateCompleted: a follow-up delivered after it proved its work finished.
@@ -41,8 +49,10 @@ func (in *input) queued() QueuedInput { return QueuedInput{InputID: in.id, Text:
 // compaction) to its agent_settled.
 type period struct {
 	inputs []*input
-	// abort is closed when the period is aborted, waking a retry backoff or a compaction.
-	abort   chan struct{}
+	// ctx is cancelled when the period is aborted (abortLocked): a retry backoff, a
+	// compaction or a branch summary running for the period stops with it.
+	ctx     context.Context
+	cancel  context.CancelFunc
 	aborted bool
 	// failure is set when the period ends in failure.
 	failure *SettleError
@@ -58,6 +68,8 @@ type period struct {
 	retryExhausted string
 	// settled is the period's agent_settled payload, once it has settled.
 	settled *Settled
+	// settling finishes with that payload; waits for the period return it.
+	settling *Pending[*Settled]
 }
 
 // nextKind is a decision taken at agent_end.
@@ -115,7 +127,7 @@ func (p *period) outcomes() []InputOutcome {
 		switch in.state {
 		case stateCompleted:
 			o = OutcomeCompleted
-		case stateQueued, stateCancelled:
+		case stateQueued, stateTaken, stateCancelled:
 			o = OutcomeCancelled
 		}
 		out = append(out, InputOutcome{InputID: in.id, Outcome: o})

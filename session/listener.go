@@ -24,7 +24,7 @@ func (s *Supervisor) onCoreEvent(ctx context.Context, ev core.Event) {
 		case *core.UserMessage:
 			if p != nil {
 				p.overflowRecovered = false
-				if in := p.find(ev.InputID); in != nil && in.state == stateQueued {
+				if in := p.find(ev.InputID); in != nil && in.state == stateTaken {
 					p.deliver(in)
 					s.emitQueueLocked()
 				}

@@ -63,11 +63,9 @@ func (s *Supervisor) SetOptions(p OptionsPatch) Options {
 	defer s.mu.Unlock()
 	if p.SteeringMode != nil {
 		s.options.SteeringMode = *p.SteeringMode
-		s.agent.SetSteeringMode(*p.SteeringMode)
 	}
 	if p.FollowUpMode != nil {
 		s.options.FollowUpMode = *p.FollowUpMode
-		s.agent.SetFollowUpMode(*p.FollowUpMode)
 	}
 	if p.AutoRetry != nil {
 		s.options.AutoRetry = *p.AutoRetry

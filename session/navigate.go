@@ -6,39 +6,38 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
-// NavigateTree moves the leaf within the session (pi's navigateTree): to a
-// user or custom message's parent, returning its text for the client's editor, or to any
-// other entry itself. With summarize, the branch being left (from the old leaf up to the
-// common ancestor) is summarised by the model first and the summary becomes a branch_summary
-// entry at the new position; that request runs as a busy period (inputs: []) that abort
-// cancels.
-func (s *Supervisor) NavigateTree(entryID string, summarize bool) (*NavigateResult, error) {
-	res, run, err := s.StartNavigate(entryID, summarize)
-	if err != nil || run == nil {
-		return res, err
-	}
-	return run()
+// Navigation is where navigateTree moves the leaf.
+type Navigation struct {
+	// EntryID is the entry to move to.
+	EntryID string
+	// Summarize asks the model to summarise the branch being left first.
+	Summarize bool
 }
 
-// StartNavigate does what navigateTree can do at once: it answers a navigation without a
-// summary, or starts the busy period of one with a summary and returns the function that
-// completes it. The RPC layer calls it in the handler, so a request that arrives next finds
-// the session busy rather than racing the navigation.
-func (s *Supervisor) StartNavigate(entryID string, summarize bool) (*NavigateResult, func() (*NavigateResult, error), error) {
+// NavigateTree moves the leaf within the session (pi's navigateTree): to a user or custom
+// message's parent, returning its text for the client's editor, or to any other entry
+// itself. A navigation without a summary is done when it returns (the Pending has finished,
+// with Seq 0: its answer precedes the session_changed it caused). With Summarize, the branch
+// being left (from the old leaf up to the common ancestor) is summarised by the model first
+// and the summary becomes a branch_summary entry at the new position: that request runs as a
+// busy period (inputs: []) that abort cancels, started now so that a request arriving next
+// finds the session busy, and the Pending finishes after its agent_settled.
+func (s *Supervisor) NavigateTree(to Navigation) (*Pending[*NavigateResult], error) {
+	entryID := to.EntryID
 	s.mu.Lock()
 	if err := s.idleLocked("navigating the tree"); err != nil {
 		s.mu.Unlock()
-		return nil, nil, err
+		return nil, err
 	}
 	oldLeaf := s.store.Leaf()
 	target := s.store.Entry(entryID)
 	if target == nil {
 		s.mu.Unlock()
-		return nil, nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("Entry %s not found", entryID)}
+		return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("Entry %s not found", entryID)}
 	}
 	if entryID == oldLeaf {
 		s.mu.Unlock()
-		return &NavigateResult{LeafID: &oldLeaf}, nil, nil
+		return donePending(&NavigateResult{LeafID: &oldLeaf}, 0, nil), nil
 	}
 	newLeaf, text := entryID, ""
 	switch {
@@ -48,27 +47,32 @@ func (s *Supervisor) StartNavigate(entryID string, summarize bool) (*NavigateRes
 		newLeaf, text = target.ParentID, messageText(target.Content, "")
 	}
 	var toSummarize []*Entry
-	if summarize {
+	if to.Summarize {
 		if err := s.providerLocked(); err != nil {
 			s.mu.Unlock()
-			return nil, nil, err
+			return nil, err
 		}
 		toSummarize = entriesForBranchSummary(s.store.Entries(), oldLeaf, entryID)
 	}
 	if len(toSummarize) == 0 {
 		defer s.mu.Unlock()
 		if err := s.store.SetLeaf(newLeaf); err != nil {
-			return nil, nil, &Error{Kind: KindNotFound, Message: err.Error()}
+			return nil, &Error{Kind: KindNotFound, Message: err.Error()}
 		}
 		s.switchLocked(s.store, SwitchNavigate)
-		return &NavigateResult{LeafID: leafRef(s.store.Leaf()), Text: text}, nil, nil
+		return donePending(&NavigateResult{LeafID: leafRef(s.store.Leaf()), Text: text}, 0, nil), nil
 	}
+	defer s.mu.Unlock()
 	p := s.newPeriodLocked()
 	model, provider := s.agent.State().Model, s.cfg.Agent.Provider
-	s.mu.Unlock()
-	return nil, func() (*NavigateResult, error) {
-		return s.finishNavigate(p, provider, model, toSummarize, newLeaf, text)
-	}, nil
+	done := newPending[*NavigateResult]()
+	s.startDriverLocked(p, func() bool {
+		res, err := s.finishNavigate(p, provider, model, toSummarize, newLeaf, text)
+		_, seq := s.Busy()
+		done.finish(res, seq, err)
+		return false
+	})
+	return done, nil
 }
 
 // finishNavigate summarises the branch left, then moves the leaf and settles the period.

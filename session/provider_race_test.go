@@ -27,12 +27,12 @@ func TestSetProviderDuringCompaction(t *testing.T) {
 	h.history()
 	h.prompt(question2)
 	h.settle()
-	run, err := h.sup.StartCompact("")
+	run, err := h.sup.Compact("")
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
-	go func() { defer close(done); _, _ = run() }()
+	go func() { defer close(done); _, _ = run.Result() }()
 	// the setModel handler runs on the read goroutine, concurrently with the compaction
 	stop := make(chan struct{})
 	go func() {

@@ -93,7 +93,6 @@ type Supervisor struct {
 	settledByInput  map[string]*Settled
 	knownInputs     map[string]bool
 	lastSettled     *Settled
-	settleCh        chan struct{}
 	ledger          ledger
 	options         Options
 	persistErr      error
@@ -137,9 +136,9 @@ func New(cfg Config) *Supervisor {
 		sink:           cfg.Sink,
 		settledByInput: map[string]*Settled{},
 		knownInputs:    map[string]bool{},
-		settleCh:       make(chan struct{}),
 		allowed:        map[string]bool{},
 	}
+	opts.Queues = s.pullQueues()
 	userHook := opts.BeforeToolCall
 	opts.BeforeToolCall = func(ctx context.Context, c *core.BeforeToolCallContext) (*core.BeforeToolCallResult, error) {
 		if res, err := s.beforeToolCall(ctx, c); res != nil || err != nil {
@@ -153,8 +152,8 @@ func New(cfg Config) *Supervisor {
 	s.agent = core.New(opts)
 	st := s.agent.State()
 	s.options = Options{
-		SteeringMode:   st.SteeringMode,
-		FollowUpMode:   st.FollowUpMode,
+		SteeringMode:   core.QueueOneAtATime,
+		FollowUpMode:   core.QueueOneAtATime,
 		AutoRetry:      cfg.Retry.Enabled,
 		AutoCompaction: cfg.Compaction.Enabled,
 		ToolExecution:  st.ToolExecution,

@@ -168,7 +168,7 @@ func TestAbortWithQueuedFollowUp(t *testing.T) {
 	}
 	<-started
 	var aborted bool
-	h.sup.Abort(func(v bool) { aborted = v })
+	aborted = h.sup.Abort()
 	if !aborted {
 		t.Fatal("Abort answered false during a run")
 	}
@@ -179,7 +179,7 @@ func TestAbortWithQueuedFollowUp(t *testing.T) {
 	eq(t, "outcomes", outcomes(st), []string{"in1=aborted", "in2=cancelled"})
 	out := h.sink.outline()
 	eq(t, "tail", out[len(out)-3:], []string{"agent_end", "queue_update(0,0)", "agent_settled[in1=aborted,in2=cancelled]:aborted"})
-	h.sup.Abort(func(v bool) { aborted = v })
+	aborted = h.sup.Abort()
 	if aborted {
 		t.Fatal("Abort answered true when idle")
 	}
@@ -293,7 +293,7 @@ func TestAbortDuringBackoff(t *testing.T) {
 	if snap := h.sup.State(); snap.Busy.RetryUntil != epoch.Add(2*time.Second).UnixMilli() {
 		t.Fatalf("retryUntil = %d", snap.Busy.RetryUntil)
 	}
-	h.sup.Abort(func(bool) {})
+	h.sup.Abort()
 	st := h.settle()
 	eq(t, "outcomes", outcomes(st), []string{"in1=aborted"})
 	out := h.sink.outline()

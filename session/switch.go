@@ -32,14 +32,23 @@ func (s *Supervisor) catalog() *Catalog {
 func (s *Supervisor) StartSession() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.loadBranchLocked(false, true)
+	s.loadBranchLocked(branchLoad{record: true})
+}
+
+// branchLoad says what loading a branch does besides setting the agent's state.
+type branchLoad struct {
+	// announce emits model_changed and thinking_level_changed for what the branch changes.
+	announce bool
+	// record makes a session without entries record the model and thinking level, and a
+	// resumed one without a thinking-level entry record the level in force (navigation
+	// records nothing).
+	record bool
 }
 
 // loadBranchLocked makes the agent's state that of the store's branch (pi's createAgentSession
-// restoring a session). With emit, model and thinking level changes are announced; with
-// record, a session without entries records the model and thinking level, and a resumed one
-// without a thinking-level entry records the level in force (navigation records nothing).
-func (s *Supervisor) loadBranchLocked(emit, record bool) {
+// restoring a session).
+func (s *Supervisor) loadBranchLocked(how branchLoad) {
+	emit, record := how.announce, how.record
 	cat := s.catalog()
 	path := Branch(s.store)
 	bc := BuildContext(path)
@@ -107,7 +116,7 @@ func (s *Supervisor) switchLocked(next Store, reason SwitchReason) {
 	s.store = next
 	s.persistErr, s.persistReported = nil, false
 	s.emitLocked(EventSessionChanged, SessionChanged{PreviousSessionID: prev.SessionID(), SessionFile: next.File(), Reason: reason})
-	s.loadBranchLocked(true, reason != SwitchNavigate)
+	s.loadBranchLocked(branchLoad{announce: true, record: reason != SwitchNavigate})
 }
 
 // idleLocked refuses a session switch while busy (-32010, docs/protocol.md#errors).

@@ -153,10 +153,10 @@ func TestSessionMethodsRefusedWhileBusy(t *testing.T) {
 	if _, err := h.sup.ForkSession("x"); kindOf(err) != session.KindBusy {
 		t.Fatalf("forkSession while busy: %v", err)
 	}
-	if _, err := h.sup.NavigateTree("x", false); kindOf(err) != session.KindBusy {
+	if _, err := result(h.sup.NavigateTree(session.Navigation{EntryID: "x", Summarize: false})); kindOf(err) != session.KindBusy {
 		t.Fatalf("navigateTree while busy: %v", err)
 	}
-	h.sup.Abort(func(bool) {})
+	h.sup.Abort()
 	h.settle()
 }
 
@@ -183,24 +183,24 @@ func TestNavigateTree(t *testing.T) {
 	users := userIDs(h.sup.Tree())
 
 	// Navigating to a user message: the leaf is its parent and its text comes back.
-	res, err := h.sup.NavigateTree(users[1], false)
+	res, err := result(h.sup.NavigateTree(session.Navigation{EntryID: users[1], Summarize: false}))
 	if err != nil || res.Text != "second" || len(h.sup.Messages()) != 2 {
 		t.Fatalf("navigate: %+v %v (%d messages)", res, err, len(h.sup.Messages()))
 	}
 	// To the first user message: the leaf is the entry before it (the session's initial
 	// thinking level, as in pi's files) and the context is empty.
-	res, err = h.sup.NavigateTree(users[0], false)
+	res, err = result(h.sup.NavigateTree(session.Navigation{EntryID: users[0], Summarize: false}))
 	if err != nil || res.LeafID == nil || *res.LeafID != h.sup.Tree().Nodes[1].ID || len(h.sup.Messages()) != 0 {
 		t.Fatalf("navigate to root: %+v %v", res, err)
 	}
 	// Back to the end with a summary of the (empty) branch left: nothing to summarise.
 	tree := h.sup.Tree()
 	last := tree.Nodes[len(tree.Nodes)-1].ID
-	if _, err := h.sup.NavigateTree(last, true); err != nil {
+	if _, err := result(h.sup.NavigateTree(session.Navigation{EntryID: last, Summarize: true})); err != nil {
 		t.Fatal(err)
 	}
 	// Now leave the full branch with a summary.
-	res, err = h.sup.NavigateTree(users[1], true)
+	res, err = result(h.sup.NavigateTree(session.Navigation{EntryID: users[1], Summarize: true}))
 	if err != nil || res.SummaryEntryID == "" {
 		t.Fatalf("navigate with summary: %+v %v", res, err)
 	}
@@ -209,7 +209,7 @@ func TestNavigateTree(t *testing.T) {
 	if !ok || bs.Summary == "" {
 		t.Fatalf("last message %T, want the branch summary", msgs[len(msgs)-1])
 	}
-	if _, err := h.sup.NavigateTree("missing", false); kindOf(err) != session.KindNotFound {
+	if _, err := result(h.sup.NavigateTree(session.Navigation{EntryID: "missing", Summarize: false})); kindOf(err) != session.KindNotFound {
 		t.Fatalf("navigate unknown: %v", err)
 	}
 	// getEntries pages the branch.

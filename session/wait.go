@@ -8,57 +8,39 @@ import (
 // WaitSettled waits for the agent_settled that settles inputID, or, without an id, the one
 // ending the current busy period (when idle: the last one, or an empty payload if none).
 func (s *Supervisor) WaitSettled(ctx context.Context, inputID string) (*Settled, error) {
-	wait, err := s.PrepareWait(inputID)
+	w, err := s.Wait(inputID)
 	if err != nil {
 		return nil, err
 	}
-	return wait(ctx)
+	return w.Wait(ctx)
 }
 
-// PrepareWait decides now which agent_settled a wait is for, and returns the wait. The RPC
-// layer calls it while handling waitSettled, so a request that arrives after it (a prompt
-// starting the next period) cannot change its answer.
-func (s *Supervisor) PrepareWait(inputID string) (func(context.Context) (*Settled, error), error) {
+// Wait decides now which agent_settled a wait is for (see WaitSettled) and returns it as a
+// Pending whose Seq is that agent_settled's. A front end calls it while handling the
+// request, so a request that arrives after it (a prompt starting the next period) cannot
+// change its answer.
+func (s *Supervisor) Wait(inputID string) (*Pending[*Settled], error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if inputID == "" {
-		p := s.period
-		if p == nil {
-			st := s.lastSettled
-			if st == nil {
-				st = &Settled{Inputs: []InputOutcome{}, LastSeq: s.sink.LastSeq()}
-			}
-			return func(context.Context) (*Settled, error) { return st, nil }, nil
+		if p := s.period; p != nil {
+			return p.settling, nil
 		}
-		return func(ctx context.Context) (*Settled, error) {
-			return s.waitFor(ctx, func() *Settled { return p.settled })
-		}, nil
+		st := s.lastSettled
+		if st == nil {
+			st = &Settled{Inputs: []InputOutcome{}, LastSeq: s.sink.LastSeq()}
+		}
+		return donePending(st, st.LastSeq, nil), nil
 	}
 	if !s.knownInputs[inputID] {
 		return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("No input %s", inputID)}
 	}
-	return func(ctx context.Context) (*Settled, error) {
-		return s.waitFor(ctx, func() *Settled { return s.settledByInput[inputID] })
-	}, nil
-}
-
-// waitFor waits until settled (read under the lock) returns a payload.
-func (s *Supervisor) waitFor(ctx context.Context, settled func() *Settled) (*Settled, error) {
-	s.mu.Lock()
-	for {
-		if st := settled(); st != nil {
-			s.mu.Unlock()
-			return st, nil
-		}
-		ch := s.settleCh
-		s.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		s.mu.Lock()
+	if st := s.settledByInput[inputID]; st != nil {
+		return donePending(st, st.LastSeq, nil), nil
 	}
+	// An input not yet settled belongs to the current period: inputs are only accepted
+	// into it, and a period settles all of its inputs at once.
+	return s.period.settling, nil
 }
 
 // Busy reports whether a busy period is active and the last seq, for timeouts.

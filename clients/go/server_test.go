@@ -129,8 +129,10 @@ func startServer(t *testing.T, o serverOpts, steps ...faux.Step) *testServer {
 		},
 	})
 	sup.StartSession()
-	server := rpc.NewServer(rpc.Options{Supervisor: sup, Writer: writer, In: inR, Framing: rpc.FramingNDJSON,
-		Logger: zerolog.Nop(), Version: "test", Models: fixedModels{[]core.Model{model, other}, p}})
+	host := session.NewHost(session.HostConfig{Models: fixedModels{[]core.Model{model, other}, p}})
+	host.Adopt(&session.Opened{Supervisor: sup})
+	server := rpc.NewServer(rpc.Options{Host: host, Writer: writer, In: inR, Framing: rpc.FramingNDJSON,
+		Logger: zerolog.Nop(), Version: "test"})
 	server.Serve(context.Background())
 	c := piclient.New(pipeConn{outR, inW, []io.Closer{inW, outR}}, piclient.Options{OnPermission: o.perm})
 	t.Cleanup(func() {

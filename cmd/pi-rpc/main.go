@@ -139,17 +139,15 @@ func serve(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpHos
 	if len(setup.problems) > 0 {
 		problem = setup.problems[0].Message
 	}
-	ids := &session.IDs{}
-	sup := newSupervisor(cfg, setup, host.toolsWith(setup.tools, nil), problem, sessions, writer, ids, log)
+	sessionHost := newSessionHost(cfg, setup, host, log)
+	sup := newSupervisor(cfg, setup, host.toolsWith(setup.tools, nil), problem, sessions, writer, sessionHost.IDs(), log)
 	host.attach(sup, setup.tools, nil)
+	sessionHost.Adopt(&session.Opened{Supervisor: sup, Cwd: setup.cwd, ContextFiles: setup.contextFiles})
 	server := rpc.NewServer(rpc.Options{
-		MCP:        host,
-		Supervisor: sup, Writer: writer, In: stdin, IDs: ids,
-		NewSession: sessionFactory(cfg, setup, host, writer, log), MaxSessions: cfg.maxSessions,
+		MCP: host, Host: sessionHost, Writer: writer, In: stdin,
 		FinishOnEOF: cfg.onEOF == "finish",
 		Framing:     rpc.Framing(cfg.framing), MaxMessageBytes: cfg.maxMessageBytes,
-		Logger: log, Version: version, Models: setup.models,
-		Problems: setup.problems, Warnings: setup.warnings, ContextFiles: setup.contextFiles,
+		Logger: log, Version: version, Warnings: setup.warnings,
 	})
 	life := watchProcess(log)
 	defer life.stop()

@@ -13,7 +13,6 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/protocol"
-	"github.com/pi-rpc/pi-rpc/rpc"
 	"github.com/pi-rpc/pi-rpc/session"
 	"github.com/pi-rpc/pi-rpc/tools"
 	"github.com/pi-rpc/pi-rpc/tools/mcp"
@@ -103,7 +102,7 @@ func buildSession(cfg *config, base *agentSetup, host *mcpHost, spec sessionSpec
 		model, p, err := setup.models.Resolve(provider, id)
 		if err != nil {
 			kind := session.KindNotFound
-			var pp *rpc.ProviderProblem
+			var pp *session.ProviderProblem
 			if errors.As(err, &pp) {
 				kind = session.KindProviderNotConfigured
 			}
@@ -129,30 +128,45 @@ func buildSession(cfg *config, base *agentSetup, host *mcpHost, spec sessionSpec
 	return &builtSession{sup: sup, setup: setup}, nil
 }
 
-// sessionFactory opens the sessions createSession asks for (see buildSession). The process's
-// MCP servers serve every session.
-func sessionFactory(cfg *config, base *agentSetup, host *mcpHost, writer *rpc.Writer, log zerolog.Logger) rpc.NewSession {
-	return func(req rpc.SessionRequest) (*rpc.OpenedSession, error) {
-		b, err := buildSession(cfg, base, host, sessionSpec{cwd: req.Cwd, model: req.Model, sessionFile: req.SessionFile, sink: writer, ids: req.IDs}, log)
+// newSessionHost is the process's session host: the model catalogue, the startup's provider
+// problems, the id source, --max-sessions, and the opener of the sessions createSession asks
+// for (see buildSession). The process's MCP servers serve every session.
+func newSessionHost(cfg *config, base *agentSetup, host *mcpHost, log zerolog.Logger) *session.Host {
+	var models session.Models
+	if base.models != nil {
+		models = base.models
+	}
+	problems := make([]session.Problem, 0, len(base.problems))
+	for _, p := range base.problems {
+		problems = append(problems, session.Problem{Kind: p.Kind, Message: p.Message})
+	}
+	return session.NewHost(session.HostConfig{
+		Models: models, Problems: problems, MaxSessions: cfg.maxSessions,
+		Open: sessionOpener(cfg, base, host, log),
+	})
+}
+
+// sessionOpener opens the sessions the JSON-RPC front end asks for; OpenRequest.Extra holds
+// the session's own MCP servers, connected before it returns.
+func sessionOpener(cfg *config, base *agentSetup, host *mcpHost, log zerolog.Logger) session.Opener {
+	return func(req session.OpenRequest) (*session.Opened, error) {
+		b, err := buildSession(cfg, base, host, sessionSpec{cwd: req.Cwd, model: req.Model, sessionFile: req.SessionFile, sink: req.Sink, ids: req.IDs}, log)
 		if err != nil {
 			return nil, err
 		}
 		sup := b.sup
 		var own *mcp.Set
-		if len(req.MCPServers) > 0 {
+		if servers, _ := req.Extra.(map[string]protocol.MCPServerConfig); len(servers) > 0 {
 			ctx, cancel := context.WithTimeout(context.Background(), cfg.mcpTimeout)
-			own = host.connectOwn(ctx, req.MCPServers, b.setup.cwd, sup)
+			own = host.connectOwn(ctx, servers, b.setup.cwd, sup)
 			cancel()
 		}
 		host.attach(sup, b.setup.tools, own)
-		st := sup.State()
-		return &rpc.OpenedSession{
+		return &session.Opened{
 			Supervisor:   sup,
+			Cwd:          b.setup.cwd,
 			ContextFiles: b.setup.contextFiles,
 			Closed:       func() { host.detach(sup) },
-			Result: protocol.CreateSessionResult{
-				SessionID: st.SessionID, SessionFile: st.SessionFile, Cwd: b.setup.cwd, Model: st.Model,
-			},
 		}, nil
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/llm/openai"
 	"github.com/pi-rpc/pi-rpc/protocol"
-	"github.com/pi-rpc/pi-rpc/rpc"
+	"github.com/pi-rpc/pi-rpc/session"
 	"github.com/pi-rpc/pi-rpc/tools"
 )
 
@@ -218,7 +218,7 @@ func fileExists(path string) bool {
 	return err == nil
 }
 
-// modelSet implements rpc.Models over the registry (or faux's one model), building and
+// modelSet implements session.Models over the registry (or faux's one model), building and
 // caching one provider per endpoint.
 type modelSet struct {
 	registry      *openai.Registry
@@ -279,7 +279,7 @@ func (m *modelSet) Resolve(provider, id string) (core.Model, core.Provider, erro
 		return core.Model{}, nil, err
 	}
 	if problem != "" {
-		return core.Model{}, nil, &rpc.ProviderProblem{Message: problem}
+		return core.Model{}, nil, &session.ProviderProblem{Message: problem}
 	}
 	return res.Model, p, nil
 }

@@ -1,0 +1,120 @@
+package session_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/faux"
+	"github.com/pi-rpc/pi-rpc/session"
+)
+
+// hostModels serves faux-1, and "keyless", whose provider has no key.
+type hostModels struct{ provider core.Provider }
+
+func (m hostModels) List() []core.Model { return []core.Model{faux.DefaultModel()} }
+
+func (m hostModels) Resolve(provider, id string) (core.Model, core.Provider, error) {
+	switch id {
+	case "faux-1":
+		return faux.DefaultModel(), m.provider, nil
+	case "keyless":
+		return core.Model{}, nil, &session.ProviderProblem{Message: "No API key for provider local"}
+	}
+	return core.Model{}, nil, fmt.Errorf("Model not found: %s", id)
+}
+
+func kindOfErr(err error) session.ErrorKind {
+	var se *session.Error
+	if errors.As(err, &se) {
+		return se.Kind
+	}
+	return ""
+}
+
+// The host bounds its live sessions (the adopted first one included), finds a session by id
+// or defaults to the first, and takes a closed session out at once.
+func TestHostSessions(t *testing.T) {
+	first := newHarness(t, harnessOpts{})
+	var opened []*harness
+	host := session.NewHost(session.HostConfig{MaxSessions: 2, Open: func(req session.OpenRequest) (*session.Opened, error) {
+		if req.IDs == nil {
+			t.Error("the opener got no id source")
+		}
+		if req.Cwd == "bad" {
+			return nil, &session.Error{Kind: session.KindInvalidState, Message: "cwd bad is not a directory"}
+		}
+		h := newHarness(t, harnessOpts{sessionID: fmt.Sprintf("session-%d", len(opened)+2)})
+		opened = append(opened, h)
+		return &session.Opened{Supervisor: h.sup, Cwd: req.Cwd, ContextFiles: []string{"AGENTS.md"}}, nil
+	}})
+	host.Adopt(&session.Opened{Supervisor: first.sup})
+	if _, err := host.Open(session.OpenRequest{Cwd: "bad"}); kindOfErr(err) != session.KindInvalidState {
+		t.Fatalf("open with a bad cwd = %v, want invalidState", err)
+	}
+	second, err := host.Open(session.OpenRequest{Cwd: "sub"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := host.Open(session.OpenRequest{}); err == nil || err.Error() != "Too many sessions: 2 are open (--max-sessions); close one with closeSession first" {
+		t.Fatalf("third open = %v, want the max-sessions error", err)
+	}
+	if sup, err := host.Find(""); err != nil || sup != first.sup {
+		t.Fatalf("default session = %v, %v; want the first", sup, err)
+	}
+	id := second.Supervisor.SessionID()
+	if sup, err := host.Find(id); err != nil || sup != second.Supervisor {
+		t.Fatalf("Find(%s) = %v, %v", id, sup, err)
+	}
+	eq(t, "context files", host.ContextFiles(second.Supervisor), []string{"AGENTS.md"})
+	closing, err := host.Close(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := host.Find(id); kindOfErr(err) != session.KindNotFound {
+		t.Fatalf("Find after Close = %v, want notFound at once", err)
+	}
+	<-closing.Done()
+	if _, err := closing.Result(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := host.Open(session.OpenRequest{}); err != nil {
+		t.Fatalf("open after a close = %v", err)
+	}
+	if _, err := host.Close("nope"); kindOfErr(err) != session.KindNotFound {
+		t.Fatalf("Close(nope) = %v, want notFound", err)
+	}
+}
+
+// setModel's orchestration: an unknown model is notFound, one without a key is
+// providerNotConfigured, and a usable one switches the session and solves the startup's
+// provider problems.
+func TestHostSetModel(t *testing.T) {
+	h := newHarness(t, harnessOpts{})
+	if err := session.NewHost(session.HostConfig{}).SetModel(h.sup, "", "faux-1"); kindOfErr(err) != session.KindProviderNotConfigured {
+		t.Fatalf("SetModel without models = %v, want providerNotConfigured", err)
+	}
+	host := session.NewHost(session.HostConfig{
+		Models:   hostModels{provider: h.model},
+		Problems: []session.Problem{{Kind: "noApiKey", Message: "No API key for OpenAI"}},
+	})
+	if err := host.SetModel(h.sup, "", "missing"); kindOfErr(err) != session.KindNotFound {
+		t.Fatalf("SetModel(missing) = %v, want notFound", err)
+	}
+	if err := host.SetModel(h.sup, "local", "keyless"); kindOfErr(err) != session.KindProviderNotConfigured || err.Error() != "No API key for provider local" {
+		t.Fatalf("SetModel(keyless) = %v, want providerNotConfigured", err)
+	}
+	if len(host.Problems()) != 1 {
+		t.Fatal("a failed setModel dropped the problems")
+	}
+	if err := host.SetModel(h.sup, "", "faux-1"); err != nil {
+		t.Fatal(err)
+	}
+	if len(host.Problems()) != 0 {
+		t.Fatalf("problems after a usable model = %v, want none", host.Problems())
+	}
+	if got := h.sink.ofType("model_changed"); len(got) != 1 {
+		t.Fatalf("%d model_changed, want 1", len(got))
+	}
+}

@@ -1,0 +1,87 @@
+package session_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/faux"
+	"github.com/pi-rpc/pi-rpc/session"
+)
+
+// The user's bash command runs on the session's own goroutine: Bash returns at once with
+// the shell claimed, the Pending's Cancel kills that command, and its Seq is the last
+// bash_update it caused.
+func TestBashPending(t *testing.T) {
+	running := make(chan struct{})
+	n := 0
+	store := session.NewMemoryStore("s1", func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return session.ISOTime(epoch) })
+	sink := &recordingSink{}
+	sup := session.New(session.Config{
+		Agent: core.Options{Provider: faux.New()}, Store: store, Sink: sink,
+		Shell: func(ctx context.Context, command string, timeout time.Duration, onUpdate func(string)) (session.BashResult, error) {
+			onUpdate("partial")
+			close(running)
+			<-ctx.Done()
+			return session.BashResult{Output: "partial", Cancelled: true}, nil
+		},
+	})
+	run, err := sup.Bash("sleep forever", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-running
+	if _, err := sup.Bash("second", 0); kindOfErr(err) != session.KindBusy {
+		t.Fatalf("a second command while one runs = %v, want busy", err)
+	}
+	select {
+	case <-run.Done():
+		t.Fatal("the command finished before it was cancelled")
+	default:
+	}
+	run.Cancel()
+	res, err := run.Result()
+	if err != nil || !res.Cancelled {
+		t.Fatalf("result = %+v, %v; want cancelled", res, err)
+	}
+	updates := sink.ofType("bash_update")
+	if len(updates) != 1 || run.Seq() != int64(updates[0]["seq"].(float64)) {
+		t.Fatalf("Seq %d, bash_update events %v", run.Seq(), updates)
+	}
+}
+
+// A manual compaction's Pending finishes after its busy period's agent_settled, whose seq is
+// the one its answer follows; a wait for the period returns that agent_settled too.
+func TestCompactPendingFollowsTheSettle(t *testing.T) {
+	h := newHarness(t, harnessOpts{model: smallModel(), compaction: tightCompaction()},
+		withUsage(faux.Reply(faux.Text("first answer")), 100),
+		withUsage(faux.Reply(faux.Text("second answer")), 100),
+		faux.Reply(faux.Text("## Goal\nsummary")),
+	)
+	h.history()
+	h.prompt(question2)
+	h.settle()
+	compaction, err := h.sup.Compact("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait, err := h.sup.Wait("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := compaction.Result(); err != nil {
+		t.Fatal(err)
+	}
+	settled := h.sink.ofType("agent_settled")
+	last := int64(settled[len(settled)-1]["seq"].(float64))
+	if compaction.Seq() != last {
+		t.Fatalf("compaction Seq %d, want the agent_settled's %d", compaction.Seq(), last)
+	}
+	st, err := wait.Wait(context.Background())
+	if err != nil || st.LastSeq != last {
+		t.Fatalf("wait = %+v, %v; want the compaction's agent_settled", st, err)
+	}
+	h.check()
+}
