@@ -4,7 +4,7 @@ GO ?= go
 LINT := $(GO) tool -modfile=devtools/go.mod golangci-lint
 BIN := bin
 
-.PHONY: all build test test-go test-ts test-pi-npm test-pi-acp-npm mcp-npm acp-npm check lint generate check-generated check-ts-generated release bench demo clean compat
+.PHONY: all build test test-go test-ts test-npm npm-host test-pi-npm test-pi-acp-npm mcp-npm acp-npm check lint generate check-generated check-ts-generated release bench demo clean compat
 
 all: build
 
@@ -14,8 +14,8 @@ build:
 	$(GO) build -buildvcs=auto -o $(BIN)/ ./cmd/...
 
 ## test: build, then the whole Go suite under the race detector, then the TypeScript client,
-## then pi's own RpcClient and pi-acp against pi mode.
-test: build test-go test-ts test-pi-npm test-pi-acp-npm
+## then the npm packages, then pi's own RpcClient and pi-acp against pi mode.
+test: build test-go test-ts test-npm test-pi-npm test-pi-acp-npm
 
 test-go: mcp-npm acp-npm
 	$(GO) test -race ./...
@@ -35,10 +35,27 @@ acp-npm:
 test-ts:
 	@if [ -f clients/ts/package.json ]; then cd clients/ts && npm ci --no-audit --no-fund && PI_RPC_BIN=$(CURDIR)/$(BIN)/pi-rpc MOCK_OPENAI_BIN=$(CURDIR)/$(BIN)/mock-openai npm test; fi
 
+# npm-host packs the npm launcher (clients/npm) and this machine's platform package into
+# bin/npm/, as make release packs all four, at version NPM_TEST_VERSION (stamped into the
+# binary too), for test-npm and test-pi-npm.
+NPM_TEST_VERSION := 0.0.0-test
+NPM_TEST_ENV = PI_RPC_NPM_DIR=$(CURDIR)/$(BIN)/npm PI_RPC_NPM_VERSION=$(NPM_TEST_VERSION)
+npm-host:
+	rm -rf $(BIN)/npm && mkdir -p $(BIN)/npm
+	$(GO) build -ldflags "-s -w -X main.version=$(NPM_TEST_VERSION)" -o $(BIN)/npm/pi-rpc ./cmd/pi-rpc
+	node clients/npm/scripts/pack.mjs --version $(NPM_TEST_VERSION) --out $(BIN)/npm \
+		"$$(node -p 'process.platform + "-" + process.arch')=$(BIN)/npm/pi-rpc"
+
+# test-npm installs those tarballs offline into fresh projects and runs npx pi-rpc and
+# node cli.js: versions, PI_RPC_BINARY, a missing platform package, signal forwarding.
+test-npm: npm-host
+	cd clients/npm && $(NPM_TEST_ENV) npm test
+
 # test-pi-npm runs pi's unmodified RpcClient (@mariozechner/pi-coding-agent, pinned in
-# e2e/pi-npm/package-lock.json; test only) against bin/pi-rpc --mode rpc and bin/mock-openai.
-test-pi-npm: build
-	cd e2e/pi-npm && npm ci --no-audit --no-fund --ignore-scripts && PI_RPC_BINARY=$(CURDIR)/$(BIN)/pi-rpc MOCK_OPENAI_BIN=$(CURDIR)/$(BIN)/mock-openai npm test
+# e2e/pi-npm/package-lock.json; test only) against pi mode through the npm launcher, installed
+# from npm-host's tarballs, and bin/mock-openai.
+test-pi-npm: build npm-host
+	cd e2e/pi-npm && npm ci --no-audit --no-fund --ignore-scripts && $(NPM_TEST_ENV) MOCK_OPENAI_BIN=$(CURDIR)/$(BIN)/mock-openai npm test
 
 # test-pi-acp-npm runs pi-acp 0.0.24 and 0.0.34 (unmodified, pinned in
 # e2e/pi-acp-npm/package-lock.json; test only) with a `pi` on PATH that is bin/pi-rpc, driven by
@@ -81,8 +98,13 @@ check-ts-generated:
 check-generated:
 	@true
 
-## release: pi-rpc binaries for linux and darwin, amd64 and arm64, into dist/ with SHA256SUMS.
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+## release: pi-rpc binaries for linux and darwin, amd64 and arm64, and the npm packages
+## (clients/npm: the launcher pi-rpc-$(VERSION).tgz and pi-rpc-<os>-<cpu>-$(VERSION).tgz for
+## the four platforms, all at VERSION, the launcher's optionalDependencies pinned to it) into
+## dist/ with SHA256SUMS. VERSION is a semver version, as npm needs: the git tag without its
+## "v" (git describe: 1.2.0, or 1.2.0-3-gabc1234 after it), else 0.0.0-g<commit>.
+VERSION ?= $(shell (git describe --tags --always --dirty 2>/dev/null || echo dev) | \
+	sed -e 's/^v\([0-9]\)/\1/' -e '/^[0-9][0-9]*\./!s/^/0.0.0-g/')
 RELEASE_PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 release:
 	rm -rf dist && mkdir -p dist
@@ -91,6 +113,10 @@ release:
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath \
 			-ldflags "-s -w -X main.version=$(VERSION)" -o dist/pi-rpc-$$os-$$arch ./cmd/pi-rpc; \
 	done
+	@set -e; packs=""; for p in $(RELEASE_PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; cpu=$$arch; [ "$$arch" = amd64 ] && cpu=x64; \
+		packs="$$packs $$os-$$cpu=dist/pi-rpc-$$os-$$arch"; \
+	done; node clients/npm/scripts/pack.mjs --version $(VERSION) --out dist $$packs
 	@cd dist && if command -v sha256sum >/dev/null; then sha256sum pi-rpc-*; else shasum -a 256 pi-rpc-*; fi > SHA256SUMS
 	@cat dist/SHA256SUMS
 

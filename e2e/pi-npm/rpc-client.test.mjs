@@ -1,24 +1,27 @@
 // pi's own RpcClient (@mariozechner/pi-coding-agent@0.73.1, unmodified) driving
-// `pi-rpc --mode rpc` against scripted mock-openai servers. Run by `make test-pi-npm` with
-// PI_RPC_BINARY and MOCK_OPENAI_BIN set.
-import { test } from "node:test";
+// `pi-rpc --mode rpc` against scripted mock-openai servers, through the npm launcher as a user
+// installs it: the pi-rpc package and this machine's platform package, from the tarballs of
+// clients/npm (make npm-host), installed offline into a fresh project; cliPath is that
+// project's node_modules/pi-rpc/cli.js, and the binary it runs is the platform package's.
+// Run by `make test-pi-npm` with PI_RPC_NPM_DIR, PI_RPC_NPM_VERSION and MOCK_OPENAI_BIN set.
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync, openSync, closeSync, writeSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
+import { installProject } from "../../clients/npm/test/install.mjs";
 
 // The package's exports map has no subpath for the client; load its module file directly.
 const { RpcClient } = await import(
   new URL("./node_modules/@mariozechner/pi-coding-agent/dist/modes/rpc/rpc-client.js", import.meta.url)
 );
-const cliPath = fileURLToPath(new URL("./cli.js", import.meta.url));
-
-for (const v of ["PI_RPC_BINARY", "MOCK_OPENAI_BIN"]) {
-  if (!process.env[v]) throw new Error(`${v} is not set`);
-}
+if (!process.env.MOCK_OPENAI_BIN) throw new Error("MOCK_OPENAI_BIN is not set");
+// RpcClient passes its own environment on: without PI_RPC_BINARY the launcher must find the
+// binary in the platform package.
+delete process.env.PI_RPC_BINARY;
+const { cliPath } = installProject(after);
 
 // startMock serves the responses (internal/mockopenai's script format) and returns its URL.
 async function startMock(t, responses) {

@@ -1,22 +1,77 @@
 import { accessSync, constants, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { BinaryNotFoundError } from './errors.js';
+import { packageRequire } from './locate.cjs';
 
 /**
- * Finds the pi-rpc executable: `binaryPath` if given, then `$PI_RPC_BIN`, then `pi-rpc` on
- * `$PATH` (both read from `env`). Throws BinaryNotFoundError naming what it tried.
+ * The npm platform packages holding the pi-rpc binary (at `bin/pi-rpc`), by
+ * `${process.platform}-${process.arch}`. They are the optional dependencies of the `pi-rpc`
+ * npm package, whose launcher finds its binary the same way.
+ */
+export const PLATFORM_PACKAGES: Readonly<Record<string, string>> = Object.freeze({
+  'linux-x64': 'pi-rpc-linux-x64',
+  'linux-arm64': 'pi-rpc-linux-arm64',
+  'darwin-x64': 'pi-rpc-darwin-x64',
+  'darwin-arm64': 'pi-rpc-darwin-arm64',
+});
+
+/** Where findBinary looks besides env: the machine, and a module resolver (require.resolve). */
+export interface Lookup {
+  platform: string;
+  arch: string;
+  resolve: (id: string) => string;
+}
+
+/**
+ * Finds the pi-rpc executable: `binaryPath` if given, then `$PI_RPC_BINARY` (or its older name
+ * `$PI_RPC_BIN`), then the platform package (`pi-rpc-<os>-<cpu>`, see PLATFORM_PACKAGES)
+ * resolved from this package or through an installed `pi-rpc` package, then `pi-rpc` on `$PATH`
+ * (the variables read from `env`). Throws BinaryNotFoundError naming what it tried.
  */
 export function resolveBinary(binaryPath: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  return findBinary(binaryPath, env, { platform: process.platform, arch: process.arch, resolve: packageRequire.resolve });
+}
+
+/** resolveBinary with the machine and the module resolver given (for tests). */
+export function findBinary(binaryPath: string | undefined, env: NodeJS.ProcessEnv, lookup: Lookup): string {
   if (binaryPath) return binaryPath;
+  if (env.PI_RPC_BINARY) return env.PI_RPC_BINARY;
   if (env.PI_RPC_BIN) return env.PI_RPC_BIN;
+  const pkg = PLATFORM_PACKAGES[`${lookup.platform}-${lookup.arch}`];
+  if (pkg) {
+    const found = platformBinary(pkg, lookup.resolve);
+    if (found) return found;
+  }
   const dirs = (env.PATH ?? '').split(path.delimiter).filter(Boolean);
   for (const dir of dirs) {
     const candidate = path.join(dir, 'pi-rpc');
     if (isExecutable(candidate)) return candidate;
   }
+  const tried = pkg ? `the npm package ${pkg} is not installed` : `there is no npm package for ${lookup.platform}-${lookup.arch}`;
   throw new BinaryNotFoundError(
-    'pi-rpc binary not found: pass options.binaryPath, set $PI_RPC_BIN, or put pi-rpc on $PATH' +
-      (dirs.length ? ` (searched ${dirs.join(path.delimiter)})` : ' ($PATH is empty)'),
+    `pi-rpc binary not found: pass options.binaryPath, set $PI_RPC_BINARY, install the pi-rpc npm package ` +
+      `or put pi-rpc on $PATH (${tried}; ` +
+      (dirs.length ? `searched $PATH: ${dirs.join(path.delimiter)})` : '$PATH is empty)'),
+  );
+}
+
+// platformBinary resolves `<pkg>/bin/pi-rpc` from here, where npm hoists the launcher's
+// optional dependencies, else from the `pi-rpc` launcher package, under which a strict layout
+// (pnpm) or a version conflict nests them. undefined when neither resolves.
+function platformBinary(pkg: string, resolve: (id: string) => string): string | undefined {
+  const spec = `${pkg}/bin/pi-rpc`;
+  const attempt = (fn: () => string): string | undefined => {
+    try {
+      return fn();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException)?.code === 'MODULE_NOT_FOUND') return undefined;
+      throw err;
+    }
+  };
+  return (
+    attempt(() => resolve(spec)) ??
+    attempt(() => createRequire(resolve('pi-rpc/package.json')).resolve(spec))
   );
 }
 

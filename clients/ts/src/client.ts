@@ -48,7 +48,10 @@ export interface Disposable {
 
 /** spawn's options. */
 export interface SpawnOptions {
-  /** The pi-rpc executable. Default: `$PI_RPC_BIN`, then `pi-rpc` on `$PATH`. */
+  /**
+   * The pi-rpc executable. Default: `$PI_RPC_BINARY` (or `$PI_RPC_BIN`), then the platform
+   * package of the `pi-rpc` npm package, then `pi-rpc` on `$PATH` (see resolveBinary).
+   */
   binaryPath?: string;
   /** Extra command-line flags (see docs/configuration.md). `--framing lsp` is always added. */
   args?: string[];

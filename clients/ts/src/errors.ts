@@ -81,5 +81,5 @@ export class RequestTimeoutError extends PiRpcError {
   }
 }
 
-/** No pi-rpc binary was found (options.binaryPath, $PI_RPC_BIN, PATH). */
+/** No pi-rpc binary was found (options.binaryPath, $PI_RPC_BINARY, the npm platform package, PATH). */
 export class BinaryNotFoundError extends PiRpcError {}

@@ -1,0 +1,60 @@
+'use strict';
+// Finds the native pi-rpc binary: $PI_RPC_BINARY, else the platform package for this machine
+// (pi-rpc-<os>-<cpu>, one of the launcher's optionalDependencies; npm installs only the one
+// whose os and cpu fields match). cli.js runs what it finds; programs that want the path
+// themselves call binaryPath().
+
+/** The platform packages, by `${process.platform}-${process.arch}`. */
+const PLATFORM_PACKAGES = Object.freeze({
+  'linux-x64': 'pi-rpc-linux-x64',
+  'linux-arm64': 'pi-rpc-linux-arm64',
+  'darwin-x64': 'pi-rpc-darwin-x64',
+  'darwin-arm64': 'pi-rpc-darwin-arm64',
+});
+
+/** No binary was found; the message names what was looked for and how to fix it. */
+class BinaryNotFoundError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'BinaryNotFoundError';
+  }
+}
+
+/** The platform package's name for a platform and architecture, or undefined if there is none. */
+function platformPackage(platform = process.platform, arch = process.arch) {
+  return PLATFORM_PACKAGES[`${platform}-${arch}`];
+}
+
+/**
+ * The path of the pi-rpc binary to run. `options` (all optional, for tests and embedders): env
+ * (default process.env), platform and arch (default this process's), resolve (a
+ * require.resolve; default this package's, so the platform package is looked up from where the
+ * launcher is installed).
+ */
+function binaryPath(options = {}) {
+  const env = options.env ?? process.env;
+  const platform = options.platform ?? process.platform;
+  const arch = options.arch ?? process.arch;
+  const resolve = options.resolve ?? require.resolve;
+  if (env.PI_RPC_BINARY) return env.PI_RPC_BINARY;
+  const pkg = platformPackage(platform, arch);
+  if (!pkg) {
+    throw new BinaryNotFoundError(
+      `no pi-rpc binary for ${platform}-${arch}: the platform packages are ` +
+        `${Object.values(PLATFORM_PACKAGES).join(', ')}; build pi-rpc for this machine and set PI_RPC_BINARY to it`,
+    );
+  }
+  try {
+    return resolve(`${pkg}/bin/pi-rpc`);
+  } catch (err) {
+    if (err && err.code !== 'MODULE_NOT_FOUND') throw err;
+    throw new BinaryNotFoundError(
+      `no pi-rpc binary for ${platform}-${arch}: PI_RPC_BINARY is not set and the platform package ` +
+        `${pkg} is not installed (${pkg}/bin/pi-rpc does not resolve from ${__dirname}). ` +
+        `It is an optional dependency of pi-rpc, left out by npm install --omit=optional (or --no-optional): ` +
+        `reinstall without that, or set PI_RPC_BINARY to a pi-rpc binary`,
+    );
+  }
+}
+
+module.exports = { binaryPath, platformPackage, PLATFORM_PACKAGES, BinaryNotFoundError };
