@@ -77,11 +77,12 @@ func (s *Server) getEntries(_ context.Context, c *call, p *getEntriesParams) {
 		c.fail(err)
 		return
 	}
-	out := protocol.EntriesResult{Entries: make([]protocol.SessionEntry, len(page.Entries)), NextCursor: page.NextCursor}
-	for i, e := range page.Entries {
-		out.Entries[i] = protocol.SessionEntry(e)
+	result, err := encodeEntriesResult(page)
+	if err != nil {
+		c.fail(err)
+		return
 	}
-	c.reply(out)
+	c.replyEncoded(result)
 }
 
 type navigateTreeParams protocol.NavigateTreeParams
