@@ -14,43 +14,59 @@ import (
 // are the ones json.Marshal of protocol.EntriesResult gives: each line compacted, with <, >,
 // &, U+2028 and U+2029 escaped as encoding/json escapes them.
 
-// replyEncoded answers with a result that is already JSON.
-func (c *call) replyEncoded(result []byte) {
+// replyEntries answers getEntries with the page, encoded straight into the response.
+func (c *call) replyEntries(page session.EntriesPage) {
+	if err := checkEntries(page.Entries); err != nil {
+		c.fail(err)
+		return
+	}
+	var cursor []byte
+	if page.NextCursor != "" {
+		cursor, _ = json.Marshal(page.NextCursor) // a string always encodes
+	}
 	if !c.replied.CompareAndSwap(false, true) {
 		return
 	}
-	c.send(result, nil)
-}
-
-// encodeEntriesResult is json.Marshal(protocol.EntriesResult{...}) of a page whose entries
-// are valid JSON.
-func encodeEntriesResult(page session.EntriesPage) ([]byte, error) {
-	size := len(`{"entries":[],"nextCursor":""}`) + len(page.NextCursor)
+	size := len(`,"result":{"entries":[],"nextCursor":}`) + len(cursor)
 	for _, e := range page.Entries {
 		size += len(e) + 1
 	}
-	out := make([]byte, 0, size+size/64)
+	size += size / 64 // escapes
+	err := c.s.stream.respondWith(int64(c.id.Num), size, func(out []byte) []byte {
+		out = append(out, `,"result":`...)
+		return appendEntriesResult(out, page.Entries, cursor)
+	})
+	if err != nil {
+		c.s.log.Debug().Err(err).Str("method", c.method).Msg("reply not sent")
+	}
+}
+
+// checkEntries refuses a page with an empty entry (no valid JSON: the answer would not be).
+func checkEntries(entries []json.RawMessage) error {
+	for i, e := range entries {
+		if len(e) == 0 {
+			return fmt.Errorf("cannot encode the result: entry %d of the page is empty", i)
+		}
+	}
+	return nil
+}
+
+// appendEntriesResult appends the result object of entries (non-empty valid JSON values) and
+// the encoded cursor (nil for none).
+func appendEntriesResult(out []byte, entries []json.RawMessage, cursor []byte) []byte {
 	out = append(out, `{"entries":[`...)
-	for i, e := range page.Entries {
+	for i, e := range entries {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		n := len(out)
 		out = appendCompactJSON(out, e)
-		if len(out) == n {
-			return nil, fmt.Errorf("entry %d of the page is empty", i)
-		}
 	}
 	out = append(out, ']')
-	if page.NextCursor != "" {
-		cursor, err := json.Marshal(page.NextCursor)
-		if err != nil {
-			return nil, err
-		}
+	if cursor != nil {
 		out = append(out, `,"nextCursor":`...)
 		out = append(out, cursor...)
 	}
-	return append(out, '}'), nil
+	return append(out, '}')
 }
 
 // jsonSpecial marks the bytes appendCompactJSON looks at: inside a string the quote, the

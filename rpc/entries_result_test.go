@@ -23,6 +23,18 @@ func marshalEntries(t testing.TB, page session.EntriesPage) []byte {
 	return b
 }
 
+// encodeEntriesResult is the result getEntries writes for a page.
+func encodeEntriesResult(page session.EntriesPage) ([]byte, error) {
+	if err := checkEntries(page.Entries); err != nil {
+		return nil, err
+	}
+	var cursor []byte
+	if page.NextCursor != "" {
+		cursor, _ = json.Marshal(page.NextCursor)
+	}
+	return appendEntriesResult(nil, page.Entries, cursor), nil
+}
+
 func TestEncodeEntriesResultIsJSONMarshal(t *testing.T) {
 	lines := []string{
 		`{"type":"message","id":"a1","parentId":null}`,

@@ -77,12 +77,7 @@ func (s *Server) getEntries(_ context.Context, c *call, p *getEntriesParams) {
 		c.fail(err)
 		return
 	}
-	result, err := encodeEntriesResult(page)
-	if err != nil {
-		c.fail(err)
-		return
-	}
-	c.replyEncoded(result)
+	c.replyEntries(page)
 }
 
 type navigateTreeParams protocol.NavigateTreeParams
