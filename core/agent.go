@@ -197,6 +197,10 @@ type Agent struct {
 	state     State
 	listeners []*listener
 	active    *Run
+	// load, when not nil, makes the transcript the first time it is needed
+	// (SetMessagesFunc): a resumed session's branch is decoded on its first prompt or read,
+	// not when the session is opened.
+	load func() []Message
 }
 
 type listener struct{ fn Listener }
@@ -257,6 +261,7 @@ func New(opts Options) *Agent {
 func (a *Agent) State() State {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.loadLocked()
 	s := a.state
 	s.Tools = slices.Clone(s.Tools)
 	s.Messages = slices.Clone(s.Messages)
@@ -264,10 +269,34 @@ func (a *Agent) State() State {
 	return s
 }
 
+// Status is [Agent.State] without the transcript (Messages is nil): for callers that want the
+// model, the thinking level, the modes or whether a run is active. It never makes a transcript
+// set by SetMessagesFunc.
+func (a *Agent) Status() State {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := a.state
+	s.Tools = slices.Clone(s.Tools)
+	s.Messages = nil
+	s.PendingToolCalls = slices.Clone(s.PendingToolCalls)
+	return s
+}
+
+// loadLocked makes the transcript set by SetMessagesFunc, once. The caller holds a.mu.
+func (a *Agent) loadLocked() {
+	if a.load == nil {
+		return
+	}
+	load := a.load
+	a.load = nil
+	a.state.Messages = load()
+}
+
 // Messages returns a copy of the transcript (never nil).
 func (a *Agent) Messages() []Message {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.loadLocked()
 	return append(make([]Message, 0, len(a.state.Messages)), a.state.Messages...)
 }
 
@@ -304,11 +333,29 @@ func (a *Agent) SetThinkingLevel(l ThinkingLevel) { a.set(func(s *State) { s.Thi
 func (a *Agent) SetTools(tools []Tool) { a.set(func(s *State) { s.Tools = slices.Clone(tools) }) }
 
 // SetMessages replaces the transcript (copying the slice). It must not be called during a run.
-func (a *Agent) SetMessages(ms []Message) { a.set(func(s *State) { s.Messages = slices.Clone(ms) }) }
+func (a *Agent) SetMessages(ms []Message) {
+	a.set(func(s *State) {
+		a.load = nil
+		s.Messages = slices.Clone(ms)
+	})
+}
+
+// SetMessagesFunc replaces the transcript with the one load returns, called the first time the
+// transcript is needed (a run, State, Messages, AppendMessage) rather than now. load runs with
+// the agent's lock held: it must not call the agent. It must not be called during a run.
+func (a *Agent) SetMessagesFunc(load func() []Message) {
+	a.set(func(s *State) {
+		a.load = load
+		s.Messages = nil
+	})
+}
 
 // AppendMessage adds a message to the transcript outside a run (a bash execution, say).
 func (a *Agent) AppendMessage(m Message) {
-	a.set(func(s *State) { s.Messages = append(s.Messages, m) })
+	a.set(func(s *State) {
+		a.loadLocked()
+		s.Messages = append(s.Messages, m)
+	})
 }
 
 // SetSessionID sets the session id passed to the provider.
@@ -374,6 +421,7 @@ func (a *Agent) Continue(queued Queues) (*Run, error) {
 	if a.active != nil {
 		return nil, ErrBusyContinue
 	}
+	a.loadLocked()
 	ms := a.state.Messages
 	if last, ok := lastAssistant(ms); ok && (last.StopReason == StopReasonError || last.StopReason == StopReasonAborted) {
 		ms = ms[:len(ms)-1]
@@ -443,6 +491,7 @@ func (a *Agent) Reset() error {
 	if a.active != nil {
 		return ErrBusyReset
 	}
+	a.load = nil
 	a.state.Messages = nil
 	a.state.StreamingMessage = nil
 	a.state.PendingToolCalls = nil
@@ -454,6 +503,7 @@ func (a *Agent) Reset() error {
 func (a *Agent) startLocked(prompts []Input, poll initialPoll) *Run {
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Run{done: make(chan struct{}), cancel: cancel}
+	a.loadLocked()
 	a.active = r
 	a.state.IsStreaming = true
 	a.state.StreamingMessage = nil
@@ -486,6 +536,7 @@ func (a *Agent) reduce(ev *Event) {
 		s.StreamingMessage = ev.Message
 	case MessageEnd:
 		s.StreamingMessage = nil
+		a.loadLocked()
 		s.Messages = append(s.Messages, ev.Message)
 	case ToolExecutionStart:
 		s.PendingToolCalls = append(s.PendingToolCalls, ev.ToolCallID)

@@ -3,28 +3,32 @@ package core
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"github.com/google/jsonschema-go/jsonschema"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
 
-// validatorCache compiles each tool's parameter schema once.
+// validatorCache compiles each tool's parameter schema once, the first time the tool is
+// called.
 type validatorCache struct {
 	mu      sync.Mutex
 	schemas map[string]*compiledSchema
 }
 
+// compiledSchema is a tool's parameter schema, compiled: by the own validator when the
+// schema stays inside its subset (every built-in tool's does, see subsetSchema), else by
+// google/jsonschema-go (the library the MCP SDK validates with; MCP tools' schemas may use
+// any keyword).
 type compiledSchema struct {
-	schema *jsonschema.Schema
-	// doc is the schema as plain JSON values, walked for coercion.
+	subset  *subsetSchema
+	general *jsonschema.Resolved
+	// doc is the schema as plain JSON values (numbers as json.Number), walked for coercion.
 	doc map[string]any
 	err error
 }
@@ -33,6 +37,8 @@ func newValidatorCache() *validatorCache {
 	return &validatorCache{schemas: map[string]*compiledSchema{}}
 }
 
+// printer formats the error messages' numbers in English, as the AJV-style messages of
+// santhosh-tekuri/jsonschema (pi-rpc's validator before) did.
 var printer = message.NewPrinter(language.English)
 
 func (c *validatorCache) get(info ToolInfo) *compiledSchema {
@@ -42,27 +48,58 @@ func (c *validatorCache) get(info ToolInfo) *compiledSchema {
 	if s, ok := c.schemas[key]; ok {
 		return s
 	}
-	s := &compiledSchema{}
+	s := compileSchema(info)
 	c.schemas[key] = s
+	return s
+}
+
+// compileSchema compiles a tool's parameter schema; an empty one accepts every object.
+func compileSchema(info ToolInfo) *compiledSchema {
+	s := &compiledSchema{}
 	if len(bytes.TrimSpace(info.Parameters)) == 0 {
 		return s
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(info.Parameters))
+	dec := json.NewDecoder(bytes.NewReader(info.Parameters))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		s.err = fmt.Errorf("tool %q has an invalid parameter schema: %w", info.Name, err)
+		return s
+	}
+	if dec.More() {
+		s.err = fmt.Errorf("tool %q has an invalid parameter schema: more than one JSON value", info.Name)
+		return s
+	}
+	s.doc, _ = doc.(map[string]any)
+	if sub, ok := compileSubset(doc, true); ok {
+		s.subset = sub
+		return s
+	}
+	var general jsonschema.Schema
+	if err := json.Unmarshal(info.Parameters, &general); err != nil {
+		s.err = fmt.Errorf("tool %q has an invalid parameter schema: %w", info.Name, err)
+		return s
+	}
+	if !generalDialects[general.Schema] {
+		// Draft 4 and 2019-09 schemas are validated as draft 2020-12 (the library knows
+		// draft-07 and 2020-12 only); their common keywords mean the same.
+		general.Schema = ""
+	}
+	resolved, err := general.Resolve(nil)
 	if err != nil {
 		s.err = fmt.Errorf("tool %q has an invalid parameter schema: %w", info.Name, err)
 		return s
 	}
-	comp := jsonschema.NewCompiler()
-	if err := comp.AddResource("tool.json", doc); err != nil {
-		s.err = fmt.Errorf("tool %q has an invalid parameter schema: %w", info.Name, err)
-		return s
-	}
-	if s.schema, err = comp.Compile("tool.json"); err != nil {
-		s.err = fmt.Errorf("tool %q has an invalid parameter schema: %w", info.Name, err)
-		return s
-	}
-	_ = json.Unmarshal(info.Parameters, &s.doc)
+	s.general = resolved
 	return s
+}
+
+// generalDialects are the $schema values google/jsonschema-go validates as they say.
+var generalDialects = map[string]bool{
+	"": true,
+	"https://json-schema.org/draft/2020-12/schema": true,
+	"http://json-schema.org/draft-07/schema#":      true,
+	"http://json-schema.org/draft-07/schema":       true,
 }
 
 // validate returns a coerced copy of args that satisfies the tool's schema, or an error in
@@ -77,63 +114,24 @@ func (c *validatorCache) validate(info ToolInfo, args map[string]any) (map[strin
 		return nil, s.err
 	}
 	out := cloneJSON(args).(map[string]any)
-	if s.schema == nil {
+	if s.subset == nil && s.general == nil {
 		return out, nil
 	}
 	coerced, _ := coerce(s.doc, out).(map[string]any)
 	if coerced == nil {
 		coerced = out
 	}
-	err := s.schema.Validate(any(coerced))
-	if err == nil {
-		return coerced, nil
-	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return nil, err
-	}
 	var lines []string
-	collectErrors(ve, &lines)
+	if s.subset != nil {
+		s.subset.validate(any(coerced), nil, &lines)
+	} else if err := s.general.Validate(any(coerced)); err != nil {
+		lines = []string{"  - root: " + err.Error()}
+	}
 	if len(lines) == 0 {
-		lines = []string{"  - root: " + ve.ErrorKind.LocalizedString(printer)}
+		return coerced, nil
 	}
 	received, _ := json.MarshalIndent(args, "", "  ")
 	return nil, fmt.Errorf("Validation failed for tool %q:\n%s\n\nReceived arguments:\n%s", info.Name, strings.Join(lines, "\n"), received)
-}
-
-// collectErrors flattens a validation error tree into AJV-style lines: the instance path
-// without its leading slash (or the missing property, or "root") and a message.
-func collectErrors(ve *jsonschema.ValidationError, lines *[]string) {
-	if len(ve.Causes) > 0 {
-		for _, c := range ve.Causes {
-			collectErrors(c, lines)
-		}
-		return
-	}
-	path := strings.Join(ve.InstanceLocation, "/")
-	switch k := ve.ErrorKind.(type) {
-	case *kind.Required:
-		for _, m := range k.Missing {
-			p := m
-			if path != "" {
-				p = path + "/" + m
-			}
-			*lines = append(*lines, fmt.Sprintf("  - %s: must have required property '%s'", p, m))
-		}
-		return
-	case *kind.Type:
-		if path == "" {
-			path = "root"
-		}
-		*lines = append(*lines, fmt.Sprintf("  - %s: must be %s", path, strings.Join(k.Want, ",")))
-		return
-	case *kind.Group, *kind.Schema, *kind.Reference:
-		return
-	}
-	if path == "" {
-		path = "root"
-	}
-	*lines = append(*lines, fmt.Sprintf("  - %s: %s", path, ve.ErrorKind.LocalizedString(printer)))
 }
 
 // cloneJSON deep-copies a value made of JSON maps, slices and scalars.

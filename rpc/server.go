@@ -208,6 +208,9 @@ func after[T any](p *session.Pending[T]) *later {
 	})
 }
 
+// selfAnswer is a result that writes its own response (getEntries' pre-encoded lines).
+type selfAnswer interface{ replyTo(c *call) }
+
 // typed adapts a handler: it decodes and validates the params (errors answer -32602 naming
 // the field), calls the handler with the session the method is scoped to (nil for the
 // others), and answers with what it returns: a result or an error at once, or, for a
@@ -228,6 +231,10 @@ func typed[P, R any](f func(s *Server, ctx context.Context, sup *session.Supervi
 			}
 		}
 		res, err := f(s, ctx, c.sup, p)
+		if r, ok := any(res).(selfAnswer); ok && err == nil {
+			r.replyTo(c)
+			return
+		}
 		if l, ok := any(res).(*later); ok && l != nil && err == nil {
 			s.async(c, func(ctx context.Context) {
 				v, seq, err := l.run(ctx)

@@ -71,16 +71,12 @@ func (p *getEntriesParams) validate(*json.RawMessage) error {
 	return nil
 }
 
-func (s *Server) getEntries(_ context.Context, sup *session.Supervisor, p *getEntriesParams) (*protocol.EntriesResult, error) {
+func (s *Server) getEntries(_ context.Context, sup *session.Supervisor, p *getEntriesParams) (*entriesAnswer, error) {
 	page, err := sup.BranchEntries(p.Since, p.Limit)
 	if err != nil {
 		return nil, err
 	}
-	out := protocol.EntriesResult{Entries: make([]protocol.SessionEntry, len(page.Entries)), NextCursor: page.NextCursor}
-	for i, e := range page.Entries {
-		out.Entries[i] = protocol.SessionEntry(e)
-	}
-	return &out, nil
+	return (*entriesAnswer)(&page), nil
 }
 
 type navigateTreeParams protocol.NavigateTreeParams

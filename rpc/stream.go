@@ -325,6 +325,17 @@ func (s *stream) WriteObject(obj any) error {
 // respond writes the response to a pending request: result, or the error object errObj,
 // with the client's own id, after the event it must follow if any, or into its batch.
 func (s *stream) respond(internal int64, result, errObj json.RawMessage) error {
+	return s.respondWith(internal, len(result)+len(errObj), func(out []byte) []byte {
+		if errObj != nil {
+			return append(append(out, `,"error":`...), errObj...)
+		}
+		return append(append(out, `,"result":`...), result...)
+	})
+}
+
+// respondWith is respond with the message's members after the id appended by body (size
+// bytes, about): a large result is encoded straight into the message (rpc/entries_result.go).
+func (s *stream) respondWith(internal int64, size int, body func(out []byte) []byte) error {
 	s.mu.Lock()
 	p := s.byID[internal]
 	if p != nil {
@@ -335,16 +346,10 @@ func (s *stream) respond(internal int64, result, errObj json.RawMessage) error {
 	if p == nil {
 		return fmt.Errorf("rpc: response to unknown request %d", internal)
 	}
-	out := make([]byte, 0, len(result)+len(errObj)+len(p.original)+40)
+	out := make([]byte, 0, size+len(p.original)+40)
 	out = append(out, `{"jsonrpc":"2.0","id":`...)
 	out = append(out, p.original...)
-	if errObj != nil {
-		out = append(out, `,"error":`...)
-		out = append(out, errObj...)
-	} else {
-		out = append(out, `,"result":`...)
-		out = append(out, result...)
-	}
+	out = body(out)
 	out = append(out, '}')
 	if p.batch == nil {
 		if p.after > 0 {

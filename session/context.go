@@ -74,3 +74,97 @@ func appendEntryMessage(ms []core.Message, e *Entry) []core.Message {
 	}
 	return ms
 }
+
+// branchContext is what a branch's context says about the session (BuildContext's fields)
+// before its messages are made: a resumed session restores its model and thinking level at
+// once and projects its messages when they are first needed (docs/sessions.md,
+// "Performance").
+type branchContext struct {
+	// HasMessages says the context has at least one message.
+	HasMessages bool
+	// HasThinking says the branch has a thinking_level_change entry; ThinkingLevel is the
+	// last one's level (ThinkingOff without one).
+	HasThinking   bool
+	ThinkingLevel core.ThinkingLevel
+	Provider      string
+	ModelID       string
+	// Messages returns BuildContext's Messages; it may be called later, once.
+	Messages func() []core.Message
+}
+
+// branchContextOf is the branch context of a store's current branch: without decoding the
+// branch for a store that can (a file read lazily), else from BuildContext.
+func branchContextOf(s Store) branchContext {
+	if l, ok := s.(interface{ branchContext() branchContext }); ok {
+		return l.branchContext()
+	}
+	path := Branch(s)
+	bc := BuildContext(path)
+	out := branchContext{
+		HasMessages: len(bc.Messages) > 0, ThinkingLevel: bc.ThinkingLevel,
+		Provider: bc.Provider, ModelID: bc.ModelID,
+		Messages: func() []core.Message { return bc.Messages },
+	}
+	for _, e := range path {
+		if e.Type == EntryThinkingLevelChange {
+			out.HasThinking = true
+		}
+	}
+	return out
+}
+
+// branchContext is [branchContextOf] over heads: it decodes only the entries that say what
+// it reports (the last thinking level change, the entries from the end back to the last
+// model, the first entries that make a message); Messages decodes the rest of the branch as
+// it was now, whatever was appended since.
+func (s *lockedTree) branchContext() branchContext {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.tree
+	var nodes []*node
+	if t.leaf != "" {
+		nodes = t.pathNodes(t.leaf)
+	}
+	out := branchContext{ThinkingLevel: core.ThinkingOff}
+	for i := len(nodes) - 1; i >= 0 && !out.HasThinking; i-- {
+		if nodes[i].Type == EntryThinkingLevelChange {
+			out.HasThinking, out.ThinkingLevel = true, t.entry(nodes[i]).ThinkingLevel
+		}
+	}
+model:
+	for i := len(nodes) - 1; i >= 0; i-- {
+		switch nodes[i].Type {
+		case EntryModelChange:
+			e := t.entry(nodes[i])
+			out.Provider, out.ModelID = e.Provider, e.ModelID
+			break model
+		case EntryMessage:
+			if a, ok := t.entry(nodes[i]).Message.(*core.AssistantMessage); ok {
+				out.Provider, out.ModelID = a.Provider, a.Model
+				break model
+			}
+		}
+	}
+	for _, n := range nodes {
+		if out.HasMessages {
+			break
+		}
+		switch n.Type {
+		case EntryCompaction:
+			out.HasMessages = true
+		case EntryMessage, EntryCustomMessage, EntryBranchSummary:
+			out.HasMessages = len(appendEntryMessage(nil, t.entry(n))) > 0
+		}
+	}
+	out.Messages = func() []core.Message {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		t.decodeAll(nodes)
+		path := make([]*Entry, len(nodes))
+		for i, n := range nodes {
+			path[i] = t.entry(n)
+		}
+		return BuildContext(path).Messages
+	}
+	return out
+}

@@ -149,7 +149,7 @@ func openLocked(path, cwd string, opts FileOptions, lock *Lock) (*FileStore, err
 	}
 	l, nodes := parseLazy(data)
 	s.warnings = l.Warnings
-	s.tree = newTreeOf(nodes)
+	s.tree = newTreeOfLinked(nodes, l)
 	s.header = l.Header
 	rewrite := l.Migrated
 	if !l.HasHeader {

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -157,14 +158,23 @@ func skipValue(b []byte, i int) int {
 	return i
 }
 
-// skipString returns the index just after the string starting at b[i].
+// skipString returns the index just after the string starting at b[i]: the first quote not
+// escaped by an odd run of backslashes (found with bytes.IndexByte, which is fast over long
+// texts).
 func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
+	for i++; i < len(b); {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return len(b)
+		}
+		i += q
+		backslashes := 0
+		for j := i - 1; j >= 0 && b[j] == '\\'; j-- {
+			backslashes++
+		}
+		i++
+		if backslashes%2 == 0 {
+			return i
 		}
 	}
 	return i

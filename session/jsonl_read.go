@@ -41,6 +41,8 @@ type Loaded struct {
 	// Migrated says the entries were upgraded from an older format version (v1 or v2); a
 	// writer rewrites the file (temp file and rename) before appending.
 	Migrated bool
+	// byID indexes the linked entries by id, for the tree (see newTreeOfLinked).
+	byID map[string]*node
 }
 
 // ReadFile reads a session file without locking it (reading never locks; docs/sessions.md#locking).
@@ -62,6 +64,7 @@ const parallelThreshold = 1 << 20
 // sharing data's memory (data must not be modified afterwards).
 func Parse(data []byte) *Loaded {
 	l, nodes := parse(data, false)
+	l.byID = nil // only a tree keeps the index
 	l.Entries = make([]*Entry, len(nodes))
 	for i, n := range nodes {
 		l.Entries[i] = n.e
@@ -207,7 +210,7 @@ func decodeLine(b []byte, sc *entryScratch, lazy bool) decodedLine {
 		return decodedLine{blank: true}
 	}
 	if lazy {
-		n, err := decodeHead(b, &sc.head)
+		n, err := decodeHead(b, sc)
 		if err != nil {
 			// Report the line as Parse does (the same checks, in the same words).
 			if ferr := (&Entry{}).decodeWith(b, sc); ferr != nil {
@@ -239,9 +242,10 @@ type lineHead struct {
 
 // decodeHead decodes a line's head and checks what decoding it in full would check first:
 // a known type, an id, and a message entry's message with a role.
-func decodeHead(b []byte, h *lineHead) (*node, error) {
+func decodeHead(b []byte, sc *entryScratch) (*node, error) {
+	h := &sc.head
 	*h = lineHead{}
-	if !json.Valid(b) {
+	if !validJSONWith(b, &sc.stack) {
 		return nil, errors.New("invalid JSON")
 	}
 	if err := scanHead(b, h); err != nil {
@@ -278,19 +282,20 @@ var entryTypes = map[EntryType]EntryType{
 // self-reference does not cut the branch off from what came before it (pi makes it a root,
 // which drops every earlier message from the context).
 func link(nodes []*node, l *Loaded) []*node {
-	ids := make(map[string]bool, len(nodes))
+	// One map serves both passes and then the tree: the first entry of each id.
+	byID := make(map[string]*node, len(nodes))
 	for _, n := range nodes {
-		ids[n.ID] = true
+		if _, dup := byID[n.ID]; !dup {
+			byID[n.ID] = n
+		}
 	}
-	seen := make(map[string]bool, len(nodes))
 	out := nodes[:0]
 	for _, n := range nodes {
-		if seen[n.ID] {
+		if byID[n.ID] != n {
 			l.Warnings = append(l.Warnings, fmt.Sprintf("entry %s: duplicate id, later copy skipped", n.ID))
 			continue
 		}
-		seen[n.ID] = true
-		if n.ParentID != "" && (n.ParentID == n.ID || !ids[n.ParentID]) {
+		if n.ParentID != "" && (n.ParentID == n.ID || byID[n.ParentID] == nil) {
 			prev := ""
 			if len(out) > 0 {
 				prev = out[len(out)-1].ID
@@ -316,6 +321,7 @@ func link(nodes []*node, l *Loaded) []*node {
 		}
 		out = append(out, n)
 	}
+	l.byID = byID
 	return out
 }
 

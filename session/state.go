@@ -24,7 +24,7 @@ type Snapshot struct {
 func (s *Supervisor) State() Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := s.agent.State()
+	st := s.agent.Status()
 	q := s.queueSnapshotLocked()
 	perms := slices.Clone(s.ledger.permissionsPending)
 	if perms == nil {

@@ -76,6 +76,19 @@ func NewTree(entries []*Entry) *Tree {
 	return t
 }
 
+// newTreeOfLinked is newTreeOf with the index the loader built while linking (l.byID).
+func newTreeOfLinked(nodes []*node, l *Loaded) *Tree {
+	if l.byID == nil || len(l.byID) != len(nodes) {
+		return newTreeOf(nodes)
+	}
+	t := &Tree{byID: l.byID, nodes: nodes}
+	if len(nodes) > 0 {
+		t.leaf = nodes[len(nodes)-1].ID
+	}
+	l.byID = nil
+	return t
+}
+
 // newTreeOf returns a tree of nodes as a loader made them (in file order, linked).
 func newTreeOf(nodes []*node) *Tree {
 	t := &Tree{byID: make(map[string]*node, len(nodes)), nodes: nodes}

@@ -50,12 +50,12 @@ type branchLoad struct {
 func (s *Supervisor) loadBranchLocked(how branchLoad) {
 	emit, record := how.announce, how.record
 	cat := s.catalog()
-	path := Branch(s.store)
-	bc := BuildContext(path)
-	s.agent.SetMessages(bc.Messages)
+	// The messages are projected when first needed (docs/sessions.md, "Performance").
+	bc := branchContextOf(s.store)
+	s.agent.SetMessagesFunc(bc.Messages)
 	s.agent.SetSessionID(s.store.SessionID())
-	existing := len(bc.Messages) > 0
-	st := s.agent.State()
+	existing := bc.HasMessages
+	st := s.agent.Status()
 	if existing && bc.ModelID != "" && !cat.ModelFromFlags && cat.ResolveModel != nil &&
 		(bc.Provider != st.Model.Provider || bc.ModelID != st.Model.ID) {
 		if m, p, ok := cat.ResolveModel(bc.Provider, bc.ModelID); ok {
@@ -67,13 +67,8 @@ func (s *Supervisor) loadBranchLocked(how branchLoad) {
 			}
 		}
 	}
-	hasThinking := false
-	for _, e := range path {
-		if e.Type == EntryThinkingLevelChange {
-			hasThinking = true
-		}
-	}
-	st = s.agent.State()
+	hasThinking := bc.HasThinking
+	st = s.agent.Status()
 	level := st.ThinkingLevel
 	if existing && hasThinking && !cat.ThinkingFromFlags {
 		level = bc.ThinkingLevel

@@ -1,0 +1,95 @@
+package rpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/pi-rpc/pi-rpc/protocol"
+	"github.com/pi-rpc/pi-rpc/session"
+)
+
+// marshalEntries is what getEntries wrote before its result was encoded from the lines.
+func marshalEntries(t testing.TB, page session.EntriesPage) []byte {
+	t.Helper()
+	out := protocol.EntriesResult{Entries: make([]protocol.SessionEntry, len(page.Entries)), NextCursor: page.NextCursor}
+	for i, e := range page.Entries {
+		out.Entries[i] = protocol.SessionEntry(e)
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// encodeEntriesResult is the result getEntries writes for a page.
+func encodeEntriesResult(page session.EntriesPage) ([]byte, error) {
+	if err := checkEntries(page.Entries); err != nil {
+		return nil, err
+	}
+	var cursor []byte
+	if page.NextCursor != "" {
+		cursor, _ = json.Marshal(page.NextCursor)
+	}
+	return appendEntriesResult(nil, page.Entries, cursor), nil
+}
+
+func TestEncodeEntriesResultIsJSONMarshal(t *testing.T) {
+	lines := []string{
+		`{"type":"message","id":"a1","parentId":null}`,
+		` { "type" : "label" ,` + "\t" + `"id":"b2" , "label":"x y\tz" }` + "\r\n",
+		`{"id":"c3","text":"<b>&amp;</b> a\u2028b\u2029c \u2027 \u202a"}`,
+		`{"id":"d4","text":"quote \" backslash \\ slash \/ \u003c <>&","n":[1, 2.5e3 ,-0,true,false,null]}`,
+		`{"id":"e5","text":"` + "\u2028\u2029 caf\u00e9 \U0001F600 \xe2\x82\xac" + `"}`,
+		`{"id":"f6","nested":{"a":[{"b":" < "} , {}],"c":""}}`,
+		`{"id":"g7","text":"ends with backslash \\"}`,
+		`[]`,
+		`"just a string with <tag>"`,
+	}
+	for _, cursor := range []string{"", "a1", "<&>"} {
+		var page session.EntriesPage
+		page.NextCursor = cursor
+		page.Entries = []json.RawMessage{}
+		for _, l := range lines {
+			page.Entries = append(page.Entries, json.RawMessage(l))
+		}
+		got, err := encodeEntriesResult(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := marshalEntries(t, page); !bytes.Equal(got, want) {
+			t.Errorf("cursor %q:\n got %s\nwant %s", cursor, got, want)
+		}
+	}
+	empty, err := encodeEntriesResult(session.EntriesPage{Entries: []json.RawMessage{}})
+	if err != nil || string(empty) != `{"entries":[]}` {
+		t.Errorf("empty page: %s, %v", empty, err)
+	}
+}
+
+func TestEncodeEntriesResultRefusesAnEmptyEntry(t *testing.T) {
+	_, err := encodeEntriesResult(session.EntriesPage{Entries: []json.RawMessage{json.RawMessage(`{}`), nil}})
+	if err == nil {
+		t.Fatal("an empty entry was encoded")
+	}
+}
+
+// FuzzAppendCompactJSON checks the compaction against encoding/json's for every valid value.
+func FuzzAppendCompactJSON(f *testing.F) {
+	for _, s := range []string{`{"a": "<\u2028>" , "b":[1,2]}`, ` "x\\"`, "{\"t\":\"\xe2\x80\xa8\xe2\x80\xa9\xe2\x80\"}", `[ ]`, `null`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if !json.Valid(src) {
+			return
+		}
+		want, err := json.Marshal(json.RawMessage(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendCompactJSON(nil, src); !bytes.Equal(got, want) {
+			t.Fatalf("%q:\n got %q\nwant %q", src, got, want)
+		}
+	})
+}
