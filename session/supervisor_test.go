@@ -71,9 +71,12 @@ func blockingStepEntered(release <-chan struct{}, entered chan struct{}, text st
 }
 
 func TestFollowUpWhileBusy(t *testing.T) {
-	release := make(chan struct{})
-	h := newHarness(t, harnessOpts{}, blockingStep(release, "first"), faux.Reply(faux.Text("second")))
+	release, entered := make(chan struct{}), make(chan struct{})
+	h := newHarness(t, harnessOpts{}, blockingStepEntered(release, entered, "first"), faux.Reply(faux.Text("second")))
 	h.prompt("hi")
+	// The run's first events come from its own goroutine: wait until it is inside the reply,
+	// so the follow-up's place among them is known.
+	<-entered
 	var a session.Accepted
 	if err := h.sup.FollowUp(session.QueueRequest{Message: "and then"}, ack(&a)); err != nil {
 		t.Fatal(err)
@@ -87,10 +90,10 @@ func TestFollowUpWhileBusy(t *testing.T) {
 	close(release)
 	st := h.settle()
 	eq(t, "outcomes", outcomes(st), []string{"in1=completed", "in2=completed"})
-	// The follow-up is accepted before the run's first event: its queue_update comes first.
+	// The follow-up's queue_update comes where it was accepted: before the first reply starts.
 	eq(t, "events", h.sink.outline(), []string{
-		"queue_update(0,1)", "agent_start", "message_start:user:in1", "message_end:user:in1",
-		"message_start:assistant", "message_end:assistant",
+		"agent_start", "message_start:user:in1", "message_end:user:in1",
+		"queue_update(0,1)", "message_start:assistant", "message_end:assistant",
 		"queue_update(0,0)", "message_start:user:in2", "message_end:user:in2", "message_start:assistant", "message_end:assistant",
 		"agent_end", "agent_settled[in1=completed,in2=completed]",
 	})
