@@ -2,6 +2,7 @@ package session
 
 import (
 	"regexp"
+	"sync"
 
 	"github.com/pi-rpc/pi-rpc/core"
 )
@@ -40,12 +41,15 @@ var nonOverflowPatterns = compileAll(
 	`too many requests`,
 )
 
-func compileAll(patterns ...string) []*regexp.Regexp {
-	res := make([]*regexp.Regexp, len(patterns))
-	for i, p := range patterns {
-		res[i] = regexp.MustCompile(`(?i)` + p)
-	}
-	return res
+// compileAll compiles case-insensitive patterns on first use, not at start-up.
+func compileAll(patterns ...string) func() []*regexp.Regexp {
+	return sync.OnceValue(func() []*regexp.Regexp {
+		res := make([]*regexp.Regexp, len(patterns))
+		for i, p := range patterns {
+			res[i] = regexp.MustCompile(`(?i)` + p)
+		}
+		return res
+	})
 }
 
 func matchesAny(res []*regexp.Regexp, s string) bool {
@@ -68,7 +72,7 @@ func matchesAny(res []*regexp.Regexp, s string) bool {
 // (AssistantMessage.Failure) is the caller's to weigh first.
 func IsContextOverflow(m *core.AssistantMessage, contextWindow int) bool {
 	if m.StopReason == core.StopReasonError && m.ErrorMessage != "" &&
-		!matchesAny(nonOverflowPatterns, m.ErrorMessage) && matchesAny(overflowPatterns, m.ErrorMessage) {
+		!matchesAny(nonOverflowPatterns(), m.ErrorMessage) && matchesAny(overflowPatterns(), m.ErrorMessage) {
 		return true
 	}
 	if contextWindow <= 0 {

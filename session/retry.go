@@ -2,6 +2,7 @@ package session
 
 import (
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -24,7 +25,9 @@ func DefaultRetrySettings() RetrySettings {
 }
 
 // retryablePattern is pi's fallback classification for errors a provider did not classify.
-var retryablePattern = regexp.MustCompile(`(?i)overloaded|provider.?returned.?error|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error|internal.?error|network.?error|connection.?error|connection.?refused|connection.?lost|websocket.?closed|websocket.?error|other side closed|fetch failed|upstream.?connect|reset before headers|socket hang up|ended without|http2 request did not get a response|timed? out|timeout|terminated|retry delay`)
+var retryablePattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)overloaded|provider.?returned.?error|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error|internal.?error|network.?error|connection.?error|connection.?refused|connection.?lost|websocket.?closed|websocket.?error|other side closed|fetch failed|upstream.?connect|reset before headers|socket hang up|ended without|http2 request did not get a response|timed? out|timeout|terminated|retry delay`)
+})
 
 // failureKind classifies a failed reply: the provider's own classification when it has one,
 // else pi's patterns on the message (its auto-retry regex and isContextOverflow).
@@ -38,7 +41,7 @@ func failureKind(m *core.AssistantMessage, contextWindow int) core.ErrorKind {
 	if IsContextOverflow(m, contextWindow) {
 		return core.ErrorOverflow
 	}
-	if m.ErrorMessage != "" && retryablePattern.MatchString(m.ErrorMessage) {
+	if m.ErrorMessage != "" && retryablePattern().MatchString(m.ErrorMessage) {
 		return core.ErrorRetryable
 	}
 	return core.ErrorOther

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -383,7 +384,9 @@ func advance(f *pathFrame) {
 	}
 }
 
-var envRef = regexp.MustCompile(`\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)|\$!`)
+var envRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)|\$!`)
+})
 
 // ResolveValue resolves a models.json apiKey or header value: "!command" runs the command
 // with sh and uses its trimmed stdout; "$VAR" and "${VAR}" are replaced by environment
@@ -407,7 +410,7 @@ func ResolveValue(ctx context.Context, value string, getenv func(string) (string
 		return value, nil
 	}
 	var missing string
-	out := envRef.ReplaceAllStringFunc(value, func(m string) string {
+	out := envRef().ReplaceAllStringFunc(value, func(m string) string {
 		switch m {
 		case "$$":
 			return "$"
@@ -427,6 +430,6 @@ func ResolveValue(ctx context.Context, value string, getenv func(string) (string
 	return out, nil
 }
 
-var envName = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`) })
 
-func isEnvName(s string) bool { return envName.MatchString(s) }
+func isEnvName(s string) bool { return envName().MatchString(s) }

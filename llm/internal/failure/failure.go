@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -17,52 +18,59 @@ import (
 
 // overflowPatterns are the messages providers use for a request larger than the model's
 // context window. They are matched against the error message we build, which starts
-// with the HTTP status, so "400 status code (no body)" is caught as pi catches it.
-var overflowPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)prompt is too long`),
-	regexp.MustCompile(`(?i)request_too_large`),
-	regexp.MustCompile(`(?i)input is too long for requested model`),
-	regexp.MustCompile(`(?i)exceeds the context window`),
-	regexp.MustCompile(`(?i)input token count.*exceeds the maximum`),
-	regexp.MustCompile(`(?i)maximum prompt length is \d+`),
-	regexp.MustCompile(`(?i)reduce the length of the messages`),
-	regexp.MustCompile(`(?i)maximum context length is \d+ tokens`),
-	regexp.MustCompile(`(?i)exceeds the limit of \d+`),
-	regexp.MustCompile(`(?i)exceeds the available context size`),
-	regexp.MustCompile(`(?i)greater than the context length`),
-	regexp.MustCompile(`(?i)context window exceeds limit`),
-	regexp.MustCompile(`(?i)exceeded model token limit`),
-	regexp.MustCompile(`(?i)too large for model with \d+ maximum context length`),
-	regexp.MustCompile(`(?i)model_context_window_exceeded`),
-	regexp.MustCompile(`(?i)prompt too long; exceeded (?:max )?context length`),
-	regexp.MustCompile(`(?i)context[_ ]length[_ ]exceeded`),
-	regexp.MustCompile(`(?i)too many tokens`),
-	regexp.MustCompile(`(?i)token limit exceeded`),
-	regexp.MustCompile(`(?i)^4(?:00|13)\s*(?:status code)?\s*\(no body\)`),
-}
+// with the HTTP status, so "400 status code (no body)" is caught as pi catches it. The
+// patterns (like the two below) are compiled on first use, not at every start.
+var overflowPatterns = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`(?i)prompt is too long`),
+		regexp.MustCompile(`(?i)request_too_large`),
+		regexp.MustCompile(`(?i)input is too long for requested model`),
+		regexp.MustCompile(`(?i)exceeds the context window`),
+		regexp.MustCompile(`(?i)input token count.*exceeds the maximum`),
+		regexp.MustCompile(`(?i)maximum prompt length is \d+`),
+		regexp.MustCompile(`(?i)reduce the length of the messages`),
+		regexp.MustCompile(`(?i)maximum context length is \d+ tokens`),
+		regexp.MustCompile(`(?i)exceeds the limit of \d+`),
+		regexp.MustCompile(`(?i)exceeds the available context size`),
+		regexp.MustCompile(`(?i)greater than the context length`),
+		regexp.MustCompile(`(?i)context window exceeds limit`),
+		regexp.MustCompile(`(?i)exceeded model token limit`),
+		regexp.MustCompile(`(?i)too large for model with \d+ maximum context length`),
+		regexp.MustCompile(`(?i)model_context_window_exceeded`),
+		regexp.MustCompile(`(?i)prompt too long; exceeded (?:max )?context length`),
+		regexp.MustCompile(`(?i)context[_ ]length[_ ]exceeded`),
+		regexp.MustCompile(`(?i)too many tokens`),
+		regexp.MustCompile(`(?i)token limit exceeded`),
+		regexp.MustCompile(`(?i)^4(?:00|13)\s*(?:status code)?\s*\(no body\)`),
+	}
+})
 
 // notOverflowPatterns veto an overflow match: rate limits also talk about "too many tokens".
-var notOverflowPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)^(Throttling error|Service unavailable):`),
-	regexp.MustCompile(`(?i)rate limit`),
-	regexp.MustCompile(`(?i)too many requests`),
-}
+var notOverflowPatterns = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`(?i)^(Throttling error|Service unavailable):`),
+		regexp.MustCompile(`(?i)rate limit`),
+		regexp.MustCompile(`(?i)too many requests`),
+	}
+})
 
 // retryablePattern is pi's auto-retry pattern. It classifies failures that carry no HTTP
 // status, such as error objects sent inside an event stream.
-var retryablePattern = regexp.MustCompile(`(?i)overloaded|provider.?returned.?error|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error|internal.?error|network.?error|connection.?error|connection.?refused|connection.?lost|websocket.?closed|websocket.?error|other side closed|fetch failed|upstream.?connect|reset before headers|socket hang up|ended without|http2 request did not get a response|timed? out|timeout|terminated|retry delay`)
+var retryablePattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)overloaded|provider.?returned.?error|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error|internal.?error|network.?error|connection.?error|connection.?refused|connection.?lost|websocket.?closed|websocket.?error|other side closed|fetch failed|upstream.?connect|reset before headers|socket hang up|ended without|http2 request did not get a response|timed? out|timeout|terminated|retry delay`)
+})
 
 // IsOverflowMessage reports whether an error message says the request exceeded the model's
 // context window. The session layer uses the typed [core.ErrorOverflow]
 // classification; this function exists for messages that have none, such as errors read back
 // from a session file.
 func IsOverflowMessage(msg string) bool {
-	for _, re := range notOverflowPatterns {
+	for _, re := range notOverflowPatterns() {
 		if re.MatchString(msg) {
 			return false
 		}
 	}
-	for _, re := range overflowPatterns {
+	for _, re := range overflowPatterns() {
 		if re.MatchString(msg) {
 			return true
 		}
@@ -105,7 +113,7 @@ func ClassifyMessage(msg string) *core.ProviderError {
 	switch {
 	case IsOverflowMessage(msg):
 		pe.Kind = core.ErrorOverflow
-	case retryablePattern.MatchString(msg):
+	case retryablePattern().MatchString(msg):
 		pe.Kind = core.ErrorRetryable
 	}
 	return pe
