@@ -355,8 +355,23 @@ func TestPiModeSessionsAndCompact(t *testing.T) {
 	if len(entries["entries"].([]any)) < 4 || entries["leafId"] == nil {
 		t.Fatalf("get_entries = %v", entries)
 	}
-	if tree := p.call("t", "get_tree", nil).data(); len(tree["tree"].([]any)) == 0 {
+	// get_entries is every entry of the file (its lines but the header), as pi's.
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(strings.TrimSpace(string(data)), "\n"); len(entries["entries"].([]any)) != lines {
+		t.Fatalf("get_entries gave %d entries, the file has %d", len(entries["entries"].([]any)), lines)
+	}
+	// get_tree is pi's: {entry, children} nodes from the roots down.
+	tree := p.call("t", "get_tree", nil).data()
+	roots, _ := tree["tree"].([]any)
+	if len(roots) != 1 || tree["leafId"] == nil {
 		t.Fatalf("get_tree = %v", tree)
+	}
+	root := roots[0].(map[string]any)
+	if e, _ := root["entry"].(map[string]any); e == nil || e["parentId"] != nil || len(root["children"].([]any)) != 1 {
+		t.Fatalf("get_tree root = %v", root)
 	}
 	fm := p.call("fm", "get_fork_messages", nil).data()["messages"].([]any)
 	if len(fm) != 2 {

@@ -663,7 +663,7 @@ func (s *Server) getEntries(r *request) error {
 	if _, err := r.field("since", &since); err != nil {
 		return err
 	}
-	page, err := s.sup.BranchEntries(since, 0)
+	page, err := s.sup.FileEntries(since, 0)
 	if err != nil {
 		var se *session.Error
 		if errors.As(err, &se) && se.Kind == session.KindNotFound {
@@ -684,14 +684,17 @@ func (s *Server) getEntries(r *request) error {
 }
 
 func (s *Server) getTree(r *request) error {
-	tree := s.sup.Tree()
-	nodes := tree.Nodes
-	if nodes == nil {
-		nodes = []session.TreeNode{}
+	page, err := s.sup.FileEntries("", 0)
+	if err != nil {
+		return err
+	}
+	roots, err := buildPiTree(page.Entries)
+	if err != nil {
+		return err
 	}
 	s.w.Write(success(r.id, r.typ, struct {
-		Tree   []session.TreeNode `json:"tree"`
-		LeafID *string            `json:"leafId"`
-	}{nodes, tree.LeafID}))
+		Tree   []*piTreeNode `json:"tree"`
+		LeafID *string       `json:"leafId"`
+	}{roots, s.sup.Tree().LeafID}))
 	return nil
 }

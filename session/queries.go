@@ -72,6 +72,22 @@ func (s *Supervisor) BranchEntries(since string, limit int) (EntriesPage, error)
 	return page, nil
 }
 
+// FileEntries returns a page of every entry of the session in file order (pi's get_entries):
+// the entries after since ("" for all of them), at most limit (0 for all).
+func (s *Supervisor) FileEntries(since string, limit int) (EntriesPage, error) {
+	s.mu.Lock()
+	all := s.store.Entries()
+	s.mu.Unlock()
+	page, ok, err := PageBranch(all, since, limit)
+	if err != nil {
+		return EntriesPage{}, err
+	}
+	if !ok {
+		return EntriesPage{}, &Error{Kind: KindNotFound, Message: fmt.Sprintf("Entry %s not found", since)}
+	}
+	return page, nil
+}
+
 // Stats returns getSessionStats' result.
 func (s *Supervisor) Stats() Stats {
 	s.mu.Lock()
