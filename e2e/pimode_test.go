@@ -430,4 +430,102 @@ func TestPiModeSessionSwitching(t *testing.T) {
 	if r := p.response("11"); r.m["success"] != false {
 		t.Fatalf("switch to a missing file = %s", r.raw)
 	}
+	// clone duplicates the branch into a new file and continues there; an empty session
+	// cannot be cloned.
+	p.call("12", "switch_session", map[string]any{"sessionPath": first})
+	before := p.call("13", "get_state", nil).data()
+	if c := p.call("14", "clone", nil).data(); c["cancelled"] != false {
+		t.Fatalf("clone = %v", c)
+	}
+	after := p.call("15", "get_state", nil).data()
+	if after["sessionFile"] == first || after["messageCount"] != before["messageCount"] || after["sessionId"] == before["sessionId"] {
+		t.Fatalf("clone: before %v, after %v", before, after)
+	}
+	p.call("16", "new_session", nil)
+	p.send(map[string]any{"id": "17", "type": "clone"})
+	if r := p.response("17"); r.m["success"] != false || r.m["error"] != "Cannot clone session: no current entry selected" {
+		t.Fatalf("clone of an empty session = %s", r.raw)
+	}
+}
+
+// A file with several branches (pi 0.73.1's own fixture): get_fork_messages lists the user
+// messages of every branch, get_entries every entry, get_tree the branches under one root,
+// as pi's commands do.
+func TestPiModeWholeFileQueries(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "session", "testdata", "sessions", "pi-0.73.1", "branched.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "branched.jsonl")
+	if err := os.WriteFile(file, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := startPi(t, piOptions{mock: newMock(t)})
+	p.call("1", "switch_session", map[string]any{"sessionPath": file})
+	var texts []string
+	for _, m := range p.call("2", "get_fork_messages", nil).data()["messages"].([]any) {
+		texts = append(texts, m.(map[string]any)["text"].(string))
+	}
+	if strings.Join(texts, "|") != "Say hello|Read notes.txt|Anything else?|Different question" {
+		t.Fatalf("get_fork_messages = %q", texts)
+	}
+	lines := strings.Count(strings.TrimSpace(string(src)), "\n")
+	if n := len(p.call("3", "get_entries", nil).data()["entries"].([]any)); n != lines {
+		t.Fatalf("get_entries gave %d entries, the file has %d", n, lines)
+	}
+	tree := p.call("4", "get_tree", nil).data()
+	roots := tree["tree"].([]any)
+	if len(roots) != 1 || tree["leafId"] != "25fcaee9" {
+		t.Fatalf("get_tree = %v", tree)
+	}
+	// Down to "Hello! How can I help?" (636b08e2), where three branches part, in timestamp order.
+	n := roots[0].(map[string]any)
+	for range 3 {
+		n = n["children"].([]any)[0].(map[string]any)
+	}
+	if id := n["entry"].(map[string]any)["id"]; id != "636b08e2" || n["label"] != "fork point" {
+		t.Fatalf("node = %v", n["entry"])
+	}
+	var kids []string
+	for _, c := range n["children"].([]any) {
+		kids = append(kids, c.(map[string]any)["entry"].(map[string]any)["id"].(string))
+	}
+	if strings.Join(kids, ",") != "76702b5e,49d3528b,6d075da3" {
+		t.Fatalf("children of the fork point = %v", kids)
+	}
+}
+
+// export_html writes the conversation as a page, escaped, to the path asked for or to pi's
+// default name in the working directory; an in-memory session cannot be exported.
+func TestPiModeExportHTML(t *testing.T) {
+	mock := newMock(t, mockopenai.Response{Text: "an <answer> & more"})
+	p := startPi(t, piOptions{mock: mock})
+	p.call("1", "prompt", map[string]any{"message": "a <question>"})
+	p.event("agent_settled")
+	out := filepath.Join(t.TempDir(), "page.html")
+	if path := p.call("2", "export_html", map[string]any{"outputPath": out}).data()["path"]; path != out {
+		t.Fatalf("path = %v", path)
+	}
+	page, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<!DOCTYPE html>", "a &lt;question&gt;", "an &lt;answer&gt; &amp; more", `class="user"`, `class="assistant"`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("page lacks %q:\n%s", want, page)
+		}
+	}
+	def := p.call("3", "export_html", nil).data()["path"].(string)
+	if !strings.HasPrefix(def, "pi-session-") || !strings.HasSuffix(def, ".html") {
+		t.Fatalf("default path = %q", def)
+	}
+	if _, err := os.Stat(filepath.Join(p.dir, def)); err != nil {
+		t.Fatalf("default export not in the working directory: %v", err)
+	}
+
+	mem := startPi(t, piOptions{mock: newMock(t), args: []string{"--no-session"}})
+	mem.send(map[string]any{"id": "4", "type": "export_html"})
+	if r := mem.response("4"); r.m["success"] != false || r.m["error"] != "Cannot export in-memory session to HTML" {
+		t.Fatalf("in-memory export = %s", r.raw)
+	}
 }

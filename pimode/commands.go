@@ -40,10 +40,10 @@ func init() {
 		"bash":                          (*Server).bash,
 		"abort_bash":                    (*Server).abortBash,
 		"get_session_stats":             (*Server).getSessionStats,
-		"export_html":                   (*Server).unsupported,
+		"export_html":                   (*Server).exportHTML,
 		"switch_session":                (*Server).switchSession,
 		"fork":                          (*Server).fork,
-		"clone":                         (*Server).unsupported,
+		"clone":                         (*Server).clone,
 		"get_fork_messages":             (*Server).getForkMessages,
 		"get_last_assistant_text":       (*Server).getLastAssistantText,
 		"set_session_name":              (*Server).setSessionName,
@@ -270,6 +270,30 @@ func (s *Server) fork(r *request) error {
 			Text      string `json:"text"`
 			Cancelled bool   `json:"cancelled"`
 		}{res.Text, false}, nil
+	})
+	return nil
+}
+
+// clone duplicates the current branch into a new session file and continues there (pi's
+// fork at the leaf): after the run settles, as fork.
+func (s *Server) clone(r *request) error {
+	s.async(r, func() (any, error) {
+		if err := s.settle(); err != nil {
+			return nil, err
+		}
+		// pi refuses a session with nothing selected; pi-rpc's new session already holds
+		// its model entries, so "nothing" is no message yet.
+		if len(s.sup.Messages()) == 0 {
+			return nil, errors.New("Cannot clone session: no current entry selected")
+		}
+		ref, err := s.sup.CloneBranch()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := s.sup.OpenSession(ref.SessionFile); err != nil {
+			return nil, err
+		}
+		return cancelled{false}, nil
 	})
 	return nil
 }
@@ -543,13 +567,9 @@ func (s *Server) getSessionStats(r *request) error {
 	return nil
 }
 
-func (s *Server) unsupported(r *request) error {
-	return errors.New(r.typ + " is not supported by pi-rpc")
-}
-
-// userEntries are the user messages of the current branch, for get_fork_messages.
+// getForkMessages lists the user messages of every branch, in file order, as pi does.
 func (s *Server) getForkMessages(r *request) error {
-	page, err := s.sup.BranchEntries("", 0)
+	page, err := s.sup.FileEntries("", 0)
 	if err != nil {
 		return err
 	}

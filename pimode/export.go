@@ -1,0 +1,139 @@
+package pimode
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// exportHTML writes the conversation of the current branch as one self-contained HTML page
+// (pi's export_html): to outputPath, or to pi-session-<session file name>.html in the working
+// directory, as pi names it. pi's page is its themed viewer; pi-rpc's is a plain, readable
+// transcript (docs/pi-compat.md).
+func (s *Server) exportHTML(r *request) error {
+	var out string
+	if _, err := r.field("outputPath", &out); err != nil {
+		return err
+	}
+	st := s.sup.State()
+	if st.SessionFile == "" {
+		return errors.New("Cannot export in-memory session to HTML")
+	}
+	if _, err := os.Stat(st.SessionFile); err != nil {
+		return errors.New("Nothing to export yet - start a conversation first")
+	}
+	if out == "" {
+		out = "pi-session-" + strings.TrimSuffix(filepath.Base(st.SessionFile), ".jsonl") + ".html"
+	}
+	var turns []htmlTurn
+	for _, m := range s.sup.Messages() {
+		raw, err := json.Marshal(m)
+		if err != nil {
+			return err
+		}
+		turns = append(turns, htmlTurnOf(raw))
+	}
+	title := st.SessionName
+	if title == "" {
+		title = "Session " + st.SessionID
+	}
+	var b strings.Builder
+	if err := exportTemplate.Execute(&b, struct {
+		Title string
+		Turns []htmlTurn
+	}{title, turns}); err != nil {
+		return err
+	}
+	if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("Cannot write %s: %w", out, err)
+	}
+	s.w.Write(success(r.id, r.typ, struct {
+		Path string `json:"path"`
+	}{out}))
+	return nil
+}
+
+// htmlTurn is one message as the page shows it.
+type htmlTurn struct {
+	Role, Title string
+	Parts       []htmlPart
+}
+
+// htmlPart is one block: Kind is text, thinking, tool (Label the tool's name) or image (Src a
+// data URL).
+type htmlPart struct {
+	Kind, Label, Text string
+	Src               template.URL
+}
+
+// htmlTurnOf reads a message as the session file holds it.
+func htmlTurnOf(raw []byte) htmlTurn {
+	var m struct {
+		Role     string          `json:"role"`
+		Content  json.RawMessage `json:"content"`
+		ToolName string          `json:"toolName"`
+		Command  string          `json:"command"`
+		Output   string          `json:"output"`
+	}
+	_ = json.Unmarshal(raw, &m)
+	t := htmlTurn{Role: m.Role, Title: m.Role}
+	if m.ToolName != "" {
+		t.Title += " · " + m.ToolName
+	}
+	if m.Command != "" {
+		t.Parts = append(t.Parts, htmlPart{Kind: "tool", Label: "$ " + m.Command, Text: m.Output})
+	}
+	var str string
+	if json.Unmarshal(m.Content, &str) == nil {
+		t.Parts = append(t.Parts, htmlPart{Kind: "text", Text: str})
+		return t
+	}
+	var blocks []struct {
+		Type      string          `json:"type"`
+		Text      string          `json:"text"`
+		Thinking  string          `json:"thinking"`
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		Data      string          `json:"data"`
+		MimeType  string          `json:"mimeType"`
+	}
+	_ = json.Unmarshal(m.Content, &blocks)
+	for _, c := range blocks {
+		switch c.Type {
+		case "text":
+			t.Parts = append(t.Parts, htmlPart{Kind: "text", Text: c.Text})
+		case "thinking":
+			t.Parts = append(t.Parts, htmlPart{Kind: "thinking", Text: c.Thinking})
+		case "toolCall":
+			t.Parts = append(t.Parts, htmlPart{Kind: "tool", Label: c.Name, Text: string(c.Arguments)})
+		case "image":
+			// Only image types, so the data URL cannot carry a script.
+			if strings.HasPrefix(c.MimeType, "image/") && !strings.ContainsAny(c.MimeType, `"';<> `) {
+				t.Parts = append(t.Parts, htmlPart{Kind: "image", Src: template.URL("data:" + c.MimeType + ";base64," + c.Data)})
+			}
+		}
+	}
+	return t
+}
+
+var exportTemplate = template.Must(template.New("export").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
+<style>
+body{font:15px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#222}
+section{border-left:3px solid #ccc;padding:.2rem 1rem;margin:1rem 0}
+section.user{border-color:#2a6}section.assistant{border-color:#36c}section.toolResult{border-color:#999}
+h2{font-size:.8rem;text-transform:uppercase;color:#666;margin:.3rem 0}
+pre{white-space:pre-wrap;margin:.3rem 0}.thinking{color:#777;font-style:italic}.tool{background:#f4f4f4;padding:.4rem}
+img{max-width:100%}
+</style></head><body>
+<h1>{{.Title}}</h1>
+{{range .Turns}}<section class="{{.Role}}"><h2>{{.Title}}</h2>
+{{range .Parts}}{{if eq .Kind "image"}}<img src="{{.Src}}" alt="image">{{else if eq .Kind "tool"}}<pre class="tool"><b>{{.Label}}</b>
+{{.Text}}</pre>{{else}}<pre class="{{.Kind}}">{{.Text}}</pre>{{end}}
+{{end}}</section>
+{{end}}</body></html>
+`))
