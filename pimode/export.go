@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html/template"
+	"html"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,14 +41,7 @@ func (s *Server) exportHTML(r *request) error {
 	if title == "" {
 		title = "Session " + st.SessionID
 	}
-	var b strings.Builder
-	if err := exportTemplate.Execute(&b, struct {
-		Title string
-		Turns []htmlTurn
-	}{title, turns}); err != nil {
-		return err
-	}
-	if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(out, renderHTML(title, turns), 0o644); err != nil {
 		return fmt.Errorf("Cannot write %s: %w", out, err)
 	}
 	s.w.Write(success(r.id, r.typ, struct {
@@ -67,7 +60,8 @@ type htmlTurn struct {
 // data URL).
 type htmlPart struct {
 	Kind, Label, Text string
-	Src               template.URL
+	// Src is the image's data URL.
+	Src string
 }
 
 // htmlTurnOf reads a message as the session file holds it.
@@ -113,15 +107,20 @@ func htmlTurnOf(raw []byte) htmlTurn {
 		case "image":
 			// Only image types, so the data URL cannot carry a script.
 			if strings.HasPrefix(c.MimeType, "image/") && !strings.ContainsAny(c.MimeType, `"';<> `) {
-				t.Parts = append(t.Parts, htmlPart{Kind: "image", Src: template.URL("data:" + c.MimeType + ";base64," + c.Data)})
+				t.Parts = append(t.Parts, htmlPart{Kind: "image", Src: "data:" + c.MimeType + ";base64," + c.Data})
 			}
 		}
 	}
 	return t
 }
 
-var exportTemplate = template.Must(template.New("export").Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
+// pageHead is the page up to the title. The page is built with html.EscapeString rather than
+// html/template: the template package's reflection keeps every method of every type in the
+// binary, which doubled its size and its resident memory.
+const pageHead = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>`
+
+const pageStyle = `</title>
 <style>
 body{font:15px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#222}
 section{border-left:3px solid #ccc;padding:.2rem 1rem;margin:1rem 0}
@@ -130,10 +129,29 @@ h2{font-size:.8rem;text-transform:uppercase;color:#666;margin:.3rem 0}
 pre{white-space:pre-wrap;margin:.3rem 0}.thinking{color:#777;font-style:italic}.tool{background:#f4f4f4;padding:.4rem}
 img{max-width:100%}
 </style></head><body>
-<h1>{{.Title}}</h1>
-{{range .Turns}}<section class="{{.Role}}"><h2>{{.Title}}</h2>
-{{range .Parts}}{{if eq .Kind "image"}}<img src="{{.Src}}" alt="image">{{else if eq .Kind "tool"}}<pre class="tool"><b>{{.Label}}</b>
-{{.Text}}</pre>{{else}}<pre class="{{.Kind}}">{{.Text}}</pre>{{end}}
-{{end}}</section>
-{{end}}</body></html>
-`))
+`
+
+// renderHTML is the page of turns, every text escaped.
+func renderHTML(title string, turns []htmlTurn) []byte {
+	var b strings.Builder
+	esc := html.EscapeString
+	b.WriteString(pageHead + esc(title) + pageStyle)
+	b.WriteString("<h1>" + esc(title) + "</h1>\n")
+	for _, t := range turns {
+		b.WriteString(`<section class="` + esc(t.Role) + `"><h2>` + esc(t.Title) + "</h2>\n")
+		for _, p := range t.Parts {
+			switch p.Kind {
+			case "image":
+				b.WriteString(`<img src="` + esc(p.Src) + `" alt="image">`)
+			case "tool":
+				b.WriteString(`<pre class="tool"><b>` + esc(p.Label) + "</b>\n" + esc(p.Text) + "</pre>")
+			default:
+				b.WriteString(`<pre class="` + esc(p.Kind) + `">` + esc(p.Text) + "</pre>")
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("</section>\n")
+	}
+	b.WriteString("</body></html>\n")
+	return []byte(b.String())
+}
