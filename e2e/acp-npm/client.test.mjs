@@ -2,65 +2,14 @@
 // TestACPTypeScriptSDK starts the mock model server and runs this with PI_RPC_BIN, MOCK_URL
 // and WORKSPACE set. Every message the agent writes is checked against the SDK's own zod
 // schemas; each step's results are asserted here. Exit status 0 means every check passed.
-import { spawn } from "node:child_process";
-import { Readable, Writable } from "node:stream";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import assert from "node:assert/strict";
 import * as acp from "@agentclientprotocol/sdk";
-import * as z from "./node_modules/@agentclientprotocol/sdk/dist/v1/schema/zod.gen.js";
+import { startAgent } from "./harness.mjs";
 
 const ws = process.env.WORKSPACE;
-const child = spawn(process.env.PI_RPC_BIN, ["--protocol", "acp", "--provider", "openai", "--base-url", process.env.MOCK_URL, "--model", "gpt-4.1"], {
-  stdio: ["pipe", "pipe", "inherit"],
-  env: { PATH: process.env.PATH, HOME: process.env.HOME, PI_RPC_HOME: process.env.HOME, OPENAI_API_KEY: "test" },
-});
-
-// Every line the agent writes, validated: notifications and requests by method, responses
-// by the method of the request they answer (recorded as the client sends it).
-const sent = new Map();
-const wire = [];
-let buf = "";
-child.stdout.on("data", (chunk) => {
-  buf += chunk.toString("utf8");
-  let i;
-  while ((i = buf.indexOf("\n")) >= 0) {
-    const line = buf.slice(0, i);
-    buf = buf.slice(i + 1);
-    const msg = JSON.parse(line);
-    wire.push(msg);
-    if (msg.method === "session/update") z.zSessionNotification.parse(msg.params);
-    else if (msg.method === "session/request_permission") z.zRequestPermissionRequest.parse(msg.params);
-    else if (msg.method === undefined && msg.result !== undefined) {
-      const schema = {
-        initialize: z.zInitializeResponse, "session/new": z.zNewSessionResponse, "session/prompt": z.zPromptResponse,
-        "session/close": z.zCloseSessionResponse, "session/set_mode": z.zSetSessionModeResponse,
-        "session/load": z.zLoadSessionResponse, "session/list": z.zListSessionsResponse,
-      }[sent.get(JSON.stringify(msg.id))];
-      if (schema) schema.parse(msg.result);
-    }
-  }
-});
-const toAgent = new WritableStream({
-  write(chunk) {
-    for (const line of Buffer.from(chunk).toString("utf8").split("\n")) {
-      if (!line) continue;
-      const m = JSON.parse(line);
-      if (m.method && m.id !== undefined) sent.set(JSON.stringify(m.id), m.method);
-    }
-    return new Promise((res, rej) => child.stdin.write(chunk, (e) => (e ? rej(e) : res())));
-  },
-});
-let fromAgentClosed = () => {};
-const fromAgent = new ReadableStream({
-  cancel() { fromAgentClosed(); },
-  start(controller) {
-    let open = true;
-    child.stdout.on("data", (c) => open && controller.enqueue(new Uint8Array(c)));
-    child.stdout.on("end", () => open && controller.close());
-    fromAgentClosed = () => { open = false; };
-  },
-});
+const { child, wire, stream } = startAgent();
 
 const updates = new Map(); // sessionId -> updates
 let permissionAnswer = () => ({ outcome: { outcome: "cancelled" } });
@@ -79,7 +28,7 @@ const app = acp
 const text = (sid) => (updates.get(sid) ?? []).filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text).join("");
 
 try {
-await app.connectWith(acp.ndJsonStream(toAgent, fromAgent), async (agent) => {
+await app.connectWith(stream, async (agent) => {
   const init = await agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
   assert.equal(init.protocolVersion, 1);
   assert.equal(init.agentCapabilities.loadSession, true);

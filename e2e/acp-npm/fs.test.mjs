@@ -5,11 +5,11 @@
 // then checks what the model saw. Every message the agent writes, and every answer this
 // client gives, is checked against the SDK's own zod schemas. Exit status 0 means every
 // check passed.
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import assert from "node:assert/strict";
 import * as acp from "@agentclientprotocol/sdk";
+import { startAgent } from "./harness.mjs";
 import * as z from "./node_modules/@agentclientprotocol/sdk/dist/v1/schema/zod.gen.js";
 
 const ws = process.env.WORKSPACE;
@@ -19,59 +19,7 @@ writeFileSync(a, "saved text\n");
 // The editor's buffers: a.txt has unsaved changes.
 const buffers = new Map([[a, "unsaved text\n"]]);
 
-const child = spawn(process.env.PI_RPC_BIN, ["--protocol", "acp", "--provider", "openai", "--base-url", process.env.MOCK_URL, "--model", "gpt-4.1"], {
-  stdio: ["pipe", "pipe", "inherit"],
-  env: { PATH: process.env.PATH, HOME: process.env.HOME, PI_RPC_HOME: process.env.HOME, OPENAI_API_KEY: "test" },
-});
-
-// Every line the agent writes, validated by method (requests and notifications) or by the
-// method of the request it answers.
-const sent = new Map();
-const wire = [];
-let buf = "";
-child.stdout.on("data", (chunk) => {
-  buf += chunk.toString("utf8");
-  let i;
-  while ((i = buf.indexOf("\n")) >= 0) {
-    const line = buf.slice(0, i);
-    buf = buf.slice(i + 1);
-    const msg = JSON.parse(line);
-    wire.push(msg);
-    const request = {
-      "session/update": z.zSessionNotification,
-      "session/request_permission": z.zRequestPermissionRequest,
-      "fs/read_text_file": z.zReadTextFileRequest,
-      "fs/write_text_file": z.zWriteTextFileRequest,
-    }[msg.method];
-    if (request) request.parse(msg.params);
-    else if (msg.method === undefined && msg.result !== undefined) {
-      const schema = {
-        initialize: z.zInitializeResponse, "session/new": z.zNewSessionResponse, "session/prompt": z.zPromptResponse,
-      }[sent.get(JSON.stringify(msg.id))];
-      if (schema) schema.parse(msg.result);
-    }
-  }
-});
-const toAgent = new WritableStream({
-  write(chunk) {
-    for (const line of Buffer.from(chunk).toString("utf8").split("\n")) {
-      if (!line) continue;
-      const m = JSON.parse(line);
-      if (m.method && m.id !== undefined) sent.set(JSON.stringify(m.id), m.method);
-    }
-    return new Promise((res, rej) => child.stdin.write(chunk, (e) => (e ? rej(e) : res())));
-  },
-});
-let fromAgentClosed = () => {};
-const fromAgent = new ReadableStream({
-  cancel() { fromAgentClosed(); },
-  start(controller) {
-    let open = true;
-    child.stdout.on("data", (c) => open && controller.enqueue(new Uint8Array(c)));
-    child.stdout.on("end", () => open && controller.close());
-    fromAgentClosed = () => { open = false; };
-  },
-});
+const { child, wire, stream } = startAgent();
 
 const updates = [];
 const permissions = [];
@@ -96,7 +44,7 @@ const app = acp
   });
 
 try {
-  await app.connectWith(acp.ndJsonStream(toAgent, fromAgent), async (agent) => {
+  await app.connectWith(stream, async (agent) => {
     const init = await agent.request("initialize", { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } } });
     assert.equal(init.protocolVersion, 1);
     const { sessionId: sid } = await agent.request("session/new", { cwd: ws, mcpServers: [] });

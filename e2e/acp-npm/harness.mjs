@@ -11,6 +11,15 @@ const responseSchemas = {
   "session/load": z.zLoadSessionResponse, "session/list": z.zListSessionsResponse,
 };
 
+// requestSchemas validate what the agent sends by method: notifications and its requests to
+// the client.
+const requestSchemas = {
+  "session/update": z.zSessionNotification,
+  "session/request_permission": z.zRequestPermissionRequest,
+  "fs/read_text_file": z.zReadTextFileRequest,
+  "fs/write_text_file": z.zWriteTextFileRequest,
+};
+
 // startAgent spawns the agent and returns { child, wire, stream }: wire collects every
 // message written (already validated), stream is the SDK's ndJsonStream to connect.
 export function startAgent() {
@@ -29,8 +38,8 @@ export function startAgent() {
       buf = buf.slice(i + 1);
       const msg = JSON.parse(line);
       wire.push(msg);
-      if (msg.method === "session/update") z.zSessionNotification.parse(msg.params);
-      else if (msg.method === "session/request_permission") z.zRequestPermissionRequest.parse(msg.params);
+      const request = requestSchemas[msg.method];
+      if (request) request.parse(msg.params);
       else if (msg.method === undefined && msg.result !== undefined) {
         const schema = responseSchemas[sent.get(JSON.stringify(msg.id))];
         if (schema) schema.parse(msg.result);
