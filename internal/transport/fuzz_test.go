@@ -2,18 +2,17 @@ package transport
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/pi-rpc/pi-rpc/internal/transport/fuzzseed"
 )
 
 // The fuzz targets share one seed corpus: fuzzSeeds, added to each target and also checked
@@ -32,79 +31,15 @@ const lspBuffer = 64
 
 var fuzzTargets = []string{"FuzzLineReader", "FuzzContentLengthReader", "FuzzClassify"}
 
-func fuzzSeeds() [][]byte {
-	req := `{"jsonrpc":"2.0","id":1,"method":"getState"}`
-	lsp := func(body string) string { return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body) }
-	seeds := []string{
-		"",
-		"\n",
-		"\r\n",
-		"\r",
-		req + "\n",
-		req + "\r\n" + req,
-		req,
-		"\xEF\xBB\xBF" + req + "\n",
-		"  \t\n" + req + "\n",
-		"{oops\n",
-		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"p\":\"\xff\"}\n",
-		"42\n\"s\"\nnull\ntrue\n[]\n[1]\n",
-		`[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","id":"w","method":"waitSettled"}]` + "\n",
-		`[{"jsonrpc":"2.0","method":"n"}]` + "\n",
-		`{"jsonrpc":"2.0","id":{},"method":"a"}` + "\n" + `{"jsonrpc":"2.0","id":null,"method":"a"}` + "\n",
-		`{"jsonrpc":"2.0","id":1e400,"method":"a"}` + "\n" + `{"jsonrpc":"2.0","id":-0.5,"method":"a"}` + "\n",
-		`{"jsonrpc":"2.0","id":1,"method":"a"}` + "\n" + `{"jsonrpc":"2.0","id":1,"method":"b"}` + "\n",
-		`{"jsonrpc":"2.0","id":1,"method":5}` + "\n" + `{"jsonrpc":"2.0","id":2}` + "\n",
-		`{"jsonrpc":"2.0","id":1,"method":"a","params":[1]}` + "\n" + `{"jsonrpc":"2.0","method":"a","params":"x"}` + "\n",
-		`{"jsonrpc":"2.0","id":7,"result":{}}` + "\n" + `{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"m"}}` + "\n",
-		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\u2028b\"}\n",
-		strings.Repeat("x", fuzzMax) + "\n" + strings.Repeat("y", fuzzMax+1) + "\n" + strings.Repeat("z", fuzzMax+2) + "\r\n",
-		strings.Repeat("a", 3*fuzzMax),
-		lsp(req),
-		lsp(req) + lsp(req),
-		"content-length: 2\n\n{}",
-		"CONTENT-LENGTH:2\r\ncontent-type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n{}",
-		"Content-Type: x\r\n\r\n{}Content-Length: 2\r\n\r\n{}",
-		"Content-Length: nine\r\n\r\n{}",
-		"Content-Length: -1\r\n\r\n",
-		"Content-Length: 99999999999999999999\r\n\r\n",
-		"Content-Length: 1000\r\n\r\n" + strings.Repeat("q", 1000) + lsp(req),
-		"garbage\r\n\r\nxx Content-Length: 2\r\n\r\n{}",
-		"Content-Length: 10\r\n\r\n{}",
-		"\r\n\r\n" + lsp(req),
-		"Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}}",
-		// Raw U+2028/U+2029 in ids, answers with ids of every type, a length longer than
-		// its body, an oversized line that ends after the buffer.
-		"{\"jsonrpc\":\"2.0\",\"id\":\"a\u2028b\u2029\",\"method\":\"x\"}\n{\"jsonrpc\":\"1.0\",\"id\":\"\u2028\",\"method\":\"x\"}\n",
-		`{"jsonrpc":"2.0","id":{"a":1},"result":{}}` + "\n" + `{"jsonrpc":"2.0","id":[1],"error":{"code":1,"message":"m"}}` + "\n" + `{"jsonrpc":"2.0","id":null,"result":1}` + "\n" + `{"jsonrpc":"2.0","id":true,"result":1}` + "\n",
-		`{"jsonrpc":"2.0","id":"p","result":{},"error":{"code":1,"message":"m"}}` + "\n" + `{"id":"p","result":{}}` + "\n",
-		"Content-Length: 60\r\n\r\n" + `{"jsonrpc":"2.0","id":1,"method":"a"}` + lsp(`{"id":2}`) + lsp(`{"id":3}`),
-		"Content-Length: 30\r\n\r\n{}" + lsp("{}") + "xx",
-		strings.Repeat("w", 4*fuzzMax) + "\n" + req + "\n",
-	}
-	out := make([][]byte, len(seeds))
-	for i, s := range seeds {
-		out[i] = []byte(s)
-	}
-	return out
-}
+func fuzzSeeds() [][]byte { return fuzzseed.Seeds(fuzzMax) }
 
 // TestWriteFuzzSeeds writes the shared seed corpus (with -write-fuzz-seeds).
 func TestWriteFuzzSeeds(t *testing.T) {
 	if !*writeFuzzSeeds {
 		return
 	}
-	for _, target := range fuzzTargets {
-		dir := filepath.Join("testdata", "fuzz", target)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range fuzzSeeds() {
-			sum := sha256.Sum256(s)
-			body := fmt.Sprintf("go test fuzz v1\n[]byte(%s)\n", strconv.Quote(string(s)))
-			if err := os.WriteFile(filepath.Join(dir, "seed-"+hex.EncodeToString(sum[:8])), []byte(body), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+	if err := fuzzseed.Write(filepath.Join("testdata", "fuzz"), fuzzTargets, fuzzSeeds()); err != nil {
+		t.Fatal(err)
 	}
 }
 

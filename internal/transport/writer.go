@@ -114,14 +114,16 @@ func (w *Writer) Send(msg []byte) {
 
 // ResponseAfter queues msg to be written just after the event with seq (and after the
 // messages already placed behind that event); at once, ahead of other events, if that
-// event has been written already.
+// event has been written already, but still after the messages at the head of the lane that
+// were placed behind an event already written (a permission request whose event is out but
+// which is not, and the $/cancelRequest that must follow it).
 func (w *Writer) ResponseAfter(msg []byte, seq int64) {
 	w.mu.Lock()
 	if !w.accepting() {
 		w.mu.Unlock()
 		return
 	}
-	at := -1
+	at := w.head - 1 // the item msg goes after; below head: none (everything is written)
 	for i := w.head; i < len(w.ordered); i++ {
 		switch {
 		case w.ordered[i].seq > 0 && w.ordered[i].seq <= seq:
@@ -130,7 +132,7 @@ func (w *Writer) ResponseAfter(msg []byte, seq int64) {
 			at = i // after responses already placed behind the same event, in order
 		}
 	}
-	if at < 0 {
+	if at < w.head {
 		w.responses = append(w.responses, msg)
 	} else {
 		w.ordered = append(w.ordered, item{})
