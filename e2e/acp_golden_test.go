@@ -150,21 +150,5 @@ func (g *acpGolden) finish() {
 	}
 	fmt.Fprintf(&b, "# exit %d\n", g.p.cmd.ProcessState.ExitCode())
 	got := agentVersionRE.ReplaceAllString(newNormalizer(g.root).apply(b.String()), `$1"<version>"`)
-	path := filepath.Join("testdata", "acp", g.name+".golden")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			g.t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			g.t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		g.t.Fatalf("%v (run go test ./e2e -run TestACPGolden -update to create it)", err)
-	}
-	if got != string(want) {
-		g.t.Errorf("%s: the wire transcript changed (go test ./e2e -run TestACPGolden -update rewrites it):\n%s", path, lineDiff(string(want), got))
-	}
+	compareGolden(g.t, "acp", g.name, "TestACPGolden", got)
 }

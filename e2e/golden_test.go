@@ -17,7 +17,7 @@ import (
 )
 
 // update rewrites the golden wire transcripts instead of comparing them.
-var update = flag.Bool("update", false, "rewrite e2e/testdata/golden/*.golden")
+var update = flag.Bool("update", false, "rewrite the wire transcripts: e2e/testdata/golden, pimode and acp")
 
 // golden records one scenario's wire transcript: every line the test sent and every message
 // the server wrote, in order. A line sent by the test is placed right after the output
@@ -197,26 +197,33 @@ func (g *golden) finished() {
 	g.compare(g.p.wait())
 }
 
-func (g *golden) compare(code int) {
-	g.t.Helper()
-	got := g.transcript(code)
-	path := filepath.Join("testdata", "golden", g.name+".golden")
+// compareGolden compares a normalised wire transcript with testdata/<dir>/<name>.golden, or
+// rewrites the file with -update; test names the -run pattern that rewrites it.
+func compareGolden(t *testing.T, dir, name, test, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", dir, name+".golden")
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			g.t.Fatal(err)
+			t.Fatal(err)
 		}
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			g.t.Fatal(err)
+			t.Fatal(err)
 		}
 		return
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		g.t.Fatalf("%v (run go test ./e2e -run TestGolden -update to create it)", err)
+		t.Fatalf("%v (run go test ./e2e -run %s -update to create it)", err, test)
 	}
 	if got != string(want) {
-		g.t.Errorf("%s: the wire transcript changed (go test ./e2e -run TestGolden -update rewrites it):\n%s", path, lineDiff(string(want), got))
+		t.Errorf("%s: the wire transcript changed (go test ./e2e -run %s -update rewrites it):\n%s", path, test, lineDiff(string(want), got))
 	}
+}
+
+func (g *golden) compare(code int) {
+	g.t.Helper()
+	got := g.transcript(code)
+	compareGolden(g.t, "golden", g.name, "TestGolden", got)
 }
 
 // transcript interleaves the sent lines with the output messages and normalises the result.

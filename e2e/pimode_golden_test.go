@@ -96,23 +96,7 @@ func (g *piGolden) finish() {
 	code := g.p.waitExit()
 	g.p.waitEOF()
 	got := g.transcript(code)
-	path := filepath.Join("testdata", "pimode", g.name+".golden")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			g.t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			g.t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		g.t.Fatalf("%v (run go test ./e2e -run TestPiModeGolden -update to create it)", err)
-	}
-	if got != string(want) {
-		g.t.Errorf("%s: the wire transcript changed (go test ./e2e -run TestPiModeGolden -update rewrites it):\n%s", path, lineDiff(string(want), got))
-	}
+	compareGolden(g.t, "pimode", g.name, "TestPiModeGolden", got)
 }
 
 func (g *piGolden) transcript(code int) string {
