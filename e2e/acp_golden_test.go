@@ -138,16 +138,11 @@ func (g *acpGolden) finish() {
 	<-g.p.done
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n", g.name)
-	sent := g.sent
-	for i := 0; i <= len(g.p.wire); i++ {
-		for len(sent) > 0 && sent[0].at <= i {
-			b.WriteString(sent[0].text + "\n")
-			sent = sent[1:]
-		}
-		if i < len(g.p.wire) {
-			b.WriteString("< " + g.p.wire[i].raw + "\n")
-		}
+	lines := make([]string, len(g.p.wire))
+	for i, l := range g.p.wire {
+		lines[i] = l.raw
 	}
+	writeInterleaved(&b, g.sent, lines)
 	fmt.Fprintf(&b, "# exit %d\n", g.p.cmd.ProcessState.ExitCode())
 	got := agentVersionRE.ReplaceAllString(newNormalizer(g.root).apply(b.String()), `$1"<version>"`)
 	compareGolden(g.t, "acp", g.name, "TestACPGolden", got)

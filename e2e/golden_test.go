@@ -237,18 +237,27 @@ func (g *golden) transcript(code int) string {
 		b.WriteString("# framing: lsp (bodies shown without their Content-Length headers)\n")
 	}
 	out := g.p.history()
-	sent := g.sent
+	lines := make([]string, len(out))
+	for i, l := range out {
+		lines[i] = string(l.raw)
+	}
+	writeInterleaved(&b, g.sent, lines)
+	fmt.Fprintf(&b, "# exit %d\n", code)
+	return newNormalizer(g.root).apply(b.String())
+}
+
+// writeInterleaved writes each output line as "< line", with the lines the test sent placed
+// where they were sent (sentLine.at: the number of output lines seen by then).
+func writeInterleaved(b *strings.Builder, sent []sentLine, out []string) {
 	for i := 0; i <= len(out); i++ {
 		for len(sent) > 0 && sent[0].at <= i {
 			b.WriteString(sent[0].text + "\n")
 			sent = sent[1:]
 		}
 		if i < len(out) {
-			b.WriteString("< " + string(out[i].raw) + "\n")
+			b.WriteString("< " + out[i] + "\n")
 		}
 	}
-	fmt.Fprintf(&b, "# exit %d\n", code)
-	return newNormalizer(g.root).apply(b.String())
 }
 
 // normalizer replaces what differs from run to run by stable placeholders; the same value

@@ -106,16 +106,11 @@ func (g *piGolden) transcript(code int) string {
 		fmt.Fprintf(&b, "# flags: %s\n", strings.Join(g.args, " "))
 	}
 	out := g.p.all()
-	sent := g.sent
-	for i := 0; i <= len(out); i++ {
-		for len(sent) > 0 && sent[0].at <= i {
-			b.WriteString(sent[0].text + "\n")
-			sent = sent[1:]
-		}
-		if i < len(out) {
-			b.WriteString("< " + string(out[i].raw) + "\n")
-		}
+	lines := make([]string, len(out))
+	for i, l := range out {
+		lines[i] = string(l.raw)
 	}
+	writeInterleaved(&b, g.sent, lines)
 	fmt.Fprintf(&b, "# exit %d\n", code)
 	return newNormalizer(g.root).apply(b.String())
 }
