@@ -695,11 +695,10 @@ func (s *Server) getEntries(r *request) error {
 	if entries == nil {
 		entries = []json.RawMessage{}
 	}
-	tree := s.sup.Tree()
 	s.w.Write(success(r.id, r.typ, struct {
 		Entries []json.RawMessage `json:"entries"`
 		LeafID  *string           `json:"leafId"`
-	}{entries, tree.LeafID}))
+	}{entries, s.leafID()}))
 	return nil
 }
 
@@ -715,6 +714,14 @@ func (s *Server) getTree(r *request) error {
 	s.w.Write(success(r.id, r.typ, struct {
 		Tree   []*piTreeNode `json:"tree"`
 		LeafID *string       `json:"leafId"`
-	}{roots, s.sup.Tree().LeafID}))
+	}{roots, s.leafID()}))
+	return nil
+}
+
+// leafID is the current leaf for get_entries and get_tree: null when the session has none.
+func (s *Server) leafID() *string {
+	if leaf := s.sup.Leaf(); leaf != "" {
+		return &leaf
+	}
 	return nil
 }

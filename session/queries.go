@@ -46,6 +46,13 @@ func (s *Supervisor) Tree() TreeView {
 	return BuildTree(s.store.Entries(), s.store.Leaf())
 }
 
+// Leaf is the id of the current leaf entry, "" when the session has none.
+func (s *Supervisor) Leaf() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.store.Leaf()
+}
+
 // BranchEntries returns a page of the current branch (getEntries): the entries after since
 // ("" for the root), at most limit (0 for all).
 func (s *Supervisor) BranchEntries(since string, limit int) (EntriesPage, error) {
