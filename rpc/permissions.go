@@ -61,8 +61,9 @@ func (a asker) Ask(ctx context.Context, req session.PermissionRequest) session.P
 	case got := <-answers:
 		return decide(got.res, got.err)
 	case <-ctx.Done():
-		// Written after the request it cancels, which may still be queued behind its event.
-		s.opts.Writer.ResponseAfter(cancelRequest(req.RequestID), req.AfterSeq)
+		// Written after the request it cancels, which may still be queued behind its event,
+		// and after the abort's response (the abort holds the event lane until it is queued).
+		s.opts.Writer.After(cancelRequest(req.RequestID), req.AfterSeq)
 		return session.PermissionAnswer{Decision: session.DecisionDeny, By: session.ByAbort}
 	case <-s.stream.eof:
 		if !s.opts.FinishOnEOF {

@@ -108,6 +108,11 @@ func (w *Writer) Wait(ctx context.Context) { w.out.Wait(ctx) }
 // been written already.
 func (w *Writer) ResponseAfter(msg []byte, seq int64) { w.out.ResponseAfter(msg, seq) }
 
+// After queues a message just after the event with seq, keeping its place among the events
+// (and held with them) once that event has been written: the $/cancelRequest of an abort,
+// which follows the abort's response.
+func (w *Writer) After(msg []byte, seq int64) { w.out.After(msg, seq) }
+
 // Hold keeps events back until the matching Release (a batch is being answered).
 func (w *Writer) Hold() { w.out.Hold() }
 

@@ -117,7 +117,16 @@ func (w *Writer) Send(msg []byte) {
 // event has been written already, but still after the messages at the head of the lane that
 // were placed behind an event already written (a permission request whose event is out but
 // which is not, and the $/cancelRequest that must follow it).
-func (w *Writer) ResponseAfter(msg []byte, seq int64) {
+func (w *Writer) ResponseAfter(msg []byte, seq int64) { w.placeAfter(msg, seq, true) }
+
+// After queues msg just after the event with seq as ResponseAfter does, but when that event
+// has been written it joins the end of the ordered lane instead of the response lane: it
+// keeps its place among the events and is held with them. For a message a request causes
+// that must follow the request's own response, such as the $/cancelRequest of an abort
+// (the abort's handler holds the lane until its response is queued).
+func (w *Writer) After(msg []byte, seq int64) { w.placeAfter(msg, seq, false) }
+
+func (w *Writer) placeAfter(msg []byte, seq int64, respond bool) {
 	w.mu.Lock()
 	if !w.accepting() {
 		w.mu.Unlock()
@@ -132,9 +141,12 @@ func (w *Writer) ResponseAfter(msg []byte, seq int64) {
 			at = i // after responses already placed behind the same event, in order
 		}
 	}
-	if at < w.head {
+	switch {
+	case at < w.head && respond:
 		w.responses = append(w.responses, msg)
-	} else {
+	case at < w.head:
+		w.pushLocked(item{data: msg})
+	default:
 		w.ordered = append(w.ordered, item{})
 		copy(w.ordered[at+2:], w.ordered[at+1:])
 		w.ordered[at+1] = item{data: msg}

@@ -75,6 +75,23 @@ func TestWriterResponseAfter(t *testing.T) {
 	}
 }
 
+// After places a message like ResponseAfter, but with nothing queued to follow it stays in
+// the ordered lane, held with it: an abort's $/cancelRequest comes after the abort's response.
+func TestWriterAfter(t *testing.T) {
+	got := written(t, NDJSON, func(w *Writer) {
+		w.Hold()
+		w.Event(1, []byte("e1"))
+		w.After([]byte("after1"), 1)
+		w.Event(2, []byte("e2"))
+		w.After([]byte("after0"), 0)
+		w.Response([]byte("resp"))
+		w.Release()
+	})
+	if want := "resp\ne1\nafter1\ne2\nafter0\n"; got != want {
+		t.Fatalf("written %q, want %q", got, want)
+	}
+}
+
 // Hold keeps the ordered lane back (responses still go); Release lets it go.
 func TestWriterHold(t *testing.T) {
 	got := written(t, NDJSON, func(w *Writer) {
