@@ -25,6 +25,10 @@ const hangTimeout = 10 * time.Second
 var testServerBin string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(parentModeEnv) != "" {
+		runAsParent()
+		return
+	}
 	dir, err := os.MkdirTemp("", "pi-rpc-mcp-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

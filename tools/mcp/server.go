@@ -175,7 +175,7 @@ func (s *server) command(cfg ServerConfig) (*exec.Cmd, error) {
 	for k, v := range cfg.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = childAttrs()
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
