@@ -26,6 +26,12 @@ var errClientGone = errors.New("the client went away")
 // ctx ends first the request is withdrawn ($/cancel_request) and ctx's error returned, so
 // a client that never answers holds nobody past an abort.
 func callClient(ctx context.Context, w *writer, method string, params, out any) error {
+	return callClientOrUndo(ctx, w, method, params, out, nil)
+}
+
+// callClientOrUndo is callClient for a request whose success leaves something in the client:
+// when the request was withdrawn and the client answers it anyway, undo gets that answer.
+func callClientOrUndo(ctx context.Context, w *writer, method string, params, out any, undo func(*message)) error {
 	w.mu.Lock()
 	id, ch := w.requestLocked(method, params)
 	w.mu.Unlock()
@@ -41,7 +47,7 @@ func callClient(ctx context.Context, w *writer, method string, params, out any) 
 		}
 		return nil
 	case <-ctx.Done():
-		w.withdraw(id)
+		w.withdraw(id, undo)
 		return ctx.Err()
 	case <-w.broken:
 		return errClientGone

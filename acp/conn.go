@@ -82,12 +82,15 @@ type writer struct {
 	broken  <-chan struct{}
 	nextReq int64
 	pending map[int64]chan *message
+	// late holds what to do with the answer to a withdrawn request that left something
+	// behind in the client (a terminal it created anyway).
+	late map[int64]func(*message)
 }
 
 func newWriter(out io.Writer, limit int) *writer {
 	t := transport.NewWriter(out, limit)
 	t.Start(transport.NDJSON)
-	return &writer{out: t, broken: t.Broken(), pending: map[int64]chan *message{}}
+	return &writer{out: t, broken: t.Broken(), pending: map[int64]chan *message{}, late: map[int64]func(*message){}}
 }
 
 // queueLocked appends one message, encoded now. The caller holds w.mu, which keeps the
@@ -134,14 +137,19 @@ func (w *writer) requestLocked(method string, params any) (int64, chan *message)
 	return id, ch
 }
 
-// withdraw forgets a request to the client and tells the client it is cancelled.
-func (w *writer) withdraw(id int64) {
+// withdraw forgets a request to the client and tells the client it is cancelled. A client
+// may answer anyway (the cancellation crossed its answer, or it ignores cancellations):
+// onLate, when not nil, gets that answer on its own goroutine.
+func (w *writer) withdraw(id int64, onLate func(*message)) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if _, ok := w.pending[id]; !ok {
 		return
 	}
 	delete(w.pending, id)
+	if onLate != nil {
+		w.late[id] = onLate
+	}
 	w.notifyLocked("$/cancel_request", map[string]any{"requestId": id})
 }
 
@@ -155,11 +163,16 @@ func (w *writer) answer(m *message) bool {
 	w.mu.Lock()
 	ch, ok := w.pending[id]
 	delete(w.pending, id)
+	onLate, late := w.late[id]
+	delete(w.late, id)
 	w.mu.Unlock()
-	if ok {
+	switch {
+	case ok:
 		ch <- m
+	case late:
+		go onLate(m)
 	}
-	return ok
+	return ok || late
 }
 
 // wait blocks while the client is behind (more than limit bytes queued).

@@ -73,7 +73,7 @@ func (a *asker) Ask(ctx context.Context, req session.PermissionRequest) session.
 	select {
 	case m = <-ch:
 	case <-ctx.Done():
-		w.withdraw(id)
+		w.withdraw(id, nil)
 		return session.PermissionAnswer{Decision: session.DecisionDeny, By: session.ByAbort}
 	case <-w.broken:
 		return session.PermissionAnswer{Decision: session.DecisionDeny, By: session.ByDisconnect}

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -37,7 +38,7 @@ func (r *terminalRunner) RunCommand(ctx context.Context, c tools.Command) (tools
 		req.Env = append(req.Env, sdk.EnvVariable{Name: name, Value: value})
 	}
 	var created sdk.CreateTerminalResponse
-	if err := callClient(ctx, r.w, sdk.ClientMethodTerminalCreate, req, &created); err != nil {
+	if err := callClientOrUndo(ctx, r.w, sdk.ClientMethodTerminalCreate, req, &created, r.releaseLate); err != nil {
 		if ctx.Err() != nil {
 			return tools.CommandOutput{Cancelled: true}, nil
 		}
@@ -99,6 +100,20 @@ func (r *terminalRunner) RunCommand(ctx context.Context, c tools.Command) (tools
 	}
 	out.Output, out.Truncated = o.Output, o.Truncated
 	return out, nil
+}
+
+// releaseLate kills and releases a terminal the client created after its terminal/create was
+// withdrawn (an abort crossed the answer): nobody waits for that command any more.
+func (r *terminalRunner) releaseLate(m *message) {
+	var created sdk.CreateTerminalResponse
+	if m.Error != nil || json.Unmarshal(m.Result, &created) != nil || created.TerminalId == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), terminalGrace)
+	defer cancel()
+	sid := sdk.SessionId(r.st.id)
+	_ = callClient(ctx, r.w, sdk.ClientMethodTerminalKill, sdk.KillTerminalRequest{SessionId: sid, TerminalId: created.TerminalId}, nil)
+	_ = callClient(ctx, r.w, sdk.ClientMethodTerminalRelease, sdk.ReleaseTerminalRequest{SessionId: sid, TerminalId: created.TerminalId}, nil)
 }
 
 func isClosed(ch chan struct{}) bool {

@@ -20,7 +20,9 @@ import (
 type fakePeer struct {
 	w      *writer
 	mu     sync.Mutex
-	seen   []string // methods of requests and notifications, in wire order
+	seen   []string                    // methods of requests and notifications, in wire order
+	params []string                    // their params, in the same order
+	ids    map[string]*json.RawMessage // the last request id of each method
 	lines  chan string
 	answer func(method string, params json.RawMessage) any
 }
@@ -28,7 +30,7 @@ type fakePeer struct {
 func newFakePeer(t *testing.T, answer func(string, json.RawMessage) any) (*fakePeer, *acpSession) {
 	t.Helper()
 	pr, pw := io.Pipe()
-	p := &fakePeer{w: newWriter(pw, 1<<20), lines: make(chan string, 64), answer: answer}
+	p := &fakePeer{w: newWriter(pw, 1<<20), lines: make(chan string, 64), answer: answer, ids: map[string]*json.RawMessage{}}
 	t.Cleanup(func() { _ = pr.Close(); p.w.close(time.Second) })
 	go func() {
 		sc := bufio.NewScanner(pr)
@@ -39,6 +41,10 @@ func newFakePeer(t *testing.T, answer func(string, json.RawMessage) any) (*fakeP
 			}
 			p.mu.Lock()
 			p.seen = append(p.seen, m.Method)
+			p.params = append(p.params, string(m.Params))
+			if m.ID != nil {
+				p.ids[m.Method] = m.ID
+			}
 			p.mu.Unlock()
 			p.lines <- m.Method
 			if m.ID == nil || m.Method == "" {
@@ -212,6 +218,46 @@ func TestSilentClientAbort(t *testing.T) {
 		t.Fatal("an aborted read succeeded")
 	}
 	peer.waitFor(t, "$/cancel_request")
+}
+
+// An editor that answers terminal/create after the request was withdrawn has started a
+// command nobody waits for: it is killed and released.
+func TestTerminalCreatedAfterWithdrawalIsReleased(t *testing.T) {
+	peer, st := newFakePeer(t, func(method string, _ json.RawMessage) any {
+		if method == "terminal/create" {
+			return nil // answered late, below
+		}
+		return struct{}{}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan tools.CommandOutput, 1)
+	go func() {
+		out, _ := (&terminalRunner{w: peer.w, st: st}).RunCommand(ctx, tools.Command{ToolCallID: "call_1", Shell: "/bin/sh", Args: []string{"-c", "x"}, Dir: "/w"})
+		done <- out
+	}()
+	peer.waitFor(t, "terminal/create")
+	cancel()
+	if out := <-done; !out.Cancelled {
+		t.Fatalf("out = %+v", out)
+	}
+	peer.waitFor(t, "$/cancel_request")
+	peer.mu.Lock()
+	id := peer.ids["terminal/create"]
+	peer.mu.Unlock()
+	if !peer.w.answer(&message{ID: id, Result: json.RawMessage(`{"terminalId":"late-1"}`)}) {
+		t.Fatal("the late answer was not taken")
+	}
+	peer.waitFor(t, "terminal/kill")
+	peer.waitFor(t, "terminal/release")
+	peer.mu.Lock()
+	defer peer.mu.Unlock()
+	if got := strings.Join(peer.params[len(peer.params)-2:], " "); strings.Count(got, `"terminalId":"late-1"`) != 2 {
+		t.Fatalf("kill and release were for %s", got)
+	}
+	// A second answer to the same id is a stray.
+	if peer.w.answer(&message{ID: id, Result: json.RawMessage(`{"terminalId":"late-1"}`)}) {
+		t.Fatal("a second answer was taken")
+	}
 }
 
 // Through the client's files, an edit's diff is the change really made: from the text the
