@@ -188,10 +188,10 @@ func TestTerminalExit(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
-// A client that never answers: an abort still ends the command at once (cancelled), and
-// the same holds for a file read.
-func TestSilentClientAbort(t *testing.T) {
-	peer, st := newFakePeer(t, func(string, json.RawMessage) any { return nil })
+// cancelWhileCreating runs a command and cancels it while its terminal/create is unanswered:
+// the command ends cancelled and the request is withdrawn.
+func cancelWhileCreating(t *testing.T, peer *fakePeer, st *acpSession) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan tools.CommandOutput, 1)
 	go func() {
@@ -204,8 +204,15 @@ func TestSilentClientAbort(t *testing.T) {
 		t.Fatalf("out = %+v", out)
 	}
 	peer.waitFor(t, "$/cancel_request")
+}
 
-	ctx, cancel = context.WithCancel(context.Background())
+// A client that never answers: an abort still ends the command at once (cancelled), and
+// the same holds for a file read.
+func TestSilentClientAbort(t *testing.T) {
+	peer, st := newFakePeer(t, func(string, json.RawMessage) any { return nil })
+	cancelWhileCreating(t, peer, st)
+
+	ctx, cancel := context.WithCancel(context.Background())
 	files := &clientFiles{w: peer.w, st: st, canRead: true, canWrite: true}
 	errc := make(chan error, 1)
 	go func() {
@@ -229,18 +236,7 @@ func TestTerminalCreatedAfterWithdrawalIsReleased(t *testing.T) {
 		}
 		return struct{}{}
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan tools.CommandOutput, 1)
-	go func() {
-		out, _ := (&terminalRunner{w: peer.w, st: st}).RunCommand(ctx, tools.Command{ToolCallID: "call_1", Shell: "/bin/sh", Args: []string{"-c", "x"}, Dir: "/w"})
-		done <- out
-	}()
-	peer.waitFor(t, "terminal/create")
-	cancel()
-	if out := <-done; !out.Cancelled {
-		t.Fatalf("out = %+v", out)
-	}
-	peer.waitFor(t, "$/cancel_request")
+	cancelWhileCreating(t, peer, st)
 	peer.mu.Lock()
 	id := peer.ids["terminal/create"]
 	peer.mu.Unlock()
