@@ -1,12 +1,14 @@
 package acp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 
 	sdk "github.com/coder/acp-go-sdk"
+	"github.com/pi-rpc/pi-rpc/internal/transport"
 )
 
 // clientError is the client's error answer to a request the agent sent; its message is the
@@ -51,5 +53,52 @@ func callClientOrUndo(ctx context.Context, w *writer, method string, params, out
 		return ctx.Err()
 	case <-w.broken:
 		return errClientGone
+	}
+}
+
+// answerTooLarge fails the request of ours that an oversized line answers, when the line's
+// head shows it is one (an id of a pending request, and no method before it): the call gets
+// an error naming the limit instead of waiting for an answer that was dropped. The editor is
+// not answered, since the line was a response. It reports whether the line was taken so.
+func answerTooLarge(w *writer, err error, limit int) bool {
+	var tl *transport.TooLargeError
+	if !errors.As(err, &tl) {
+		return false
+	}
+	id, ok := responseID(tl.Head)
+	if !ok {
+		return false
+	}
+	msg := fmt.Sprintf("the editor's answer is larger than --max-message-bytes (%d bytes)", limit)
+	return w.answer(&message{ID: &id, Error: &sdk.RequestError{Code: codeInvalidRequest, Message: msg}})
+}
+
+// responseID reads the top-level "id" of a message from its first bytes, when it comes before
+// any "method" and every value before it is whole.
+func responseID(head []byte) (json.RawMessage, bool) {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, false
+	}
+	for {
+		key, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		switch key {
+		case "method":
+			return nil, false
+		case "id":
+			var id json.Number
+			if dec.Decode(&id) != nil {
+				return nil, false
+			}
+			return json.RawMessage(id), true
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return nil, false
+		}
 	}
 }

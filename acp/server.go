@@ -129,6 +129,10 @@ func (s *Server) Serve() error {
 		line, err := lr.Next()
 		switch {
 		case errors.Is(err, errTooLarge):
+			if answerTooLarge(s.w, err, s.opts.MaxMessageBytes) {
+				s.log.Warn().Int("limit", s.opts.MaxMessageBytes).Msg("an answer of the editor was larger than the limit")
+				continue
+			}
 			s.w.fail(nil, reqError(codeInvalidRequest, fmt.Sprintf("message larger than %d bytes", s.opts.MaxMessageBytes), nil))
 			continue
 		case err != nil:

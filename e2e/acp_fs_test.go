@@ -178,10 +178,10 @@ func (c *editorClient) ReleaseTerminal(_ context.Context, p sdk.ReleaseTerminalR
 	return sdk.ReleaseTerminalResponse{}, nil
 }
 
-func dialEditor(t *testing.T, mock *mockopenai.Server, c *editorClient, caps sdk.ClientCapabilities) (*sdk.ClientSideConnection, sdk.SessionId, string, func()) {
+func dialEditor(t *testing.T, mock *mockopenai.Server, c *editorClient, caps sdk.ClientCapabilities, args ...string) (*sdk.ClientSideConnection, sdk.SessionId, string, func()) {
 	t.Helper()
 	home, ws := t.TempDir(), t.TempDir()
-	cmd := exec.Command(binary, "--protocol", "acp", "--provider", "openai", "--base-url", mock.URL(), "--model", "gpt-4.1")
+	cmd := exec.Command(binary, append([]string{"--protocol", "acp", "--provider", "openai", "--base-url", mock.URL(), "--model", "gpt-4.1"}, args...)...)
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + home, "PI_RPC_HOME=" + home, "OPENAI_API_KEY=test"}
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -336,6 +336,35 @@ func TestACPFsThroughEditor(t *testing.T) {
 
 // With terminal offered, bash runs in the editor's terminal: the call shows it, the model
 // gets the output and exit code as from a local run, and the terminal is released.
+// An editor's answer larger than --max-message-bytes fails the read with the limit named, and
+// the turn goes on (it used to wait for the dropped answer until a cancel).
+func TestACPEditorAnswerTooLarge(t *testing.T) {
+	mock := mockOf(
+		mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: "call_read", Name: "read", Arguments: `{"path":"big.txt"}`}}},
+		mockopenai.Response{Text: "done"},
+	)
+	defer mock.Close()
+	client := newEditorClient(map[string]string{})
+	conn, sid, ws, stop := dialEditor(t, mock, client, sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true}}, "--max-message-bytes", "4096")
+	defer stop()
+	big := filepath.Join(ws, "big.txt")
+	if err := os.WriteFile(big, []byte("small on disk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	client.mu.Lock()
+	client.buffers[big] = strings.Repeat("line of the unsaved buffer\n", 400)
+	client.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sid, Prompt: []sdk.ContentBlock{sdk.TextBlock("read it")}})
+	if err != nil || res.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v, %v", res, err)
+	}
+	if got := toolResultSeen(t, mock, "call_read"); !strings.Contains(got, "larger than --max-message-bytes (4096 bytes)") {
+		t.Fatalf("the model saw %q", got)
+	}
+}
+
 func TestACPTerminalThroughEditor(t *testing.T) {
 	mock := mockOf(
 		mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: "call_sh", Name: "bash", Arguments: `{"command":"echo hi from $PWD; exit 3"}`}}},

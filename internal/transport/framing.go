@@ -29,6 +29,19 @@ const readBuffer = 64 << 10
 // next one.
 var ErrTooLarge = errors.New("message too large")
 
+// headBytes is how much of an oversized line a [TooLargeError] keeps.
+const headBytes = 512
+
+// TooLargeError is the [ErrTooLarge] of a line (errors.Is matches it). Head is the line's
+// first bytes, at most 512: enough for a front end to read the id of a response it waits for
+// (an editor's answer too large to take), so that request fails instead of waiting.
+type TooLargeError struct{ Head []byte }
+
+func (e *TooLargeError) Error() string { return ErrTooLarge.Error() }
+
+// Is makes errors.Is(err, ErrTooLarge) true.
+func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
+
 // BadHeaderError reports a Content-Length header block without a usable length; the reader
 // has resynchronised at the next Content-Length line.
 type BadHeaderError struct{ Msg string }

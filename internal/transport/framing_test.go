@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -64,6 +65,10 @@ func TestLineReaderOversizedLineIsNotHeld(t *testing.T) {
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("oversized line: %v, want ErrTooLarge", err)
 	}
+	var tl *TooLargeError
+	if !errors.As(err, &tl) || len(tl.Head) != headBytes || !bytes.HasPrefix(tl.Head, src.prefix) {
+		t.Fatalf("the error's head is %q, want the line's first %d bytes", tl.Head, headBytes)
+	}
 	if src.read > max+2*buf {
 		t.Errorf("the reader read %d bytes of a %d-byte line before reporting it (limit %d)", src.read, line, max)
 	}
@@ -93,8 +98,13 @@ func TestLineReaderOversizedLineEndings(t *testing.T) {
 		strings.Repeat("a", 5*max) + "\n{}",
 	} {
 		r := NewLineReaderSize(strings.NewReader(in), 16, max)
-		if _, err := r.Next(); !errors.Is(err, ErrTooLarge) {
+		_, err := r.Next()
+		var tl *TooLargeError
+		if !errors.As(err, &tl) {
 			t.Fatalf("%q: first line: %v, want ErrTooLarge", in, err)
+		}
+		if !strings.HasPrefix(in, string(tl.Head)) || len(tl.Head) <= max || strings.ContainsAny(string(tl.Head), "\r\n") {
+			t.Fatalf("%q: head %q", in, tl.Head)
 		}
 		if msg, err := r.Next(); err != nil || string(msg) != "{}" {
 			t.Fatalf("%q: second line: %q, %v", in, msg, err)

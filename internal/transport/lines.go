@@ -46,7 +46,7 @@ func (l *LineReader) Next() ([]byte, error) {
 		chunk, err := l.r.ReadSlice('\n')
 		if held+len(chunk) > l.max+2 { // +2: the line ending is not part of the message
 			l.skipping = errors.Is(err, bufio.ErrBufferFull)
-			return nil, ErrTooLarge
+			return nil, tooLarge(blocks, chunk)
 		}
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull):
@@ -60,13 +60,25 @@ func (l *LineReader) Next() ([]byte, error) {
 			}
 			msg = trimEOL(append(msg, chunk...))
 			if len(msg) > l.max {
-				return nil, ErrTooLarge
+				return nil, tooLarge(nil, msg)
 			}
 			return msg, nil
 		default:
 			return nil, err
 		}
 	}
+}
+
+// tooLarge reports an oversized line with its first bytes, from the held blocks and chunk.
+func tooLarge(blocks [][]byte, chunk []byte) *TooLargeError {
+	var head []byte
+	for _, b := range append(blocks, chunk) {
+		if len(head) == headBytes {
+			break
+		}
+		head = append(head, b[:min(len(b), headBytes-len(head))]...)
+	}
+	return &TooLargeError{Head: trimEOL(head)}
 }
 
 // skipLine discards the rest of an oversized line without keeping it. The end of the input
