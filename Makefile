@@ -9,9 +9,10 @@ BIN := bin
 all: build
 
 # -buildvcs=auto: the binaries report the commit they were built from (pi-rpc --version),
-# whatever GOFLAGS says.
+# whatever GOFLAGS says. CGO_ENABLED=0 as in `make release`: bin/pi-rpc is the statically
+# linked program users get (no dynamic loader, no libc), so the benchmarks measure that.
 build:
-	$(GO) build -buildvcs=auto -o $(BIN)/ ./cmd/...
+	CGO_ENABLED=0 $(GO) build -buildvcs=auto -o $(BIN)/ ./cmd/...
 
 ## test: build, then the whole Go suite under the race detector, then the TypeScript client,
 ## then the npm packages, then pi's own RpcClient and pi-acp against pi mode.
@@ -158,7 +159,7 @@ bench-compare: build
 	if [ -n "$(BASE_REF)" ]; then \
 		echo "building pi-rpc at $(BASE_REF) as the base" >&2; \
 		git worktree add -q --detach "$$tmp/base-src" "$(BASE_REF)"; \
-		(cd "$$tmp/base-src" && $(GO) build -buildvcs=auto -o "$$tmp/pi-rpc-base" ./cmd/pi-rpc); \
+		(cd "$$tmp/base-src" && CGO_ENABLED=0 $(GO) build -buildvcs=auto -o "$$tmp/pi-rpc-base" ./cmd/pi-rpc); \
 		base="$$tmp/pi-rpc-base"; \
 	fi; \
 	$(GO) run ./bench -pi "$$cli" -pi-acp "$$acp" $${base:+-base "$$base"} $(BENCH_FLAGS)
