@@ -15,8 +15,13 @@
 //     message_update points at the live partial message) and never blocks in Emit; a run
 //     goroutine calls Sink.Wait outside the lock after each event, which is how a client that
 //     stops reading slows the provider's stream.
-//   - Methods that accept an input call their ack before any event the input causes, so a
-//     front end can write the response first. Methods whose work finishes later (Wait,
+//   - Methods that accept an input (Prompt, Steer, FollowUp, Continue) return the answer,
+//     [Accepted]; the input's events may be emitted before they return, so the front end
+//     orders its answer: it holds back the events emitted during the call and queues the
+//     answer ahead of them, or right after Accepted.AfterSeq, the last event before the
+//     input's first one (a front end whose sink answers, as ACP's prompts, names the input
+//     first: PromptRequest.InputID).
+//     Methods whose work finishes later (Wait,
 //     Compact, NavigateTree with a summary, Bash, Host.Close) decide under the lock and
 //     return a [Pending]: a done channel, the outcome, and the seq the answer follows.
 //   - One goroutine drives each busy period (driver.go, started only by startDriverLocked):
