@@ -147,25 +147,11 @@ func (s *Supervisor) startLocked(kind inputKind, id, text string, images []core.
 	p.inputs = append(p.inputs, in)
 	a := s.acceptedLocked(in, DispositionStarted)
 	if s.needsPrePromptCompactionLocked() {
-		s.startDriverLocked(p, func() bool { return s.startPrompt(p, in) })
+		s.startDriverLocked(p, outcome{next: s.promptStage(p, in)})
 		return a
 	}
-	s.startRunLocked(p, in)
+	s.startDriverLocked(p, s.promptLocked(p, in))
 	return a
-}
-
-// startRunLocked starts the prompt's run and its driver. The input is already accepted, so a
-// failure to start (which cannot happen while the period is idle) settles the period as
-// failed rather than failing the request.
-func (s *Supervisor) startRunLocked(p *period, in *input) {
-	run, err := s.agent.Prompt(core.Input{ID: in.id, Message: in.msg})
-	if err != nil {
-		p.failure = &SettleError{Kind: SettleErrorProvider, Message: err.Error()}
-		s.settleLocked(p)
-		return
-	}
-	p.run = run
-	s.startDriverLocked(p, nil)
 }
 
 func (s *Supervisor) newPeriodLocked() *period {
@@ -216,9 +202,8 @@ func (s *Supervisor) Continue() (Accepted, error) {
 	in.state = stateDelivered
 	p := s.newPeriodLocked()
 	p.inputs = append(p.inputs, in)
-	p.run = run
 	a := s.acceptedLocked(in, DispositionStarted)
-	s.startDriverLocked(p, nil)
+	s.startDriverLocked(p, outcome{run: run})
 	return a, nil
 }
 
