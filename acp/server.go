@@ -495,10 +495,12 @@ func (s *Server) prompt(id json.RawMessage, params json.RawMessage) {
 		s.w.fail(id, err)
 		return
 	}
-	perr := st.sup.Prompt(session.PromptRequest{Message: text, Images: images, WhenBusy: "followUp"}, func(a session.Accepted) {
-		st.addPrompt(s.w, a.InputID, id)
-	})
-	if perr != nil {
+	// The prompt is answered by the sink, at its input's message_start or agent_settled, which
+	// may come before Prompt returns: it is named and registered first.
+	inputID := s.ids.Input()
+	st.addPrompt(s.w, inputID, id)
+	if _, perr := st.sup.Prompt(session.PromptRequest{Message: text, Images: images, WhenBusy: "followUp", InputID: inputID}); perr != nil {
+		st.dropPrompt(s.w, inputID)
 		s.w.fail(id, engineError(perr))
 	}
 }
@@ -516,9 +518,9 @@ func (s *Server) steer(params json.RawMessage) (any, *sdk.RequestError) {
 	if err != nil {
 		return nil, err
 	}
-	var acc session.Accepted
-	if err := st.sup.Steer(session.QueueRequest{Message: text, Images: images, WhenIdle: "reject"}, func(a session.Accepted) { acc = a }); err != nil {
-		return nil, engineError(err)
+	acc, serr := st.sup.Steer(session.QueueRequest{Message: text, Images: images, WhenIdle: "reject"})
+	if serr != nil {
+		return nil, engineError(serr)
 	}
 	return map[string]any{"inputId": acc.InputID}, nil
 }

@@ -3,6 +3,7 @@ package acp
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -81,6 +82,13 @@ func (st *acpSession) addPrompt(w *writer, inputID string, reqID json.RawMessage
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	st.prompts = append(st.prompts, pendingPrompt{inputID: inputID, reqID: reqID})
+}
+
+// dropPrompt forgets a prompt the session refused: no event names its input.
+func (st *acpSession) dropPrompt(w *writer, inputID string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	st.prompts = slices.DeleteFunc(st.prompts, func(p pendingPrompt) bool { return p.inputID == inputID })
 }
 
 func (st *acpSession) hasPrompt(w *writer, reqID json.RawMessage) bool {

@@ -9,8 +9,9 @@ import (
 	"github.com/pi-rpc/pi-rpc/session"
 )
 
-// handler serves one command. It writes its own success response (synchronously, from an
-// ack, or from a goroutine) and returns an error for the failure response.
+// handler serves one command. It writes its own success response (synchronously, placed
+// among the events an input causes, or from a goroutine) and returns an error for the
+// failure response.
 type handler func(s *Server, r *request) error
 
 // commands is pi 0.73.1's command table plus the later additions its current clients use.
@@ -73,8 +74,8 @@ func (r *request) messageAndImages() (string, []core.Content, error) {
 	return msg, images, nil
 }
 
-// prompt answers from the ack: a started prompt's response precedes agent_start; a queued
-// one's follows its queue_update, as pi's do.
+// prompt answers as pi does: a started prompt's response precedes agent_start; a queued
+// one's follows its queue_update (submit).
 func (s *Server) prompt(r *request) error {
 	msg, images, err := r.messageAndImages()
 	if err != nil {
@@ -120,22 +121,29 @@ func (s *Server) prompt(r *request) error {
 	return errors.New(busyText)
 }
 
-// startPrompt submits a prompt; its response is written from the ack (started: before
-// agent_start) or after the call (queued: after its queue_update).
+// startPrompt submits a prompt (submit).
 func (s *Server) startPrompt(r *request, req session.PromptRequest) error {
-	var queued *session.Accepted
-	err := s.sup.Prompt(req, func(a session.Accepted) {
-		if a.Disposition == session.DispositionQueued {
-			queued = &a
-			return
-		}
-		s.w.Write(success(r.id, r.typ, disposition{a.Disposition}))
-	})
+	return s.submit(r, func() (session.Accepted, error) { return s.sup.Prompt(req) })
+}
+
+// submit calls an input method and writes its response where pi writes it: a started
+// input's before its agent_start, a queued one's after its queue_update. The session emits
+// the input's events from the moment it accepts it, on the run's goroutine too, so the
+// events are held while the method runs and until the response is placed: right after the
+// last event before the input's (Accepted.AfterSeq) when started, after everything queued
+// so far when queued.
+func (s *Server) submit(r *request, call func() (session.Accepted, error)) error {
+	s.w.Hold()
+	defer s.w.Release()
+	a, err := call()
 	if err != nil {
 		return err
 	}
-	if queued != nil {
-		s.w.Write(success(r.id, r.typ, disposition{queued.Disposition}))
+	res := success(r.id, r.typ, disposition{a.Disposition})
+	if a.Disposition == session.DispositionStarted {
+		s.w.WriteAfter(res, a.AfterSeq)
+	} else {
+		s.w.Write(res)
 	}
 	return nil
 }
@@ -164,25 +172,11 @@ func (s *Server) steer(r *request) error {
 		return err
 	}
 	req := session.QueueRequest{Message: msg, Images: images}
-	var acc session.Accepted
-	ack := func(a session.Accepted) {
-		acc = a
-		if a.Disposition == session.DispositionStarted {
-			s.w.Write(success(r.id, r.typ, disposition{a.Disposition}))
-		}
-	}
+	method := s.sup.FollowUp
 	if r.typ == "steer" {
-		err = s.sup.Steer(req, ack)
-	} else {
-		err = s.sup.FollowUp(req, ack)
+		method = s.sup.Steer
 	}
-	if err != nil {
-		return err
-	}
-	if acc.Disposition == session.DispositionQueued {
-		s.w.Write(success(r.id, r.typ, disposition{acc.Disposition}))
-	}
-	return nil
+	return s.submit(r, func() (session.Accepted, error) { return method(req) })
 }
 
 // abort answers once the aborted run has ended: after its agent_end and agent_settled.

@@ -16,8 +16,9 @@ import (
 // which owns stdout. pi writes every record in the order it happens, responses and events
 // on one stream, and its clients rely on that order (the prompt response before
 // agent_start, queue_update before the steer response, the abort response after
-// agent_end), so everything goes in the transport's ordered lane: a response queued while
-// the engine holds its lock (inside an ack) lands exactly between the events around it.
+// agent_end), so everything goes in the transport's ordered lane, in the order queued, or
+// placed right after a given event ([Writer.WriteAfter]): an input's response lands before
+// the events the input caused even when they were queued first.
 //
 // It implements [session.Sink]: Emit gives the event its seq, encodes it in pi's shape and
 // never blocks; Wait blocks the run goroutine while more than the limit of bytes is queued,
@@ -69,6 +70,18 @@ func (w *Writer) Wait(ctx context.Context) { w.out.Wait(ctx) }
 // Write queues one record (a response or an extension UI request) after everything queued so
 // far; data is a JSON object without the LF.
 func (w *Writer) Write(data []byte) { w.out.Send(data) }
+
+// WriteAfter queues one record just after the event with seq (and the records already
+// placed behind it), ahead of the events after it even when they are queued already: the
+// response to an input, before the events the input causes (session.Accepted.AfterSeq).
+func (w *Writer) WriteAfter(data []byte, seq int64) { w.out.ResponseAfter(data, seq) }
+
+// Hold keeps the records not yet written back until the matching [Writer.Release] (submit:
+// while an input's response is being placed among its events).
+func (w *Writer) Hold() { w.out.Hold() }
+
+// Release ends one [Writer.Hold].
+func (w *Writer) Release() { w.out.Release() }
 
 // Broken is closed when a write to stdout fails (the client went away).
 func (w *Writer) Broken() <-chan struct{} { return w.out.Broken() }

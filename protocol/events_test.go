@@ -276,7 +276,7 @@ func runSupervisor(t *testing.T) *supervised {
 		ToolInfo: core.ToolInfo{Name: "probe", Description: "probes", Parameters: json.RawMessage(`{"type":"object","properties":{"x":{"type":"number"}}}`)},
 		Run: func(_ context.Context, _ core.ToolCall, update func(core.ToolResult)) (core.ToolResult, error) {
 			update(core.TextResult("halfway"))
-			if err := sup.FollowUp(session.QueueRequest{Message: "and then?"}, func(session.Accepted) {}); err != nil {
+			if _, err := sup.FollowUp(session.QueueRequest{Message: "and then?"}); err != nil {
 				return core.ToolResult{}, err
 			}
 			return core.ToolResult{Content: []core.Content{core.TextBlock("probed")}, Details: map[string]any{"x": 1}}, nil
@@ -300,7 +300,7 @@ func runSupervisor(t *testing.T) *supervised {
 	})
 	sup.SetModel(model)
 	sup.SetThinkingLevel(core.ThinkingHigh)
-	if err := sup.Prompt(session.PromptRequest{Message: "probe it"}, func(session.Accepted) {}); err != nil {
+	if _, err := sup.Prompt(session.PromptRequest{Message: "probe it"}); err != nil {
 		t.Fatalf("Prompt: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

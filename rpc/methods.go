@@ -126,18 +126,14 @@ func toBlocks(images []protocol.Image) []core.Content {
 	return out
 }
 
-// accepted keeps an input's answer. The session calls ack under its lock before any event
-// the input causes; the handler returns the answer, and the writer holds those events until
-// it is queued (Handle), so the response still comes first.
-type accepted struct{ got *session.Accepted }
-
-func (a *accepted) ack(got session.Accepted) { a.got = &got }
-
-func (a *accepted) result(err error) (*protocol.InputResult, error) {
+// inputResult is an accepted input's answer. The session emits the input's events from the
+// moment it is accepted, possibly before the handler returns; the writer holds them until
+// the answer is queued (Handle), so the response comes first.
+func inputResult(a session.Accepted, err error) (*protocol.InputResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &protocol.InputResult{InputID: a.got.InputID, Disposition: string(a.got.Disposition)}, nil
+	return &protocol.InputResult{InputID: a.InputID, Disposition: string(a.Disposition)}, nil
 }
 
 func (s *Server) initialize(ctx context.Context, _ *session.Supervisor, p *protocol.InitializeParams) (*protocol.InitializeResult, error) {
@@ -249,23 +245,19 @@ func (s *Server) describe(context.Context, *session.Supervisor, *protocol.Empty)
 }
 
 func (s *Server) prompt(_ context.Context, sup *session.Supervisor, p *promptParams) (*protocol.InputResult, error) {
-	var a accepted
-	return a.result(sup.Prompt(session.PromptRequest{Message: p.Message, Images: toBlocks(p.Images), WhenBusy: p.WhenBusy}, a.ack))
+	return inputResult(sup.Prompt(session.PromptRequest{Message: p.Message, Images: toBlocks(p.Images), WhenBusy: p.WhenBusy}))
 }
 
 func (s *Server) steer(_ context.Context, sup *session.Supervisor, p *queueParams) (*protocol.InputResult, error) {
-	var a accepted
-	return a.result(sup.Steer(session.QueueRequest{Message: p.Message, Images: toBlocks(p.Images), WhenIdle: p.WhenIdle}, a.ack))
+	return inputResult(sup.Steer(session.QueueRequest{Message: p.Message, Images: toBlocks(p.Images), WhenIdle: p.WhenIdle}))
 }
 
 func (s *Server) followUp(_ context.Context, sup *session.Supervisor, p *queueParams) (*protocol.InputResult, error) {
-	var a accepted
-	return a.result(sup.FollowUp(session.QueueRequest{Message: p.Message, Images: toBlocks(p.Images), WhenIdle: p.WhenIdle}, a.ack))
+	return inputResult(sup.FollowUp(session.QueueRequest{Message: p.Message, Images: toBlocks(p.Images), WhenIdle: p.WhenIdle}))
 }
 
 func (s *Server) continueRun(_ context.Context, sup *session.Supervisor, _ *protocol.Empty) (*protocol.InputResult, error) {
-	var a accepted
-	return a.result(sup.Continue(a.ack))
+	return inputResult(sup.Continue())
 }
 
 func (s *Server) abort(_ context.Context, sup *session.Supervisor, _ *protocol.Empty) (*protocol.AbortResult, error) {

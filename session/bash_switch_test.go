@@ -35,7 +35,7 @@ func TestPendingBashStaysWithItsSession(t *testing.T) {
 		},
 	})
 	var a session.Accepted
-	if err := sup.Prompt(session.PromptRequest{Message: "work"}, ack(&a)); err != nil {
+	if err := keep(&a)(sup.Prompt(session.PromptRequest{Message: "work"})); err != nil {
 		t.Fatal(err)
 	}
 	<-started
@@ -49,7 +49,7 @@ func TestPendingBashStaysWithItsSession(t *testing.T) {
 	if _, err := sup.NewSession(); err != nil {
 		t.Fatal(err)
 	}
-	if err := sup.Prompt(session.PromptRequest{Message: "hello"}, ack(&a)); err != nil {
+	if err := keep(&a)(sup.Prompt(session.PromptRequest{Message: "hello"})); err != nil {
 		t.Fatal(err)
 	}
 	sup.WaitSettled(context.Background(), "")

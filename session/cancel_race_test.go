@@ -33,7 +33,7 @@ func TestCancelInputAfterTheLoopTookIt(t *testing.T) {
 		switch ev.Type {
 		case core.ToolExecutionEnd:
 			// queue a steer while the tool batch finishes (any time during the run)
-			if err := h.sup.Steer(session.QueueRequest{Message: "please stop"}, ack(&steer)); err != nil {
+			if err := keep(&steer)(h.sup.Steer(session.QueueRequest{Message: "please stop"})); err != nil {
 				t.Errorf("steer: %v", err)
 			}
 		case core.TurnStart:

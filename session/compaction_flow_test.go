@@ -118,7 +118,7 @@ func TestThresholdCompactionThenQueuedInput(t *testing.T) {
 	h.sup.Agent().Subscribe(func(_ context.Context, ev core.Event) {
 		if ev.Type == core.AgentEnd && !queued {
 			queued = true
-			if err := h.sup.FollowUp(session.QueueRequest{Message: "and then?"}, ack(&a)); err != nil {
+			if err := keep(&a)(h.sup.FollowUp(session.QueueRequest{Message: "and then?"})); err != nil {
 				t.Errorf("FollowUp: %v", err)
 			}
 		}

@@ -27,7 +27,7 @@ func TestSteerDuringManualCompactionIsDelivered(t *testing.T) {
 		t.Fatal(err)
 	}
 	var a session.Accepted
-	if err := h.sup.Steer(session.QueueRequest{Message: "steer during compaction"}, ack(&a)); err != nil {
+	if err := keep(&a)(h.sup.Steer(session.QueueRequest{Message: "steer during compaction"})); err != nil {
 		t.Fatal(err)
 	}
 	if a.Disposition != session.DispositionQueued {

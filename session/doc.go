@@ -15,15 +15,21 @@
 //     message_update points at the live partial message) and never blocks in Emit; a run
 //     goroutine calls Sink.Wait outside the lock after each event, which is how a client that
 //     stops reading slows the provider's stream.
-//   - Methods that accept an input call their ack before any event the input causes, so a
-//     front end can write the response first. Methods whose work finishes later (Wait,
-//     Compact, NavigateTree with a summary, Bash, Host.Close) decide under the lock and
-//     return a [Pending]: a done channel, the outcome, and the seq the answer follows.
+//   - Methods that accept an input (Prompt, Steer, FollowUp, Continue) return the answer,
+//     [Accepted]; the input's events may be emitted before they return, so the front end
+//     orders its answer: it holds back the events emitted during the call and queues the
+//     answer ahead of them, or right after Accepted.AfterSeq, the last event before the
+//     input's first one (a front end whose sink answers, as ACP's prompts, names the input
+//     first: PromptRequest.InputID). Methods whose work finishes later (Wait, Compact,
+//     NavigateTree with a summary, Bash, Host.Close) decide under the lock and return a
+//     [Pending]: a done channel, the outcome, and the seq the answer follows.
 //   - One goroutine drives each busy period (driver.go, started only by startDriverLocked):
 //     a pre-prompt or manual compaction or a branch summary that opens it, retries with
-//     backoff, compaction, continuation runs for queued inputs, and the settle. Abort cancels
-//     the period's context (a backoff, a compaction or a branch summary stop with it) and
-//     the agent's run context.
+//     backoff, compaction, continuation runs for queued inputs, and the settle. It is the
+//     only place a period settles: each stage's decision, taken under the lock, names the
+//     run or stage that follows, or none, and then the driver settles in that same critical
+//     section. Abort cancels the period's context (a backoff, a compaction or a branch
+//     summary stop with it) and the agent's run context.
 //   - The session is the only owner of the steering and follow-up queues (the period's
 //     queued inputs, in acceptance order, drained by the session's queue modes); the agent's
 //     loop pulls from them through core.Queues (queues.go), and a pulled input can no longer

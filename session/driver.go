@@ -7,82 +7,126 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
-// opening is the first step of a busy period that does not start with a run (a pre-prompt
-// compaction, a manual compaction, a branch summary). It runs on the period's goroutine and
-// reports whether a run follows it (p.run is then set); otherwise the period has settled.
-type opening func() bool
+// stage is one step of a busy period on its goroutine: work done outside the lock (a
+// compaction, a retry's backoff, a branch summary; nil for none), a decision taken under
+// it, and then, after the lock is released, then (finishing the Pending the step answers;
+// nil for none).
+type stage struct {
+	work   func()
+	decide func() outcome
+	then   func()
+}
+
+// outcome is what a stage decided: the run to wait for, or the next stage, or neither: the
+// period settles, in the critical section that decided it, so an input accepted before the
+// decision is delivered by this period (or cancelled with it) and one accepted after it
+// finds the session idle.
+type outcome struct {
+	run  *core.Run
+	next *stage
+}
+
+// settles is the outcome that ends the period.
+var settles = outcome{}
+
+// ends reports whether the period settles.
+func (o outcome) ends() bool { return o.run == nil && o.next == nil }
 
 // startDriverLocked starts the goroutine that drives a busy period to its agent_settled: the
-// only place a period's goroutine starts, one per period. Without an opening the period's
-// first run is already started.
-func (s *Supervisor) startDriverLocked(p *period, first opening) {
+// only place a period's goroutine starts, one per period, whose loop (drive) is the only
+// place a period settles. first is the period's first run, or its first stage (a pre-prompt compaction, a
+// manual compaction, a branch summary, or a settle at once).
+func (s *Supervisor) startDriverLocked(p *period, first outcome) {
 	go s.drive(p, first)
 }
 
-// drive runs a busy period to its agent_settled.
-func (s *Supervisor) drive(p *period, first opening) {
-	if first != nil && !first() {
-		return
-	}
+// drive runs a busy period to its agent_settled: it waits for each run and carries out
+// each stage, and settles when a stage decides nothing follows.
+func (s *Supervisor) drive(p *period, o outcome) {
 	for {
-		<-p.run.Done()
-		if s.afterRun(p) == nil {
+		st := o.next
+		switch {
+		case o.run != nil:
+			<-o.run.Done()
+			st = s.afterRun(p)
+		case st == nil:
+			// A period whose first run could not start settles at once.
+			st = &stage{decide: func() outcome { return settles }}
+		}
+		if st.work != nil {
+			st.work()
+		}
+		s.mu.Lock()
+		o = st.decide()
+		if o.ends() {
+			s.settleLocked(p)
+		}
+		s.mu.Unlock()
+		if st.then != nil {
+			st.then()
+		}
+		if o.ends() {
 			return
 		}
 	}
 }
 
-// startPrompt compacts before the prompt, then starts its run. It reports false if the
-// period settled instead.
-func (s *Supervisor) startPrompt(p *period, in *input) bool {
-	_, _ = s.runCompaction(p, compactionRun{reason: CompactionThreshold, onlyIfDue: true})
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if p.aborted {
-		s.settleLocked(p)
-		return false
+// promptStage compacts before the prompt, then starts its run.
+func (s *Supervisor) promptStage(p *period, in *input) *stage {
+	return &stage{
+		work: func() { _, _ = s.runCompaction(p, compactionRun{reason: CompactionThreshold, onlyIfDue: true}) },
+		decide: func() outcome {
+			if p.aborted {
+				return settles
+			}
+			return s.promptLocked(p, in)
+		},
 	}
+}
+
+// promptLocked starts the run of the input that opened the period. The input is already
+// accepted, so a failure to start (which cannot happen while the period is idle) settles the
+// period as failed rather than failing the request.
+func (s *Supervisor) promptLocked(p *period, in *input) outcome {
 	run, err := s.agent.Prompt(core.Input{ID: in.id, Message: in.msg})
 	if err != nil {
 		p.failure = &SettleError{Kind: SettleErrorProvider, Message: err.Error()}
-		s.settleLocked(p)
-		return false
+		return settles
 	}
-	p.run = run
-	return true
+	return outcome{run: run}
 }
 
-// afterRun carries out what was decided at the run's agent_end and returns the next run of
-// the period (also set as p.run), or nil once the period has settled.
-func (s *Supervisor) afterRun(p *period) *core.Run {
-	s.mu.Lock()
-	n := p.next
-	p.next = next{}
-	p.run = nil
-	s.mu.Unlock()
-
-	switch n.kind {
-	case nextRetry:
-		if !s.backoff(p, n) {
-			return nil
+// afterRun is the stage that carries out what was decided at the run's agent_end.
+func (s *Supervisor) afterRun(p *period) *stage {
+	return &stage{decide: func() outcome {
+		n := p.next
+		p.next = next{}
+		switch n.kind {
+		case nextRetry:
+			return s.backoffLocked(p, n)
+		case nextOverflowCompact:
+			var err error
+			return outcome{next: &stage{
+				work: func() { _, err = s.runCompaction(p, compactionRun{reason: CompactionOverflow, willRetry: true}) },
+				decide: func() outcome {
+					if err != nil {
+						if p.failure == nil && !p.aborted {
+							p.failure = &SettleError{Kind: SettleErrorOverflow, Message: err.Error()}
+						}
+						return settles
+					}
+					s.dropTrailingReply()
+					return s.continueLocked(p, resumeRetry)
+				},
+			}}
+		case nextThresholdCompact:
+			return outcome{next: &stage{
+				work:   func() { _, _ = s.runCompaction(p, compactionRun{reason: CompactionThreshold}) },
+				decide: func() outcome { return s.continueLocked(p, resumeQueued) },
+			}}
 		}
-		return s.continueOrSettle(p, resumeRetry)
-	case nextOverflowCompact:
-		if _, err := s.runCompaction(p, compactionRun{reason: CompactionOverflow, willRetry: true}); err != nil {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			if p.failure == nil && !p.aborted {
-				p.failure = &SettleError{Kind: SettleErrorOverflow, Message: err.Error()}
-			}
-			s.settleLocked(p)
-			return nil
-		}
-		s.dropTrailingReply()
-		return s.continueOrSettle(p, resumeRetry)
-	case nextThresholdCompact:
-		_, _ = s.runCompaction(p, compactionRun{reason: CompactionThreshold})
-	}
-	return s.continueOrSettle(p, resumeQueued)
+		return s.continueLocked(p, resumeQueued)
+	}}
 }
 
 // dropTrailingReply removes the reply that overflowed from the context, whatever its stop
@@ -105,58 +149,48 @@ const (
 	resumeRetry
 )
 
-// continueOrSettle starts the next run when one is due (a retry, or queued inputs after a
-// completed run), making it p.run, and settles the period otherwise. The decision is taken
-// under the lock that accepts inputs, so an input is either delivered by this period or
-// starts the next one.
-func (s *Supervisor) continueOrSettle(p *period, why resume) *core.Run {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// continueLocked starts the next run when one is due (a retry, or queued inputs after a
+// completed run) and settles the period otherwise. It decides under the lock that accepts
+// inputs, so an input is either delivered by this period or starts the next one.
+func (s *Supervisor) continueLocked(p *period, why resume) outcome {
 	if p.aborted || p.failure != nil || (why == resumeQueued && !p.hasQueued()) {
-		s.settleLocked(p)
-		return nil
+		return settles
 	}
 	run, err := s.agent.Continue(s.queuesLocked())
 	if err != nil {
 		if p.failure == nil {
 			p.failure = &SettleError{Kind: SettleErrorProvider, Message: err.Error()}
 		}
-		s.settleLocked(p)
-		return nil
+		return settles
 	}
-	p.run = run
-	return run
+	return outcome{run: run}
 }
 
-// backoff waits before a retry, emitting auto_retry_start; an abort ends the wait at once
-// with auto_retry_end "Retry cancelled" and settles the period. It reports whether to retry.
-func (s *Supervisor) backoff(p *period, n next) bool {
-	delay := time.Duration(n.delay) * time.Millisecond
-	s.mu.Lock()
+// backoffLocked emits auto_retry_start and waits before a retry; an abort ends the wait at
+// once with auto_retry_end "Retry cancelled" and settles the period.
+func (s *Supervisor) backoffLocked(p *period, n next) outcome {
 	if p.aborted {
-		s.settleLocked(p)
-		s.mu.Unlock()
-		return false
+		return settles
 	}
+	delay := time.Duration(n.delay) * time.Millisecond
 	s.ledger.retryUntil = s.clock.Now().Add(delay).UnixMilli()
 	s.emitLocked(EventAutoRetryStart, AutoRetryStart{Attempt: p.retryAttempt, MaxAttempts: s.cfg.Retry.MaxRetries, DelayMs: n.delay, ErrorMessage: n.error})
-	s.mu.Unlock()
-
-	timer := s.clock.After(delay)
-	select {
-	case <-timer:
-	case <-p.ctx.Done():
-	}
-
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.ledger.retryUntil = 0
-	if p.aborted {
-		s.emitLocked(EventAutoRetryEnd, AutoRetryEnd{Success: false, Attempt: p.retryAttempt, FinalError: "Retry cancelled"})
-		s.settleLocked(p)
-		return false
-	}
-	return true
+	return outcome{next: &stage{
+		work: func() {
+			select {
+			case <-s.clock.After(delay):
+			case <-p.ctx.Done():
+			}
+		},
+		decide: func() outcome {
+			s.ledger.retryUntil = 0
+			if p.aborted {
+				s.emitLocked(EventAutoRetryEnd, AutoRetryEnd{Success: false, Attempt: p.retryAttempt, FinalError: "Retry cancelled"})
+				return settles
+			}
+			return s.continueLocked(p, resumeRetry)
+		},
+	}}
 }
 
 // errNothingToCompact and errAlreadyCompacted are returned when a compaction finds nothing
@@ -252,10 +286,9 @@ func lastIsCompaction(path []*Entry) bool {
 // settleLocked ends a period: inputs still queued after an abort or a failure are removed and
 // cancelled, agent_settled is emitted with every input's outcome, waiters are woken, and the
 // store is synced just after (never delaying the event).
+//
+// Only the period's driver calls it (drive), once.
 func (s *Supervisor) settleLocked(p *period) {
-	if p.settled != nil {
-		return
-	}
 	if p.retryExhausted != "" {
 		s.emitLocked(EventAutoRetryEnd, AutoRetryEnd{Success: false, Attempt: p.retryAttempt - 1, FinalError: p.retryExhausted})
 		p.retryExhausted = ""
@@ -281,7 +314,6 @@ func (s *Supervisor) settleLocked(p *period) {
 	s.ledger = ledger{permissionsPending: s.ledger.permissionsPending}
 	s.period = nil
 	settled.LastSeq = s.emitLocked(EventAgentSettled, settled)
-	p.settled = settled
 	s.lastSettled = settled
 	for _, in := range settled.Inputs {
 		s.settledByInput[in.InputID] = settled
@@ -319,16 +351,21 @@ func (s *Supervisor) Compact(instructions string) (*Pending[*CompactionResult], 
 	}
 	p := s.newPeriodLocked()
 	done := newPending[*CompactionResult]()
-	s.startDriverLocked(p, func() bool {
-		result, err := s.runCompaction(p, compactionRun{reason: CompactionManual, instructions: instructions})
+	var result *CompactionResult
+	var err error
+	s.startDriverLocked(p, outcome{next: &stage{
+		work: func() {
+			result, err = s.runCompaction(p, compactionRun{reason: CompactionManual, instructions: instructions})
+			if err != nil {
+				err = &Error{Kind: KindInvalidState, Message: err.Error()}
+			}
+		},
 		// Inputs queued while it ran are delivered by a continuation run of the same period.
-		run := s.continueOrSettle(p, resumeQueued)
-		_, seq := s.Busy()
-		if err != nil {
-			err = &Error{Kind: KindInvalidState, Message: err.Error()}
-		}
-		done.finish(result, seq, err)
-		return run != nil
-	})
+		decide: func() outcome { return s.continueLocked(p, resumeQueued) },
+		then: func() {
+			_, seq := s.Busy()
+			done.finish(result, seq, err)
+		},
+	}})
 	return done, nil
 }

@@ -181,15 +181,21 @@ func result[T any](p *session.Pending[T], err error) (T, error) {
 	return p.Result()
 }
 
-// ack records the answer to an input.
-func ack(got *session.Accepted) func(session.Accepted) {
-	return func(a session.Accepted) { *got = a }
+// keep records the answer of an input method that accepted its input and returns the
+// method's error: keep(&a)(sup.Prompt(req)).
+func keep(got *session.Accepted) func(session.Accepted, error) error {
+	return func(a session.Accepted, err error) error {
+		if err == nil {
+			*got = a
+		}
+		return err
+	}
 }
 
 func (h *harness) prompt(text string) session.Accepted {
 	h.t.Helper()
 	var a session.Accepted
-	if err := h.sup.Prompt(session.PromptRequest{Message: text}, ack(&a)); err != nil {
+	if err := keep(&a)(h.sup.Prompt(session.PromptRequest{Message: text})); err != nil {
 		h.t.Fatalf("Prompt(%q): %v", text, err)
 	}
 	return a

@@ -13,7 +13,10 @@ type IDs struct {
 	inputs, runs, permissions, bash atomic.Int64
 }
 
-func (ids *IDs) input() string      { return "in" + strconv.FormatInt(ids.inputs.Add(1), 10) }
+// Input returns a new input id, for a front end that names its input before submitting it
+// (PromptRequest.InputID).
+func (ids *IDs) Input() string { return "in" + strconv.FormatInt(ids.inputs.Add(1), 10) }
+
 func (ids *IDs) run() string        { return "r" + strconv.FormatInt(ids.runs.Add(1), 10) }
 func (ids *IDs) permission() string { return "perm" + strconv.FormatInt(ids.permissions.Add(1), 10) }
 func (ids *IDs) bashCommand() string {

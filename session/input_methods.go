@@ -14,32 +14,53 @@ type PromptRequest struct {
 	Images  []core.Content
 	// WhenBusy is "", "reject", "steer" or "followUp".
 	WhenBusy string
+	// InputID, when set, is the id the input takes: one from [IDs.Input], used once. A front
+	// end that must know the id before the input's first event (to recognise its events as
+	// they are emitted) names it this way; empty means a new id.
+	InputID string
 }
 
-// Prompt accepts a prompt. When idle it starts a busy period; when busy it is refused unless
-// WhenBusy says to queue it. ack is called with the answer before any event the input causes
-// is emitted.
-func (s *Supervisor) Prompt(req PromptRequest, ack func(Accepted)) error {
+// Prompt accepts a prompt and returns the answer. When idle it starts a busy period; when
+// busy it is refused unless WhenBusy says to queue it.
+//
+// The events the input causes are emitted from the moment it is accepted, on the run's
+// goroutine too, possibly before Prompt returns: the front end orders its answer before
+// them. It holds back the events emitted during the call, then queues the answer ahead of
+// them, or right after Accepted.AfterSeq, the seq of the last event before the input's
+// first one (docs/architecture.md#adding-a-front-end).
+func (s *Supervisor) Prompt(req PromptRequest) (Accepted, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.readyLocked(); err != nil {
-		return err
+	if err := s.acceptableLocked(req.InputID); err != nil {
+		return Accepted{}, err
 	}
 	if s.period != nil {
 		switch req.WhenBusy {
 		case "steer":
-			return s.queueLocked(kindSteer, req.Message, req.Images, ack)
+			return s.queueLocked(kindSteer, req.InputID, req.Message, req.Images), nil
 		case "followUp":
-			return s.queueLocked(kindFollowUp, req.Message, req.Images, ack)
+			return s.queueLocked(kindFollowUp, req.InputID, req.Message, req.Images), nil
 		case "reject":
-			return errBusy("Agent is busy")
+			return Accepted{}, errBusy("Agent is busy")
 		}
-		return errBusy(`Agent is busy. Send the message with whenBusy "steer" or "followUp" to queue it, or wait for agent_settled.`, "steer", "followUp")
+		return Accepted{}, errBusy(`Agent is busy. Send the message with whenBusy "steer" or "followUp" to queue it, or wait for agent_settled.`, "steer", "followUp")
 	}
 	if err := s.providerLocked(); err != nil {
+		return Accepted{}, err
+	}
+	return s.startLocked(kindPrompt, req.InputID, req.Message, req.Images), nil
+}
+
+// acceptableLocked says why no input can be accepted now, or why the id named for it
+// cannot be its id.
+func (s *Supervisor) acceptableLocked(id string) error {
+	if err := s.readyLocked(); err != nil {
 		return err
 	}
-	return s.startLocked(kindPrompt, req.Message, req.Images, ack)
+	if id != "" && s.knownInputs[id] {
+		return &Error{Kind: KindInvalidState, Message: fmt.Sprintf("Input id %s is already in use", id)}
+	}
+	return nil
 }
 
 // QueueRequest is a steer or a follow-up.
@@ -51,43 +72,49 @@ type QueueRequest struct {
 }
 
 // Steer queues a message for delivery after the current tool batch, or starts a run when
-// idle.
-func (s *Supervisor) Steer(req QueueRequest, ack func(Accepted)) error {
-	return s.enqueue(kindSteer, req, ack)
+// idle. The answer is ordered as [Supervisor.Prompt]'s: its AfterSeq precedes the
+// queue_update (or the agent_start) the input causes.
+func (s *Supervisor) Steer(req QueueRequest) (Accepted, error) {
+	return s.enqueue(kindSteer, req)
 }
 
 // FollowUp queues a message for delivery when the agent would stop, or starts a run when
-// idle.
-func (s *Supervisor) FollowUp(req QueueRequest, ack func(Accepted)) error {
-	return s.enqueue(kindFollowUp, req, ack)
+// idle. The answer is ordered as [Supervisor.Steer]'s.
+func (s *Supervisor) FollowUp(req QueueRequest) (Accepted, error) {
+	return s.enqueue(kindFollowUp, req)
 }
 
-func (s *Supervisor) enqueue(kind inputKind, req QueueRequest, ack func(Accepted)) error {
+func (s *Supervisor) enqueue(kind inputKind, req QueueRequest) (Accepted, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.readyLocked(); err != nil {
-		return err
+		return Accepted{}, err
 	}
 	if s.period != nil {
-		return s.queueLocked(kind, req.Message, req.Images, ack)
+		return s.queueLocked(kind, "", req.Message, req.Images), nil
 	}
 	if req.WhenIdle == "reject" {
-		return &Error{Kind: KindInvalidState, Message: "Agent is idle: nothing to queue behind (whenIdle is \"reject\")"}
+		return Accepted{}, &Error{Kind: KindInvalidState, Message: "Agent is idle: nothing to queue behind (whenIdle is \"reject\")"}
 	}
 	if err := s.providerLocked(); err != nil {
-		return err
+		return Accepted{}, err
 	}
-	return s.startLocked(kind, req.Message, req.Images, ack)
+	return s.startLocked(kind, "", req.Message, req.Images), nil
+}
+
+// acceptedLocked is the answer to an input accepted now, before its first event.
+func (s *Supervisor) acceptedLocked(in *input, d Disposition) Accepted {
+	return Accepted{InputID: in.id, Disposition: d, AfterSeq: s.sink.LastSeq()}
 }
 
 // queueLocked adds an input to the current period's queue.
-func (s *Supervisor) queueLocked(kind inputKind, text string, images []core.Content, ack func(Accepted)) error {
-	in := s.newInputLocked(kind, text, images)
+func (s *Supervisor) queueLocked(kind inputKind, id, text string, images []core.Content) Accepted {
+	in := s.newInputLocked(kind, id, text, images)
 	in.state = stateQueued
 	s.period.inputs = append(s.period.inputs, in)
-	ack(Accepted{InputID: in.id, Disposition: DispositionQueued})
+	a := s.acceptedLocked(in, DispositionQueued)
 	s.emitQueueLocked()
-	return nil
+	return a
 }
 
 func (s *Supervisor) queueSnapshotLocked() QueueUpdate {
@@ -113,32 +140,18 @@ func (s *Supervisor) emitQueueLocked() {
 }
 
 // startLocked starts a busy period with an input and its run.
-func (s *Supervisor) startLocked(kind inputKind, text string, images []core.Content, ack func(Accepted)) error {
-	in := s.newInputLocked(kind, text, images)
+func (s *Supervisor) startLocked(kind inputKind, id, text string, images []core.Content) Accepted {
+	in := s.newInputLocked(kind, id, text, images)
 	in.state = stateDelivered
 	p := s.newPeriodLocked()
 	p.inputs = append(p.inputs, in)
-	ack(Accepted{InputID: in.id, Disposition: DispositionStarted})
+	a := s.acceptedLocked(in, DispositionStarted)
 	if s.needsPrePromptCompactionLocked() {
-		s.startDriverLocked(p, func() bool { return s.startPrompt(p, in) })
-		return nil
+		s.startDriverLocked(p, outcome{next: s.promptStage(p, in)})
+		return a
 	}
-	s.startRunLocked(p, in)
-	return nil
-}
-
-// startRunLocked starts the prompt's run and its driver. The input is already accepted, so a
-// failure to start (which cannot happen while the period is idle) settles the period as
-// failed rather than failing the request.
-func (s *Supervisor) startRunLocked(p *period, in *input) {
-	run, err := s.agent.Prompt(core.Input{ID: in.id, Message: in.msg})
-	if err != nil {
-		p.failure = &SettleError{Kind: SettleErrorProvider, Message: err.Error()}
-		s.settleLocked(p)
-		return
-	}
-	p.run = run
-	s.startDriverLocked(p, nil)
+	s.startDriverLocked(p, s.promptLocked(p, in))
+	return a
 }
 
 func (s *Supervisor) newPeriodLocked() *period {
@@ -151,18 +164,19 @@ func (s *Supervisor) newPeriodLocked() *period {
 
 // Continue starts a run from the current context (docs/protocol.md#continue). When the context
 // ends in tool calls without results, the run first records an error result for each (see
-// interruptedToolResults) and then calls the model.
-func (s *Supervisor) Continue(ack func(Accepted)) error {
+// interruptedToolResults) and then calls the model. The answer is ordered as
+// [Supervisor.Prompt]'s.
+func (s *Supervisor) Continue() (Accepted, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.readyLocked(); err != nil {
-		return err
+		return Accepted{}, err
 	}
 	if s.period != nil {
-		return errBusy("Agent is busy; wait for agent_settled before continuing")
+		return Accepted{}, errBusy("Agent is busy; wait for agent_settled before continuing")
 	}
 	if err := s.providerLocked(); err != nil {
-		return err
+		return Accepted{}, err
 	}
 	s.flushBashLocked()
 	var run *core.Run
@@ -180,18 +194,17 @@ func (s *Supervisor) Continue(ack func(Accepted)) error {
 	}
 	switch {
 	case errors.Is(err, core.ErrNoMessages), errors.Is(err, core.ErrNothingToResume):
-		return &Error{Kind: KindInvalidState, Message: err.Error()}
+		return Accepted{}, &Error{Kind: KindInvalidState, Message: err.Error()}
 	case err != nil:
-		return &Error{Kind: KindInvalidState, Message: err.Error()}
+		return Accepted{}, &Error{Kind: KindInvalidState, Message: err.Error()}
 	}
-	in := s.newInputLocked(kindContinue, "", nil)
+	in := s.newInputLocked(kindContinue, "", "", nil)
 	in.state = stateDelivered
 	p := s.newPeriodLocked()
 	p.inputs = append(p.inputs, in)
-	p.run = run
-	ack(Accepted{InputID: in.id, Disposition: DispositionStarted})
-	s.startDriverLocked(p, nil)
-	return nil
+	a := s.acceptedLocked(in, DispositionStarted)
+	s.startDriverLocked(p, outcome{run: run})
+	return a, nil
 }
 
 // Abort ends the current busy period: the run's context is cancelled, a retry backoff or

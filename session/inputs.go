@@ -62,13 +62,9 @@ type period struct {
 	overflowRecovered bool
 	// next is what the driver does when the current run ends, decided at its agent_end.
 	next next
-	// run is the active agent run, if any.
-	run *core.Run
 	// retryExhausted is the final error when retries ran out, for auto_retry_end.
 	retryExhausted string
-	// settled is the period's agent_settled payload, once it has settled.
-	settled *Settled
-	// settling finishes with that payload; waits for the period return it.
+	// settling finishes with the period's agent_settled payload; waits for the period return it.
 	settling *Pending[*Settled]
 }
 

@@ -59,7 +59,7 @@ func TestContinueAfterKilledMidTool(t *testing.T) {
 			}
 			n := len(h.sink.outline())
 			var a session.Accepted
-			if err := h.sup.Continue(ack(&a)); err != nil {
+			if err := keep(&a)(h.sup.Continue()); err != nil {
 				t.Fatalf("Continue: %v", err)
 			}
 			st := h.settle()

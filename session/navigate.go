@@ -66,32 +66,34 @@ func (s *Supervisor) NavigateTree(to Navigation) (*Pending[*NavigateResult], err
 	p := s.newPeriodLocked()
 	model, provider := s.agent.State().Model, s.cfg.Agent.Provider
 	done := newPending[*NavigateResult]()
-	s.startDriverLocked(p, func() bool {
-		res, err := s.finishNavigate(p, provider, model, toSummarize, newLeaf, text)
-		_, seq := s.Busy()
-		done.finish(res, seq, err)
-		return false
-	})
+	var summary string
+	var details []byte
+	var summaryErr, err error
+	var res *NavigateResult
+	s.startDriverLocked(p, outcome{next: &stage{
+		work: func() { summary, details, summaryErr = s.branchSummary(p, provider, model, toSummarize) },
+		decide: func() outcome {
+			res, err = s.navigateLocked(p, summary, details, summaryErr, newLeaf, text)
+			return settles
+		},
+		then: func() {
+			_, seq := s.Busy()
+			done.finish(res, seq, err)
+		},
+	}})
 	return done, nil
 }
 
-// finishNavigate summarises the branch left, then moves the leaf and settles the period.
-func (s *Supervisor) finishNavigate(p *period, provider core.Provider, model core.Model, toSummarize []*Entry, newLeaf, text string) (*NavigateResult, error) {
-
-	summary, details, err := s.branchSummary(p, provider, model, toSummarize)
-
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// navigateLocked moves the leaf once the branch left is summarised (or the summary failed,
+// or the period was aborted); the period then settles.
+func (s *Supervisor) navigateLocked(p *period, summary string, details []byte, err error, newLeaf, text string) (*NavigateResult, error) {
 	if p.aborted {
-		s.settleLocked(p)
 		return &NavigateResult{LeafID: leafRef(s.store.Leaf()), Cancelled: true}, nil
 	}
 	if err != nil {
-		s.settleLocked(p)
 		return nil, &Error{Kind: KindInvalidState, Message: "Branch summarization failed: " + err.Error()}
 	}
 	if err := s.store.SetLeaf(newLeaf); err != nil {
-		s.settleLocked(p)
 		return nil, &Error{Kind: KindNotFound, Message: err.Error()}
 	}
 	fromID := newLeaf
@@ -101,7 +103,6 @@ func (s *Supervisor) finishNavigate(p *period, provider core.Provider, model cor
 	entry := &Entry{Type: EntryBranchSummary, ParentID: newLeaf, FromID: fromID, Summary: summary, Details: details}
 	s.appendLocked(entry)
 	s.switchLocked(s.store, SwitchNavigate)
-	s.settleLocked(p)
 	return &NavigateResult{LeafID: leafRef(s.store.Leaf()), Text: text, SummaryEntryID: entry.ID}, nil
 }
 

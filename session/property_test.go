@@ -110,16 +110,20 @@ func TestPropertyPeriods(t *testing.T) {
 			h.model.AppendResponses(randomReplies(seed))
 		}
 		var accepted []string
-		record := func(a session.Accepted) { accepted = append(accepted, a.InputID) }
+		record := func(a session.Accepted, err error) {
+			if err == nil {
+				accepted = append(accepted, a.InputID)
+			}
+		}
 		whenBusy := []string{"", "reject", "steer", "followUp"}
 		for i, op := range ops {
 			switch op % 8 {
 			case 0:
-				_ = h.sup.Prompt(session.PromptRequest{Message: fmt.Sprint("p", i), WhenBusy: whenBusy[int(op/8)%4]}, record)
+				record(h.sup.Prompt(session.PromptRequest{Message: fmt.Sprint("p", i), WhenBusy: whenBusy[int(op/8)%4]}))
 			case 1:
-				_ = h.sup.Steer(session.QueueRequest{Message: fmt.Sprint("s", i)}, record)
+				record(h.sup.Steer(session.QueueRequest{Message: fmt.Sprint("s", i)}))
 			case 2:
-				_ = h.sup.FollowUp(session.QueueRequest{Message: fmt.Sprint("f", i)}, record)
+				record(h.sup.FollowUp(session.QueueRequest{Message: fmt.Sprint("f", i)}))
 			case 3:
 				h.sup.Abort()
 			case 4:

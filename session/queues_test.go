@@ -38,7 +38,7 @@ func TestQueueModesAreTheSessions(t *testing.T) {
 				Run: func(ctx context.Context, call core.ToolCall, update func(core.ToolResult)) (core.ToolResult, error) {
 					for _, text := range []string{"first steer", "second steer"} {
 						var a session.Accepted
-						if err := h.sup.Steer(session.QueueRequest{Message: text}, ack(&a)); err != nil {
+						if err := keep(&a)(h.sup.Steer(session.QueueRequest{Message: text})); err != nil {
 							t.Errorf("steer: %v", err)
 						}
 					}

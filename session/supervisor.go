@@ -172,8 +172,12 @@ func (s *Supervisor) emitLocked(typ string, payload any) int64 {
 	return s.sink.Emit(&Event{Type: typ, RunID: s.runID, SessionID: s.store.SessionID(), Payload: payload})
 }
 
-func (s *Supervisor) newInputLocked(kind inputKind, text string, images []core.Content) *input {
-	in := &input{id: s.ids.input(), kind: kind, text: text}
+// newInputLocked makes an input with id, or a new id when id is empty.
+func (s *Supervisor) newInputLocked(kind inputKind, id, text string, images []core.Content) *input {
+	if id == "" {
+		id = s.ids.Input()
+	}
+	in := &input{id: id, kind: kind, text: text}
 	if kind != kindContinue {
 		in.msg = core.NewUserMessage(text, images, s.clock.Now().UnixMilli())
 	}

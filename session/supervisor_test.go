@@ -31,7 +31,7 @@ func TestPromptSettlesOnce(t *testing.T) {
 func TestSteerWhileIdleStartsRun(t *testing.T) {
 	h := newHarness(t, harnessOpts{}, faux.Reply(faux.Text("ok")))
 	var a session.Accepted
-	if err := h.sup.Steer(session.QueueRequest{Message: "look here"}, ack(&a)); err != nil {
+	if err := keep(&a)(h.sup.Steer(session.QueueRequest{Message: "look here"})); err != nil {
 		t.Fatal(err)
 	}
 	if a.Disposition != session.DispositionStarted {
@@ -39,7 +39,7 @@ func TestSteerWhileIdleStartsRun(t *testing.T) {
 	}
 	st := h.settle()
 	eq(t, "outcomes", outcomes(st), []string{"in1=completed"})
-	err := h.sup.FollowUp(session.QueueRequest{Message: "x", WhenIdle: "reject"}, ack(&a))
+	err := keep(&a)(h.sup.FollowUp(session.QueueRequest{Message: "x", WhenIdle: "reject"}))
 	var se *session.Error
 	if !errors.As(err, &se) || se.Kind != session.KindInvalidState {
 		t.Fatalf("FollowUp whenIdle reject = %v, want invalidState", err)
@@ -78,7 +78,7 @@ func TestFollowUpWhileBusy(t *testing.T) {
 	// so the follow-up's place among them is known.
 	<-entered
 	var a session.Accepted
-	if err := h.sup.FollowUp(session.QueueRequest{Message: "and then"}, ack(&a)); err != nil {
+	if err := keep(&a)(h.sup.FollowUp(session.QueueRequest{Message: "and then"})); err != nil {
 		t.Fatal(err)
 	}
 	if a.InputID != "in2" || a.Disposition != session.DispositionQueued {
@@ -105,18 +105,18 @@ func TestPromptWhileBusy(t *testing.T) {
 	h := newHarness(t, harnessOpts{}, blockingStep(release, "first"), faux.Reply(faux.Text("second")))
 	h.prompt("hi")
 	var a session.Accepted
-	err := h.sup.Prompt(session.PromptRequest{Message: "again"}, ack(&a))
+	err := keep(&a)(h.sup.Prompt(session.PromptRequest{Message: "again"}))
 	var se *session.Error
 	if !errors.As(err, &se) || se.Kind != session.KindBusy || se.Data["suggest"] == nil {
 		t.Fatalf("Prompt while busy = %v, want busy with a suggestion", err)
 	}
-	if err := h.sup.Prompt(session.PromptRequest{Message: "again", WhenBusy: "reject"}, ack(&a)); !errors.As(err, &se) || se.Kind != session.KindBusy {
+	if err := keep(&a)(h.sup.Prompt(session.PromptRequest{Message: "again", WhenBusy: "reject"})); !errors.As(err, &se) || se.Kind != session.KindBusy {
 		t.Fatalf("whenBusy reject = %v", err)
 	}
-	if err := h.sup.Prompt(session.PromptRequest{Message: "steer me", WhenBusy: "steer"}, ack(&a)); err != nil || a.Disposition != session.DispositionQueued {
+	if err := keep(&a)(h.sup.Prompt(session.PromptRequest{Message: "steer me", WhenBusy: "steer"})); err != nil || a.Disposition != session.DispositionQueued {
 		t.Fatalf("whenBusy steer = %v, %+v", err, a)
 	}
-	if err := h.sup.Continue(ack(&a)); !errors.As(err, &se) || se.Kind != session.KindBusy {
+	if err := keep(&a)(h.sup.Continue()); !errors.As(err, &se) || se.Kind != session.KindBusy {
 		t.Fatalf("Continue while busy = %v", err)
 	}
 	close(release)
@@ -134,7 +134,7 @@ func TestSteerBetweenAgentEndAndSettleJoinsPeriod(t *testing.T) {
 	h.sup.Agent().Subscribe(func(_ context.Context, ev core.Event) {
 		if ev.Type == core.AgentEnd && !once {
 			once = true
-			if err := h.sup.Steer(session.QueueRequest{Message: "one more thing"}, ack(&steer)); err != nil {
+			if err := keep(&steer)(h.sup.Steer(session.QueueRequest{Message: "one more thing"})); err != nil {
 				t.Errorf("Steer: %v", err)
 			}
 		}
@@ -166,7 +166,7 @@ func TestAbortWithQueuedFollowUp(t *testing.T) {
 	})
 	h.prompt("hi")
 	var a session.Accepted
-	if err := h.sup.FollowUp(session.QueueRequest{Message: "later"}, ack(&a)); err != nil {
+	if err := keep(&a)(h.sup.FollowUp(session.QueueRequest{Message: "later"})); err != nil {
 		t.Fatal(err)
 	}
 	<-started
@@ -267,7 +267,7 @@ func TestRetriesExhaustedCancelsQueuedFollowUp(t *testing.T) {
 	h.fireTimers(stop)
 	h.prompt("hi")
 	var a session.Accepted
-	if err := h.sup.FollowUp(session.QueueRequest{Message: "later"}, ack(&a)); err != nil {
+	if err := keep(&a)(h.sup.FollowUp(session.QueueRequest{Message: "later"})); err != nil {
 		t.Fatal(err)
 	}
 	st := h.settle()
@@ -317,9 +317,9 @@ func TestClearQueuesAndCancelInput(t *testing.T) {
 	h.prompt("hi")
 	<-entered
 	var a, b, c session.Accepted
-	_ = h.sup.Steer(session.QueueRequest{Message: "s"}, ack(&a))
-	_ = h.sup.FollowUp(session.QueueRequest{Message: "f1"}, ack(&b))
-	_ = h.sup.FollowUp(session.QueueRequest{Message: "f2"}, ack(&c))
+	_ = keep(&a)(h.sup.Steer(session.QueueRequest{Message: "s"}))
+	_ = keep(&b)(h.sup.FollowUp(session.QueueRequest{Message: "f1"}))
+	_ = keep(&c)(h.sup.FollowUp(session.QueueRequest{Message: "f2"}))
 	if err := h.sup.CancelInput(b.InputID); err != nil {
 		t.Fatal(err)
 	}
@@ -378,7 +378,7 @@ func TestContinueRules(t *testing.T) {
 	h := newHarness(t, harnessOpts{}, faux.Fail("bad request"), faux.Reply(faux.Text("recovered")))
 	var a session.Accepted
 	var se *session.Error
-	if err := h.sup.Continue(ack(&a)); !errors.As(err, &se) || se.Kind != session.KindInvalidState || se.Message != "No messages to continue from" {
+	if err := keep(&a)(h.sup.Continue()); !errors.As(err, &se) || se.Kind != session.KindInvalidState || se.Message != "No messages to continue from" {
 		t.Fatalf("Continue on empty = %v", err)
 	}
 	h.prompt("hi")
@@ -386,12 +386,12 @@ func TestContinueRules(t *testing.T) {
 	if st.Error == nil || st.Error.Kind != session.SettleErrorProvider {
 		t.Fatalf("error = %+v, want a provider failure (not retryable)", st.Error)
 	}
-	if err := h.sup.Continue(ack(&a)); err != nil {
+	if err := keep(&a)(h.sup.Continue()); err != nil {
 		t.Fatal(err)
 	}
 	st = h.settle()
 	eq(t, "outcomes", outcomes(st), []string{"in2=completed"})
-	if err := h.sup.Continue(ack(&a)); !errors.As(err, &se) || se.Message != "Nothing to continue: the last message is a finished reply; send a prompt" {
+	if err := keep(&a)(h.sup.Continue()); !errors.As(err, &se) || se.Message != "Nothing to continue: the last message is a finished reply; send a prompt" {
 		t.Fatalf("Continue after a reply = %v", err)
 	}
 	h.check()
@@ -402,7 +402,7 @@ func TestProviderNotConfigured(t *testing.T) {
 	sup := session.New(session.Config{Store: session.NewMemoryStore("s", func() string { return "00000001" }, func() string { return "" }), Sink: h.sink, ProviderProblem: "No API key: set OPENAI_API_KEY"})
 	var a session.Accepted
 	var se *session.Error
-	if err := sup.Prompt(session.PromptRequest{Message: "hi"}, ack(&a)); !errors.As(err, &se) || se.Kind != session.KindProviderNotConfigured || se.Message != "No API key: set OPENAI_API_KEY" {
+	if err := keep(&a)(sup.Prompt(session.PromptRequest{Message: "hi"})); !errors.As(err, &se) || se.Kind != session.KindProviderNotConfigured || se.Message != "No API key: set OPENAI_API_KEY" {
 		t.Fatalf("Prompt = %v", err)
 	}
 }
@@ -447,7 +447,7 @@ func TestShutdownAbortsAndRefuses(t *testing.T) {
 	}
 	var a session.Accepted
 	var se *session.Error
-	if err := h.sup.Prompt(session.PromptRequest{Message: "x"}, ack(&a)); !errors.As(err, &se) || se.Kind != session.KindShuttingDown {
+	if err := keep(&a)(h.sup.Prompt(session.PromptRequest{Message: "x"})); !errors.As(err, &se) || se.Kind != session.KindShuttingDown {
 		t.Fatalf("Prompt after shutdown = %v", err)
 	}
 }

@@ -133,6 +133,9 @@ type Disposition string
 type Accepted struct {
 	InputID     string      `json:"inputId"`
 	Disposition Disposition `json:"disposition"`
+	// AfterSeq is the seq of the last event emitted before the input's first event: an answer
+	// placed right after it precedes every event the input causes.
+	AfterSeq int64 `json:"-"`
 }
 
 // Options are the session options a client can change (setOptions).

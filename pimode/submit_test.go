@@ -1,0 +1,116 @@
+package pimode
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"testing"
+	"testing/synctest"
+
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/faux"
+	"github.com/pi-rpc/pi-rpc/session"
+)
+
+// pi answers a started prompt before its agent_start and a queued steer after its
+// queue_update. The session emits an input's events as soon as it accepts it, on the run's
+// goroutine too, so the test takes the worst case: inside the input method, after the
+// session accepted the input, it waits (synctest.Wait) until every other goroutine is idle,
+// so the run has emitted what it can and the writer has written whatever it was free to
+// write. The responses must still land in their places.
+func TestSubmitPlacesTheResponseAmongTheInputsEvents(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pr, pw := io.Pipe()
+		w := NewWriter(pw, 1<<20, testLogger())
+		lines := make(chan []string, 1)
+		go func() {
+			var got []string
+			sc := bufio.NewScanner(pr)
+			for sc.Scan() {
+				got = append(got, sc.Text())
+			}
+			lines <- got
+		}()
+
+		release := make(chan struct{})
+		first := faux.Reply(faux.Text("hello"))
+		first.BeforeChunk = func(ctx context.Context, chunk int) {
+			if chunk == 0 {
+				select {
+				case <-release:
+				case <-ctx.Done():
+				}
+			}
+		}
+		model := faux.New()
+		model.SetResponses(first, faux.Reply(faux.Text("steered")))
+		n := 0
+		sup := session.New(session.Config{
+			Agent: core.Options{Provider: model, Model: model.Model()},
+			Store: session.NewMemoryStore("session-1", func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return "2026-01-01T00:00:00.000Z" }),
+			Sink:  w,
+		})
+		s := NewServer(Options{Supervisor: sup, Writer: w})
+
+		worstCase := func(a session.Accepted, err error) (session.Accepted, error) {
+			synctest.Wait()
+			return a, err
+		}
+		if err := s.submit(&request{id: json.RawMessage(`"1"`), typ: "prompt"}, func() (session.Accepted, error) {
+			return worstCase(sup.Prompt(session.PromptRequest{Message: "hi"}))
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.submit(&request{id: json.RawMessage(`"2"`), typ: "steer"}, func() (session.Accepted, error) {
+			return worstCase(sup.Steer(session.QueueRequest{Message: "look"}))
+		}); err != nil {
+			t.Fatal(err)
+		}
+		close(release)
+		if _, err := sup.WaitSettled(context.Background(), ""); err != nil {
+			t.Fatal(err)
+		}
+		w.Close(hangTimeout)
+		_ = pw.Close()
+		got := <-lines
+		// outline is the wire in short: each record's type, and a response's command.
+		outline := func() []string {
+			var out []string
+			for _, line := range got {
+				var m map[string]any
+				_ = json.Unmarshal([]byte(line), &m)
+				out = append(out, fmt.Sprint(m["type"], " ", m["command"]))
+			}
+			return out
+		}
+
+		at := func(want string) int {
+			i := slices.IndexFunc(got, func(line string) bool { return line == want })
+			if i < 0 {
+				t.Fatalf("no line %s in %v", want, outline())
+			}
+			return i
+		}
+		index := func(typ string) int {
+			i := slices.IndexFunc(got, func(line string) bool {
+				var m map[string]any
+				return json.Unmarshal([]byte(line), &m) == nil && m["type"] == typ
+			})
+			if i < 0 {
+				t.Fatalf("no %s in %v", typ, outline())
+			}
+			return i
+		}
+		prompt := at(`{"id":"1","type":"response","command":"prompt","success":true,"data":{"disposition":"started"}}`)
+		steer := at(`{"id":"2","type":"response","command":"steer","success":true,"data":{"disposition":"queued"}}`)
+		if prompt != 0 || index("agent_start") != 1 {
+			t.Fatalf("the prompt's response is not before its agent_start: %v", outline())
+		}
+		if queue := index("queue_update"); steer != queue+1 {
+			t.Fatalf("the steer's response is not right after its queue_update: %v", outline())
+		}
+	})
+}
