@@ -61,6 +61,9 @@ func (a asker) Ask(ctx context.Context, req session.PermissionRequest) session.P
 	case got := <-answers:
 		return decide(got.res, got.err)
 	case <-ctx.Done():
+		if a.endedByInput() {
+			return session.PermissionAnswer{Decision: session.DecisionDeny, By: session.ByDisconnect}
+		}
 		// Written after the request it cancels, which may still be queued behind its event,
 		// and after the abort's response (the abort holds the event lane until it is queued).
 		s.opts.Writer.After(cancelRequest(req.RequestID), req.AfterSeq)
@@ -72,6 +75,18 @@ func (a asker) Ask(ctx context.Context, req session.PermissionRequest) session.P
 			<-ctx.Done()
 		}
 		return session.PermissionAnswer{Decision: session.DecisionDeny, By: session.ByDisconnect}
+	}
+}
+
+// endedByInput reports whether an abort that ended a wait is the end of input's: the input
+// has ended (--on-eof abort) and the session is shutting down because of it. Both the abort
+// and the end of input can be ready when the wait wakes; the disconnect came first.
+func (a asker) endedByInput() bool {
+	select {
+	case <-a.s.stream.eof:
+		return !a.s.opts.FinishOnEOF && a.sup.ShuttingDown()
+	default:
+		return false
 	}
 }
 

@@ -231,6 +231,14 @@ func (s *Supervisor) Shutdown(ctx context.Context) error {
 	return s.store.Sync()
 }
 
+// ShuttingDown reports whether Shutdown or Close has begun: an abort seen after it is the
+// shutdown's.
+func (s *Supervisor) ShuttingDown() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.shuttingDown
+}
+
 // SessionID is the id of the session's current store; it changes with newSession,
 // openSession and forkSession (session_changed says so).
 func (s *Supervisor) SessionID() string {
