@@ -51,6 +51,8 @@ func servePi(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpH
 	})
 	if err != nil {
 		log.Error().Err(err).Msg("pi mode")
+		_ = sup.Close(context.Background())
+		writer.Close(flushTimeout)
 		return 1
 	}
 	server.SetApprovalTimeout(cfg.approvalTimeout)
