@@ -221,27 +221,31 @@ func (s *Server) cmdModel(st *acpSession, id json.RawMessage, args string) {
 		snap := st.sup.State()
 		var b strings.Builder
 		fmt.Fprintf(&b, "The model is %s/%s.", snap.Model.Provider, snap.Model.ID)
-		if len(s.opts.Models) > 0 {
+		if models := s.host.Models(); len(models) > 0 {
 			b.WriteString(" Switch with /model <provider/model>:")
-			for _, m := range s.opts.Models {
+			for _, m := range models {
 				fmt.Fprintf(&b, "\n- %s/%s", m.Provider, m.ID)
 			}
 		}
 		s.reply(st, id, b.String())
 		return
 	}
-	if s.opts.ResolveModel == nil {
-		s.reply(st, id, "No models to choose from.")
-		return
-	}
-	m, prov, err := s.opts.ResolveModel(args)
-	if err != nil {
+	if err := s.setModel(st, args); err != nil {
 		s.reply(st, id, "Cannot switch the model: "+err.Error())
 		return
 	}
-	st.sup.SetProvider(prov)
-	st.sup.SetModel(m)
+	m := st.sup.State().Model
 	s.reply(st, id, fmt.Sprintf("Switched to %s/%s.", m.Provider, m.ID), s.configUpdate(st))
+}
+
+// setModel switches a session to the model ref names ("provider/id", or an id) through the
+// host; the error is the host's sentence, which each caller words in its own way.
+func (s *Server) setModel(st *acpSession, ref string) error {
+	provider, id := "", ref
+	if i := strings.Index(ref, "/"); i > 0 {
+		provider, id = ref[:i], ref[i+1:]
+	}
+	return s.host.SetModel(st.sup, provider, id)
 }
 
 func (s *Server) cmdThinking(st *acpSession, id json.RawMessage, args string) {

@@ -11,4 +11,8 @@
 // they arrive, so two prompts sent back to back are queued, and answered, in that order;
 // only opening a session (session/new, session/load: building it, starting its MCP servers)
 // runs beside the reader (opening.go).
+//
+// A session.Host (Options.Host) opens the sessions within --max-sessions, closes and lists
+// them and holds the model catalogue, set_model's orchestration and the provider problems;
+// this package words their errors in ACP's terms.
 package acp

@@ -7,6 +7,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/session"
 )
 
 // loadSession opens a saved session and replays its whole branch as session/update
@@ -32,7 +33,7 @@ func (s *Server) loadSession(id json.RawMessage, params json.RawMessage) {
 		s.w.fail(id, err)
 		return
 	}
-	s.openAsync(id, string(p.SessionId), OpenRequest{Cwd: filepath.Clean(p.Cwd), LoadID: string(p.SessionId), MCPServers: mcps}, func(st *acpSession) {
+	s.openAsync(id, string(p.SessionId), session.OpenRequest{Cwd: filepath.Clean(p.Cwd), SessionFile: string(p.SessionId)}, OpenExtra{MCPServers: mcps}, func(st *acpSession) {
 		history := st.sup.Messages()
 		st.goLive(s.w, id, sdk.LoadSessionResponse{Modes: st.modes(), ConfigOptions: s.configOptions(st)}, func() {
 			for _, m := range history {

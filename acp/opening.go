@@ -2,6 +2,8 @@ package acp
 
 import (
 	"encoding/json"
+
+	"github.com/pi-rpc/pi-rpc/session"
 )
 
 // openAsync opens a session for session/new or session/load off the reader goroutine:
@@ -11,7 +13,7 @@ import (
 // until it is live and no prompt can name it before its response. loadID, for a load, is
 // the id the client asked for: requests naming it wait for the load to finish (see
 // [Server.session]), so a prompt pipelined after session/load finds the session.
-func (s *Server) openAsync(id json.RawMessage, loadID string, req OpenRequest, live func(*acpSession)) {
+func (s *Server) openAsync(id json.RawMessage, loadID string, req session.OpenRequest, extra OpenExtra, live func(*acpSession)) {
 	var loaded chan struct{}
 	if loadID != "" {
 		loaded = make(chan struct{})
@@ -30,7 +32,7 @@ func (s *Server) openAsync(id json.RawMessage, loadID string, req OpenRequest, l
 				close(loaded)
 			}()
 		}
-		st, err := s.open(req)
+		st, err := s.open(req, extra)
 		if err != nil {
 			s.w.fail(id, err)
 			return

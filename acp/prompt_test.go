@@ -14,7 +14,8 @@ import (
 // Prompt returns); one the session refuses is forgotten again, so a later
 // $/cancel_request with its id finds nothing to cancel.
 func TestRefusedPromptIsForgotten(t *testing.T) {
-	s := NewServer(Options{Out: io.Discard})
+	host := session.NewHost(session.HostConfig{})
+	s := NewServer(Options{Out: io.Discard, Host: host})
 	defer s.w.out.Close(0)
 	st := &acpSession{id: "s1", cwd: t.TempDir(), calls: map[string]*toolCall{}, rejected: map[string]bool{}, live: true}
 	model := faux.New()
@@ -22,7 +23,7 @@ func TestRefusedPromptIsForgotten(t *testing.T) {
 		Agent:           core.Options{Provider: model, Model: model.Model()},
 		Store:           session.NewMemoryStore("s1", func() string { return "00000001" }, func() string { return "2026-01-01T00:00:00.000Z" }),
 		Sink:            &sessionSink{w: s.w, st: st},
-		IDs:             &s.ids,
+		IDs:             host.IDs(),
 		ProviderProblem: "No API key: set OPENAI_API_KEY",
 	})
 	s.sessions[st.id] = st

@@ -22,57 +22,28 @@ import (
 	"github.com/pi-rpc/pi-rpc/tools/mcp"
 )
 
-// OpenRequest asks the process for a session: a new one in Cwd, or, with LoadID, the saved
-// session of that id. Its events go to Sink; ids are shared through IDs.
-type OpenRequest struct {
-	// Ctx ends when the connection shuts down: what opening waits for (the MCP servers'
-	// start) gives up then.
-	Ctx    context.Context
-	Cwd    string
-	LoadID string
+// OpenExtra is what an ACP session asks of the process's opener besides a
+// session.OpenRequest's own fields; it is the request's Extra.
+type OpenExtra struct {
 	// MCPServers are the editor's MCP servers for this session.
 	MCPServers []mcp.ServerConfig
-	Sink       session.Sink
-	IDs        *session.IDs
 	// Access is where the session's tools read, write and run: the client's files and
 	// terminals where it offers them (fs.go, terminal.go).
 	Access tools.Access
-}
-
-// Opened is a session the process opened.
-type Opened struct {
-	Supervisor *session.Supervisor
-	// Close releases what the session holds besides its supervisor (its MCP servers).
-	Close func()
-}
-
-// SessionSummary is one saved session, for session/list.
-type SessionSummary struct {
-	ID        string
-	Cwd       string
-	Title     string
-	UpdatedAt time.Time
 }
 
 // Options configure a [Server].
 type Options struct {
 	In  io.Reader
 	Out io.Writer
-	// Open opens a session (session/new, session/load).
-	Open func(OpenRequest) (*Opened, error)
-	// List lists the saved sessions of a cwd (all of them for "").
-	List func(cwd string) ([]SessionSummary, error)
-	// Models are the models a session can switch to (its model config option).
-	Models []core.Model
-	// ResolveModel finds a model of Models by "provider/id".
-	ResolveModel func(ref string) (core.Model, core.Provider, error)
-	// AuthProblem, when set, is why no model can be called (a missing key): initialize
-	// offers one auth method that explains it.
-	AuthProblem string
+	// Host opens the sessions (session/new, session/load, with an [OpenExtra]) within its
+	// MaxSessions, closes them, lists the saved ones (session/list) and holds the model
+	// catalogue (a session's model option, /model) and the provider problems (an auth
+	// method explains the first).
+	Host *session.Host
 	// Approval is the --approval mode; empty means ask.
 	Approval        string
 	MaxMessageBytes int
-	MaxSessions     int
 	Version         string
 	Logger          zerolog.Logger
 }
@@ -80,15 +51,13 @@ type Options struct {
 // Server is one ACP connection.
 type Server struct {
 	opts Options
+	host *session.Host
 	w    *writer
-	ids  session.IDs
 	log  zerolog.Logger
 
 	mu       sync.Mutex
 	sessions map[string]*acpSession
-	// opening counts the sessions being opened; loading holds, by requested id, the
-	// session/loads in flight (opening.go).
-	opening  int
+	// loading holds, by requested id, the session/loads in flight (opening.go).
 	loading  map[string]chan struct{}
 	shutDown bool
 	client   sdk.ClientCapabilities
@@ -104,13 +73,10 @@ func NewServer(opts Options) *Server {
 	if opts.MaxMessageBytes <= 0 {
 		opts.MaxMessageBytes = 64 << 20
 	}
-	if opts.MaxSessions <= 0 {
-		opts.MaxSessions = 16
-	}
 	life, stop := context.WithCancel(context.Background())
 	return &Server{
 		life: life, stop: stop,
-		opts: opts, log: opts.Logger,
+		opts: opts, host: opts.Host, log: opts.Logger,
 		w:        newWriter(opts.Out, 1<<20),
 		sessions: map[string]*acpSession{},
 		loading:  map[string]chan struct{}{},
@@ -157,15 +123,13 @@ func (s *Server) Shutdown(ctx context.Context) {
 	}
 	s.sessions = map[string]*acpSession{}
 	s.mu.Unlock()
-	var wg sync.WaitGroup
+	closed := make([]*session.Pending[struct{}], 0, len(list))
 	for _, st := range list {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.closeSession(ctx, st)
-		}()
+		closed = append(closed, s.host.CloseSession(ctx, st.opened))
 	}
-	wg.Wait()
+	for i, c := range closed {
+		s.closed(list[i], c)
+	}
 	s.closing.Wait()
 	s.w.close(2 * time.Second)
 }
@@ -295,8 +259,8 @@ func (s *Server) request(id json.RawMessage, method string, params json.RawMessa
 	case sdk.AgentMethodInitialize:
 		res, err = s.initialize(params)
 	case sdk.AgentMethodAuthenticate:
-		if s.opts.AuthProblem != "" {
-			err = reqError(codeAuthRequired, s.opts.AuthProblem, nil)
+		if problem := s.authProblem(); problem != "" {
+			err = reqError(codeAuthRequired, problem, nil)
 		} else {
 			res = sdk.AuthenticateResponse{}
 		}
@@ -353,12 +317,21 @@ func (s *Server) initialize(params json.RawMessage) (any, *sdk.RequestError) {
 		},
 		AuthMethods: []sdk.AuthMethod{},
 	}
-	if s.opts.AuthProblem != "" {
+	if problem := s.authProblem(); problem != "" {
 		res.AuthMethods = append(res.AuthMethods, sdk.AuthMethod{Agent: &sdk.AuthMethodAgent{
-			Id: "environment", Name: "Set the provider's API key", Description: sdk.Ptr(s.opts.AuthProblem),
+			Id: "environment", Name: "Set the provider's API key", Description: sdk.Ptr(problem),
 		}})
 	}
 	return res, nil
+}
+
+// authProblem is why no model can be called (a missing key), "" when one can: the host's
+// first provider problem.
+func (s *Server) authProblem() string {
+	if ps := s.host.Problems(); len(ps) > 0 {
+		return ps[0].Message
+	}
+	return ""
 }
 
 // mcpServers maps session/new's MCP servers to tools/mcp configurations.
@@ -411,46 +384,39 @@ func (s *Server) newSession(id json.RawMessage, params json.RawMessage) {
 		s.w.fail(id, err)
 		return
 	}
-	s.openAsync(id, "", OpenRequest{Cwd: filepath.Clean(p.Cwd), MCPServers: servers}, func(st *acpSession) {
+	s.openAsync(id, "", session.OpenRequest{Cwd: filepath.Clean(p.Cwd)}, OpenExtra{MCPServers: servers}, func(st *acpSession) {
 		st.goLive(s.w, id, sdk.NewSessionResponse{SessionId: sdk.SessionId(st.id), Modes: st.modes(), ConfigOptions: s.configOptions(st)}, nil)
 		st.announceCommands(s.w)
 	})
 }
 
-// open opens a session and registers it; it is not live (nothing of it is written) until
-// its response is queued.
-func (s *Server) open(req OpenRequest) (*acpSession, *sdk.RequestError) {
+// open opens a session through the host and registers it; it is not live (nothing of it is
+// written) until its response is queued.
+func (s *Server) open(req session.OpenRequest, extra OpenExtra) (*acpSession, *sdk.RequestError) {
 	s.mu.Lock()
 	if s.shutDown {
 		s.mu.Unlock()
 		return nil, reqError(codeInvalidRequest, "the agent is shutting down", nil)
 	}
-	if len(s.sessions)+s.opening >= s.opts.MaxSessions {
-		s.mu.Unlock()
-		return nil, reqError(codeInvalidRequest, fmt.Sprintf("too many sessions open (at most %d, see --max-sessions)", s.opts.MaxSessions), nil)
-	}
-	s.opening++
 	caps := s.client
 	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.opening--
-		s.mu.Unlock()
-	}()
 	st := &acpSession{cwd: req.Cwd, calls: map[string]*toolCall{}, rejected: map[string]bool{}, caps: caps}
 	req.Ctx = s.life
 	req.Sink = &sessionSink{w: s.w, st: st}
-	req.Access = st.clientAccess(s.w)
-	req.IDs = &s.ids
-	opened, oerr := s.opts.Open(req)
+	extra.Access = st.clientAccess(s.w)
+	req.Extra = extra
+	opened, oerr := s.host.Open(req)
 	if oerr != nil {
 		var se *session.Error
-		if errors.As(oerr, &se) && se.Kind == session.KindNotFound {
+		switch {
+		case errors.Is(oerr, session.ErrTooManySessions):
+			return nil, reqError(codeInvalidRequest, fmt.Sprintf("too many sessions open (at most %d, see --max-sessions)", s.host.MaxSessions()), nil)
+		case errors.As(oerr, &se) && se.Kind == session.KindNotFound:
 			return nil, reqError(codeNotFound, "Resource not found: "+se.Message, nil)
 		}
 		return nil, reqError(codeInvalidParams, "Invalid params: "+oerr.Error(), nil)
 	}
-	st.sup, st.release = opened.Supervisor, opened.Close
+	st.opened, st.sup = opened, opened.Supervisor
 	st.id = st.sup.SessionID()
 	st.loadedUsage = st.initUsage()
 	mode := s.opts.Approval
@@ -462,10 +428,8 @@ func (s *Server) open(req OpenRequest) (*acpSession, *sdk.RequestError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if old := s.sessions[st.id]; old != nil || s.shutDown {
-		st.sup.Close(context.Background()) //nolint:errcheck // a duplicate is refused, its store released
-		if st.release != nil {
-			st.release()
-		}
+		// a duplicate is refused, its store released
+		<-s.host.CloseSession(context.Background(), opened).Done()
 		if s.shutDown {
 			return nil, reqError(codeInvalidRequest, "the agent is shutting down", nil)
 		}
@@ -497,7 +461,7 @@ func (s *Server) prompt(id json.RawMessage, params json.RawMessage) {
 	}
 	// The prompt is answered by the sink, at its input's message_start or agent_settled, which
 	// may come before Prompt returns: it is named and registered first.
-	inputID := s.ids.Input()
+	inputID := s.host.IDs().Input()
 	st.addPrompt(s.w, inputID, id)
 	if _, perr := st.sup.Prompt(session.PromptRequest{Message: text, Images: images, WhenBusy: "followUp", InputID: inputID}); perr != nil {
 		st.dropPrompt(s.w, inputID)
@@ -587,7 +551,7 @@ func (s *Server) configOptions(st *acpSession) []sdk.SessionConfigOption {
 		cur := snap.Model.Provider + "/" + snap.Model.ID
 		opts := sdk.SessionConfigSelectOptionsUngrouped{}
 		seen := false
-		for _, m := range s.opts.Models {
+		for _, m := range s.host.Models() {
 			ref := m.Provider + "/" + m.ID
 			seen = seen || ref == cur
 			opts = append(opts, sdk.SessionConfigSelectOption{Value: sdk.SessionConfigValueId(ref), Name: modelName(m)})
@@ -631,15 +595,9 @@ func (s *Server) setConfigOption(params json.RawMessage) (any, *sdk.RequestError
 	}
 	switch p.ConfigId {
 	case "model":
-		if s.opts.ResolveModel == nil {
-			return nil, reqError(codeInvalidParams, "Invalid params: no models to choose from", nil)
+		if serr := s.setModel(st, string(p.Value)); serr != nil {
+			return nil, reqError(codeInvalidParams, "Invalid params: "+serr.Error(), nil)
 		}
-		m, prov, rerr := s.opts.ResolveModel(string(p.Value))
-		if rerr != nil {
-			return nil, reqError(codeInvalidParams, "Invalid params: "+rerr.Error(), nil)
-		}
-		st.sup.SetProvider(prov)
-		st.sup.SetModel(m)
 	case "thought_level":
 		l := core.ThinkingLevel(p.Value)
 		if !slices.Contains(thinkingLevels, l) {
@@ -667,22 +625,21 @@ func (s *Server) close(id json.RawMessage, params json.RawMessage) {
 		return
 	}
 	// The turn is cancelled and settles (its prompt answered) before the close is answered.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	closed := s.host.CloseSession(ctx, st.opened)
 	s.closing.Add(1)
 	go func() {
 		defer s.closing.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		s.closeSession(ctx, st)
+		s.closed(st, closed)
 		s.w.result(id, sdk.CloseSessionResponse{})
 	}()
 }
 
-func (s *Server) closeSession(ctx context.Context, st *acpSession) {
-	if err := st.sup.Close(ctx); err != nil {
+// closed waits for a session the host is closing to close.
+func (s *Server) closed(st *acpSession, c *session.Pending[struct{}]) {
+	if _, err := c.Result(); err != nil {
 		s.log.Warn().Err(err).Str("sessionId", st.id).Msg("close session")
-	}
-	if st.release != nil {
-		st.release()
 	}
 }
 
@@ -699,22 +656,43 @@ func (s *Server) list(params json.RawMessage) (any, *sdk.RequestError) {
 		cwd = filepath.Clean(*p.Cwd)
 	}
 	res := sdk.ListSessionsResponse{Sessions: []sdk.SessionInfo{}}
-	if s.opts.List == nil {
-		return res, nil
-	}
-	list, lerr := s.opts.List(cwd)
+	list, lerr := s.savedSessions(cwd)
 	if lerr != nil {
 		return nil, reqError(codeInternalError, lerr.Error(), nil)
 	}
 	for _, it := range list {
 		info := sdk.SessionInfo{SessionId: sdk.SessionId(it.ID), Cwd: it.Cwd}
-		if it.Title != "" {
-			info.Title = sdk.Ptr(it.Title)
+		title := it.Name
+		if title == "" {
+			title = it.FirstMessage
 		}
-		if !it.UpdatedAt.IsZero() {
-			info.UpdatedAt = sdk.Ptr(it.UpdatedAt.UTC().Format(time.RFC3339))
+		if title != "" {
+			info.Title = sdk.Ptr(title)
+		}
+		if t, err := time.Parse(time.RFC3339Nano, it.Modified); err == nil && !t.IsZero() {
+			info.UpdatedAt = sdk.Ptr(t.UTC().Format(time.RFC3339))
 		}
 		res.Sessions = append(res.Sessions, info)
 	}
 	return res, nil
+}
+
+// maxListed bounds session/list, which has no pages here.
+const maxListed = 1000
+
+// savedSessions lists the host's saved sessions of cwd, page by page, up to maxListed.
+func (s *Server) savedSessions(cwd string) ([]session.SessionInfo, error) {
+	var out []session.SessionInfo
+	cursor := ""
+	for {
+		infos, next, err := s.host.ListSaved(cwd, cursor, 200)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, infos...)
+		if next == "" || len(out) >= maxListed {
+			return out, nil
+		}
+		cursor = next
+	}
 }

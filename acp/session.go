@@ -17,11 +17,12 @@ import (
 // acpSession is one ACP session of the connection. Its fields below mu-guarded are owned by
 // the writer's lock (w.mu): the sink changes them while translating an event.
 type acpSession struct {
-	id      string
-	cwd     string
-	sup     *session.Supervisor
-	release func()
-	caps    sdk.ClientCapabilities
+	id  string
+	cwd string
+	// opened is the session as the host opened it; sup is its supervisor.
+	opened *session.Opened
+	sup    *session.Supervisor
+	caps   sdk.ClientCapabilities
 	// files is the client's side of the tools' file access, nil when it offers no fs method.
 	files *clientFiles
 	// cancelled is set by session/cancel, for a command running beside the reader

@@ -344,6 +344,8 @@ func (s *Server) getMessages(r *request) error {
 	return nil
 }
 
+// setModel switches through the host; every failure is pi's "Model not found" (pi looks
+// the model up among the available ones).
 func (s *Server) setModel(r *request) error {
 	var provider, id string
 	if err := r.required("provider", &provider); err != nil {
@@ -352,24 +354,16 @@ func (s *Server) setModel(r *request) error {
 	if err := r.required("modelId", &id); err != nil {
 		return err
 	}
-	if s.models == nil {
+	if err := s.host.SetModel(s.sup, provider, id); err != nil {
 		return errors.New("Model not found: " + provider + "/" + id)
 	}
-	m, p, err := s.models.Resolve(provider, id)
-	if err != nil {
-		return errors.New("Model not found: " + provider + "/" + id)
-	}
-	s.sup.SetProvider(p)
-	s.sup.SetModel(m)
-	s.w.Write(success(r.id, r.typ, m))
+	s.w.Write(success(r.id, r.typ, s.sup.State().Model))
 	return nil
 }
 
+// modelList is the host's available models, [] when none.
 func (s *Server) modelList() []core.Model {
-	if s.models == nil {
-		return []core.Model{}
-	}
-	l := s.models.List()
+	l := s.host.AvailableModels()
 	if l == nil {
 		l = []core.Model{}
 	}
@@ -392,12 +386,9 @@ func (s *Server) cycleModel(r *request) error {
 			next = (i + 1) % len(list)
 		}
 	}
-	m, p, err := s.models.Resolve(list[next].Provider, list[next].ID)
-	if err != nil {
+	if err := s.host.SetModel(s.sup, list[next].Provider, list[next].ID); err != nil {
 		return err
 	}
-	s.sup.SetProvider(p)
-	s.sup.SetModel(m)
 	st := s.sup.State()
 	s.w.Write(success(r.id, r.typ, struct {
 		Model         core.Model         `json:"model"`

@@ -7,5 +7,7 @@
 // (internal/transport), one ordered writer over the transport's that is the engine's event
 // sink and also carries responses (writer.go), pi's event shapes (encode.go), the command
 // table (commands.go) and the extension-UI confirm dialogs that ask for tool approval
-// (approval.go). The package imports the engine, never the JSON-RPC front end.
+// (approval.go). The session served, the model catalogue and set_model's orchestration are
+// a session.Host's (Options.Host); the package words the host's errors as pi does. It
+// imports the engine, never the JSON-RPC front end.
 package pimode

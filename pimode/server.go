@@ -17,20 +17,17 @@ import (
 	"github.com/pi-rpc/pi-rpc/session"
 )
 
-// Models is the catalogue of selectable models (cmd/pi-rpc's model set).
-type Models interface {
-	List() []core.Model
-	// Resolve finds a model (provider may be empty) and the provider that serves it.
-	Resolve(provider, modelID string) (core.Model, core.Provider, error)
-}
-
 // Options configure a [Server].
 type Options struct {
-	Supervisor *session.Supervisor
-	Writer     *Writer
-	In         io.Reader
-	Models     Models
-	// Scope is the models cycle_model goes through (pi's --models); empty: all of Models.
+	// Host holds the session the server serves (its first; pi has one session per process,
+	// which new_session, switch_session and fork move to another file) and the model
+	// catalogue: get_available_models and cycle_model list its available models, set_model
+	// and cycle_model switch through it.
+	Host   *session.Host
+	Writer *Writer
+	In     io.Reader
+	// Scope is the models cycle_model goes through (pi's --models); empty: the host's
+	// available models.
 	Scope []core.Model
 	// MaxLineBytes is the longest accepted input line; a longer one is answered with a
 	// parse failure and skipped.
@@ -40,13 +37,13 @@ type Options struct {
 
 // Server serves pi's RPC protocol on one connection over one session.
 type Server struct {
-	sup    *session.Supervisor
-	w      *Writer
-	in     io.Reader
-	models Models
-	scope  []core.Model
-	max    int
-	log    zerolog.Logger
+	host  *session.Host
+	sup   *session.Supervisor
+	w     *Writer
+	in    io.Reader
+	scope []core.Model
+	max   int
+	log   zerolog.Logger
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -56,17 +53,22 @@ type Server struct {
 	closed  chan struct{}
 }
 
-// NewServer returns a server; Serve starts it.
-func NewServer(o Options) *Server {
-	ctx, cancel := context.WithCancel(context.Background())
+// NewServer returns a server for the host's first session; Serve starts it. A host without
+// a session is an error.
+func NewServer(o Options) (*Server, error) {
+	sup, err := o.Host.Find("")
+	if err != nil {
+		return nil, err
+	}
 	max := o.MaxLineBytes
 	if max <= 0 {
 		max = 64 << 20
 	}
-	s := &Server{sup: o.Supervisor, w: o.Writer, in: o.In, models: o.Models, scope: o.Scope, max: max, log: o.Logger,
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{host: o.Host, sup: sup, w: o.Writer, in: o.In, scope: o.Scope, max: max, log: o.Logger,
 		ctx: ctx, cancel: cancel, closed: make(chan struct{})}
 	s.ui = newDialogs(o.Writer)
-	return s
+	return s, nil
 }
 
 // InputClosed is closed when stdin ends (or fails).

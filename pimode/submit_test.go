@@ -53,7 +53,12 @@ func TestSubmitPlacesTheResponseAmongTheInputsEvents(t *testing.T) {
 			Store: session.NewMemoryStore("session-1", func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return "2026-01-01T00:00:00.000Z" }),
 			Sink:  w,
 		})
-		s := NewServer(Options{Supervisor: sup, Writer: w})
+		host := session.NewHost(session.HostConfig{})
+		host.Adopt(&session.Opened{Supervisor: sup})
+		s, err := NewServer(Options{Host: host, Writer: w})
+		if err != nil {
+			t.Fatal(err)
+		}
 
 		worstCase := func(a session.Accepted, err error) (session.Accepted, error) {
 			synctest.Wait()

@@ -32,6 +32,9 @@ type Problem struct {
 
 // OpenRequest is what a front end asks of a new session.
 type OpenRequest struct {
+	// Ctx, when set, ends when the front end gives up on the session (its connection shuts
+	// down): what opening waits for (MCP servers starting) stops waiting then.
+	Ctx context.Context
 	// Cwd is the session's working directory, relative to the process's or absolute; empty:
 	// the process's.
 	Cwd string
@@ -40,7 +43,7 @@ type OpenRequest struct {
 	// SessionFile is a session file or id to resume; empty: a new session.
 	SessionFile string
 	// Extra is what only the front end and the process's opener know of (the JSON-RPC front
-	// end's per-session MCP servers).
+	// end's per-session MCP servers; ACP's, and the client's file and terminal access).
 	Extra any
 	// Sink receives the session's events.
 	Sink Sink
@@ -58,6 +61,10 @@ type Opened struct {
 	// Closed, when set, is called once the session has been closed.
 	Closed func()
 }
+
+// Lister lists the saved sessions of a working directory (the process's for ""), newest
+// first, a page of at most limit after cursor; the next page's cursor is "" after the last.
+type Lister func(cwd, cursor string, limit int) ([]SessionInfo, string, error)
 
 // Opener builds and starts a session: the process's configuration (tools, system prompt,
 // session directory, MCP servers) lives with it, in cmd/pi-rpc.
@@ -77,7 +84,20 @@ type HostConfig struct {
 	MaxSessions int
 	// Open builds the sessions Open asks for; nil refuses them.
 	Open Opener
+	// List lists the saved sessions ListSaved asks for; nil lists none.
+	List Lister
 }
+
+// ErrTooManySessions is what Open's error wraps (besides its *Error) when MaxSessions are
+// open: a front end that words the limit its own way tests for it with errors.Is.
+var ErrTooManySessions = errors.New("too many sessions")
+
+// limitError is Open's refusal at MaxSessions: an invalidState *Error that is also
+// ErrTooManySessions.
+type limitError struct{ err *Error }
+
+func (e *limitError) Error() string   { return e.err.Message }
+func (e *limitError) Unwrap() []error { return []error{e.err, ErrTooManySessions} }
 
 // Host owns what the sessions of a process share: the model catalogue and providers, the
 // provider problems, the id source, and the live sessions in creation order (the first is
@@ -128,7 +148,7 @@ func (h *Host) Open(req OpenRequest) (*Opened, error) {
 	h.mu.Lock()
 	if len(h.live)+h.reserved >= h.cfg.MaxSessions {
 		h.mu.Unlock()
-		return nil, &Error{Kind: KindInvalidState, Message: fmt.Sprintf("Too many sessions: %d are open (--max-sessions); close one with closeSession first", h.cfg.MaxSessions)}
+		return nil, &limitError{&Error{Kind: KindInvalidState, Message: fmt.Sprintf("Too many sessions: %d are open (--max-sessions); close one with closeSession first", h.cfg.MaxSessions)}}
 	}
 	h.reserved++
 	h.mu.Unlock()
@@ -200,27 +220,46 @@ func (h *Host) ContextFiles(sup *Supervisor) []string {
 func (h *Host) Close(id string) (*Pending[struct{}], error) {
 	h.mu.Lock()
 	o, err := h.findLocked(id)
-	if err == nil {
-		for i, x := range h.live {
-			if x == o {
-				h.live = append(h.live[:i], h.live[i+1:]...)
-				break
-			}
-		}
-	}
 	h.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
+	return h.CloseSession(context.Background(), o), nil
+}
+
+// CloseSession closes the session Open returned (or Adopt took) as Close does, giving up
+// waiting for its agent_settled when ctx ends: for a front end that keeps the sessions it
+// opened rather than naming them by id (two of them may briefly share one).
+func (h *Host) CloseSession(ctx context.Context, o *Opened) *Pending[struct{}] {
+	h.mu.Lock()
+	h.removeLocked(o)
+	h.mu.Unlock()
 	done := newPending[struct{}]()
 	go func() {
-		err := o.Supervisor.Close(context.Background())
+		err := o.Supervisor.Close(ctx)
 		if o.Closed != nil {
 			o.Closed()
 		}
 		done.finish(struct{}{}, o.Supervisor.sink.LastSeq(), err)
 	}()
-	return done, nil
+	return done
+}
+
+func (h *Host) removeLocked(o *Opened) {
+	for i, x := range h.live {
+		if x == o {
+			h.live = append(h.live[:i], h.live[i+1:]...)
+			return
+		}
+	}
+}
+
+// ListSaved lists the saved sessions of cwd (see [Lister]); a host without a lister has none.
+func (h *Host) ListSaved(cwd, cursor string, limit int) ([]SessionInfo, string, error) {
+	if h.cfg.List == nil {
+		return nil, "", nil
+	}
+	return h.cfg.List(cwd, cursor, limit)
 }
 
 // Models lists the selectable models.
@@ -229,6 +268,18 @@ func (h *Host) Models() []core.Model {
 		return nil
 	}
 	return h.cfg.Models.List()
+}
+
+// AvailableModels lists the models that can be called now: those of Models whose provider
+// resolves without a problem (pi's get_available_models and cycle_model list only these).
+func (h *Host) AvailableModels() []core.Model {
+	var out []core.Model
+	for _, m := range h.Models() {
+		if _, _, err := h.cfg.Models.Resolve(m.Provider, m.ID); err == nil {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // SetModel switches a session to a model of the catalogue, with the provider that serves

@@ -7,13 +7,12 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/pi-rpc/pi-rpc/acp"
-	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/session"
 	"github.com/pi-rpc/pi-rpc/tools"
 	"github.com/pi-rpc/pi-rpc/tools/mcp"
 )
@@ -51,38 +50,11 @@ func runACP(cfg *config, setup *agentSetup, stdin io.Reader, stdout io.Writer, l
 	}
 	defer host.close()
 	log.Info().Str("version", version).Str("protocol", "acp").Msg("pi-rpc started")
-	problem := ""
-	if len(setup.problems) > 0 {
-		problem = setup.problems[0].Message
-	}
-	var models []core.Model
-	if setup.models != nil {
-		models = setup.models.List()
-	}
-	names := acpToolNames(cfg)
+	sessionHost := newSessionHost(cfg, setup, acpOpener(cfg, setup, host, acpToolNames(cfg), log))
 	server := acp.NewServer(acp.Options{
-		In: stdin, Out: stdout,
-		Open: func(req acp.OpenRequest) (*acp.Opened, error) {
-			return openACPSession(cfg, setup, host, names, req, log)
-		},
-		List: func(cwd string) ([]acp.SessionSummary, error) {
-			return listACPSessions(cfg, setup, cwd)
-		},
-		Models: models,
-		ResolveModel: func(ref string) (core.Model, core.Provider, error) {
-			if setup.models == nil {
-				return core.Model{}, nil, errors.New("no provider is configured")
-			}
-			provider, id := "", ref
-			if i := strings.Index(ref, "/"); i > 0 {
-				provider, id = ref[:i], ref[i+1:]
-			}
-			return setup.models.Resolve(provider, id)
-		},
-		AuthProblem:     problem,
+		In: stdin, Out: stdout, Host: sessionHost,
 		Approval:        cfg.approval,
 		MaxMessageBytes: cfg.maxMessageBytes,
-		MaxSessions:     cfg.maxSessions,
 		Version:         version,
 		Logger:          log,
 	})
@@ -102,61 +74,37 @@ func runACP(cfg *config, setup *agentSetup, stdin io.Reader, stdout io.Writer, l
 	return code
 }
 
-// openACPSession opens a new or saved session for the ACP front end, with the editor's MCP
-// servers as tools of that session alone.
-func openACPSession(cfg *config, setup *agentSetup, host *mcpHost, names []string, req acp.OpenRequest, log zerolog.Logger) (*acp.Opened, error) {
-	b, err := buildSession(cfg, setup, host, sessionSpec{cwd: req.Cwd, sessionFile: req.LoadID, toolNames: names, sink: req.Sink, ids: req.IDs, access: req.Access}, log)
-	if err != nil {
-		return nil, err
-	}
-	sup := b.sup
-	var own *mcp.Set
-	if len(req.MCPServers) > 0 {
-		own, err = mcp.Connect(req.Ctx, req.MCPServers, mcp.Options{
-			CallTimeout: cfg.mcpTimeout, Cwd: b.setup.cwd, ClientVersion: version, Logger: log,
-			OnToolsChanged: host.refresh,
-			OnFault:        func(f mcp.Fault) { sup.ReportError(faultMessage(f)) },
-		})
-		if err != nil {
-			log.Warn().Err(err).Msg("a session's MCP servers failed to start")
-		}
-	}
-	host.attach(sup, b.setup.tools, own)
-	// detach also stops the session's own servers
-	return &acp.Opened{Supervisor: sup, Close: func() { host.detach(sup) }}, nil
-}
-
-// listACPSessions lists the saved sessions of cwd (of the process's cwd for "").
-func listACPSessions(cfg *config, setup *agentSetup, cwd string) ([]acp.SessionSummary, error) {
-	s := *setup
-	if cwd != "" {
-		s.cwd = cwd
-	}
-	cat, err := newCatalog(cfg, &s)
-	if err != nil {
-		return nil, err
-	}
-	var out []acp.SessionSummary
-	cursor := ""
-	for {
-		infos, next, err := cat.List(s.cwd, cursor, 200)
+// acpOpener opens the new and saved sessions of the ACP front end: the tools names gives,
+// on the client's files and terminals where it offers them, and the editor's MCP servers as
+// tools of that session alone (OpenRequest.Extra is an acp.OpenExtra).
+func acpOpener(cfg *config, setup *agentSetup, host *mcpHost, names []string, log zerolog.Logger) session.Opener {
+	return func(req session.OpenRequest) (*session.Opened, error) {
+		extra, _ := req.Extra.(acp.OpenExtra)
+		b, err := buildSession(cfg, setup, host, sessionSpec{cwd: req.Cwd, sessionFile: req.SessionFile, toolNames: names, sink: req.Sink, ids: req.IDs, access: extra.Access}, log)
 		if err != nil {
 			return nil, err
 		}
-		for _, in := range infos {
-			title := in.Name
-			if title == "" {
-				title = in.FirstMessage
+		sup := b.sup
+		var own *mcp.Set
+		if len(extra.MCPServers) > 0 {
+			ctx := req.Ctx
+			if ctx == nil {
+				ctx = context.Background()
 			}
-			var updated time.Time
-			if t, err := time.Parse(time.RFC3339Nano, in.Modified); err == nil {
-				updated = t
+			own, err = mcp.Connect(ctx, extra.MCPServers, mcp.Options{
+				CallTimeout: cfg.mcpTimeout, Cwd: b.setup.cwd, ClientVersion: version, Logger: log,
+				OnToolsChanged: host.refresh,
+				OnFault:        func(f mcp.Fault) { sup.ReportError(faultMessage(f)) },
+			})
+			if err != nil {
+				log.Warn().Err(err).Msg("a session's MCP servers failed to start")
 			}
-			out = append(out, acp.SessionSummary{ID: in.ID, Cwd: in.Cwd, Title: title, UpdatedAt: updated})
 		}
-		if next == "" || len(out) >= 1000 {
-			return out, nil
-		}
-		cursor = next
+		host.attach(sup, b.setup.tools, own)
+		return &session.Opened{
+			Supervisor: sup, Cwd: b.setup.cwd, ContextFiles: b.setup.contextFiles,
+			// detach also stops the session's own servers
+			Closed: func() { host.detach(sup) },
+		}, nil
 	}
 }

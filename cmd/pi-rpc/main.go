@@ -139,7 +139,7 @@ func serve(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpHos
 	if len(setup.problems) > 0 {
 		problem = setup.problems[0].Message
 	}
-	sessionHost := newSessionHost(cfg, setup, host, log)
+	sessionHost := newSessionHost(cfg, setup, sessionOpener(cfg, setup, host, log))
 	sup := newSupervisor(cfg, setup, host.toolsWith(setup.tools, nil), problem, sessions, writer, sessionHost.IDs(), log)
 	host.attach(sup, setup.tools, nil)
 	sessionHost.Adopt(&session.Opened{Supervisor: sup, Cwd: setup.cwd, ContextFiles: setup.contextFiles})

@@ -129,9 +129,9 @@ func buildSession(cfg *config, base *agentSetup, host *mcpHost, spec sessionSpec
 }
 
 // newSessionHost is the process's session host: the model catalogue, the startup's provider
-// problems, the id source, --max-sessions, and the opener of the sessions createSession asks
-// for (see buildSession). The process's MCP servers serve every session.
-func newSessionHost(cfg *config, base *agentSetup, host *mcpHost, log zerolog.Logger) *session.Host {
+// problems, the id source, --max-sessions, the saved sessions' listing and the front end's
+// opener (nil: the host opens no session besides the one it adopts).
+func newSessionHost(cfg *config, base *agentSetup, open session.Opener) *session.Host {
 	var models session.Models
 	if base.models != nil {
 		models = base.models
@@ -142,8 +142,24 @@ func newSessionHost(cfg *config, base *agentSetup, host *mcpHost, log zerolog.Lo
 	}
 	return session.NewHost(session.HostConfig{
 		Models: models, Problems: problems, MaxSessions: cfg.maxSessions,
-		Open: sessionOpener(cfg, base, host, log),
+		Open: open, List: savedSessions(cfg, base),
 	})
+}
+
+// savedSessions lists the saved sessions of a cwd (the process's for "") in the session
+// directory the command line gives that cwd.
+func savedSessions(cfg *config, base *agentSetup) session.Lister {
+	return func(cwd, cursor string, limit int) ([]session.SessionInfo, string, error) {
+		s := *base
+		if cwd != "" {
+			s.cwd = cwd
+		}
+		cat, err := newCatalog(cfg, &s)
+		if err != nil {
+			return nil, "", err
+		}
+		return cat.List(s.cwd, cursor, limit)
+	}
 }
 
 // sessionOpener opens the sessions the JSON-RPC front end asks for; OpenRequest.Extra holds

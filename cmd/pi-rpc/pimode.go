@@ -33,24 +33,28 @@ func servePi(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpH
 		// pi has no approval step: tools run unasked unless --approval says otherwise.
 		pcfg.approval = session.ApprovalAuto
 	}
-	sup := newSupervisor(&pcfg, setup, host.toolsWith(setup.tools, nil), problem, sessions, writer, &session.IDs{}, log)
+	// pi has one session per process: the host opens no other.
+	sessionHost := newSessionHost(cfg, setup, nil)
+	sup := newSupervisor(&pcfg, setup, host.toolsWith(setup.tools, nil), problem, sessions, writer, sessionHost.IDs(), log)
 	host.attach(sup, setup.tools, nil)
-	var models pimode.Models
+	sessionHost.Adopt(&session.Opened{Supervisor: sup, Cwd: setup.cwd, ContextFiles: setup.contextFiles})
 	var scope []core.Model
-	if setup.models != nil {
-		usable := usableModels{setup.models}
-		models = usable
-		if len(cfg.piScope) > 0 {
-			scope = scopeModels(usable.List(), cfg.piScope)
-		}
+	if len(cfg.piScope) > 0 {
+		scope = scopeModels(sessionHost.AvailableModels(), cfg.piScope)
 	}
 	if st := cfg.piSettings; st != nil {
 		sup.SetOptions(session.OptionsPatch{SteeringMode: st.SteeringMode, FollowUpMode: st.FollowUpMode})
 	}
-	server := pimode.NewServer(pimode.Options{
-		Supervisor: sup, Writer: writer, In: stdin, Models: models, Scope: scope,
+	server, err := pimode.NewServer(pimode.Options{
+		Host: sessionHost, Writer: writer, In: stdin, Scope: scope,
 		MaxLineBytes: cfg.maxMessageBytes, Logger: log,
 	})
+	if err != nil {
+		log.Error().Err(err).Msg("pi mode")
+		_ = sup.Close(context.Background())
+		writer.Close(flushTimeout)
+		return 1
+	}
 	server.SetApprovalTimeout(cfg.approvalTimeout)
 	sup.SetPermissionAsker(server.Asker())
 
@@ -233,22 +237,4 @@ func scopeModels(all []core.Model, patterns []string) []core.Model {
 		}
 	}
 	return out
-}
-
-// usableModels lists only the models that can be called (their provider has its key), as
-// pi's get_available_models and cycle_model do.
-type usableModels struct{ set *modelSet }
-
-func (m usableModels) List() []core.Model {
-	var out []core.Model
-	for _, model := range m.set.List() {
-		if _, _, err := m.set.Resolve(model.Provider, model.ID); err == nil {
-			out = append(out, model)
-		}
-	}
-	return out
-}
-
-func (m usableModels) Resolve(provider, id string) (core.Model, core.Provider, error) {
-	return m.set.Resolve(provider, id)
 }
