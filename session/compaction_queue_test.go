@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -13,10 +14,21 @@ import (
 // nothing stays queued. (Found by review: it used to settle "cancelled" while staying in the
 // agent's queue, and the next prompt delivered it.)
 func TestSteerDuringManualCompactionIsDelivered(t *testing.T) {
+	// The summary waits until the steer is queued: the compaction must still be running.
+	release := make(chan struct{})
+	summary := faux.Reply(faux.Text("## Goal\nsummary"))
+	summary.BeforeChunk = func(ctx context.Context, chunk int) {
+		if chunk == 0 {
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+		}
+	}
 	h := newHarness(t, harnessOpts{model: smallModel(), compaction: tightCompaction()},
 		withUsage(faux.Reply(faux.Text("first answer")), 100),
 		withUsage(faux.Reply(faux.Text("second answer")), 100),
-		faux.Reply(faux.Text("## Goal\nsummary")),
+		summary,
 		faux.Reply(faux.Text("third answer")),
 	)
 	h.history()
@@ -33,6 +45,7 @@ func TestSteerDuringManualCompactionIsDelivered(t *testing.T) {
 	if a.Disposition != session.DispositionQueued {
 		t.Fatalf("disposition %v, want queued", a.Disposition)
 	}
+	close(release)
 	if _, err := run.Result(); err != nil {
 		t.Fatal(err)
 	}
