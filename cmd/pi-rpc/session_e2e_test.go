@@ -180,9 +180,13 @@ func TestKillNineThenResume(t *testing.T) {
 			first: `{"content": [{"type": "toolCall", "id": "c1", "name": "ls", "arguments": {}},
 				{"type": "toolCall", "id": "c2", "name": "bash", "arguments": {"command": "echo started; exec cat fifo"}}]}`,
 			waitFor: func(ev map[string]any) bool {
-				// cat blocks on the named pipe: the batch is in progress. (read refuses named
-				// pipes.) The cat outlives the kill; the test's cleanup releases it.
-				return ev["type"] == "tool_execution_update" && ev["toolName"] == "bash"
+				// "started" is out: the shell runs and execs cat, which blocks on the named
+				// pipe, so the batch is in progress. (read refuses named pipes.) The cat
+				// outlives the kill; the test's cleanup releases it. The first update, with no
+				// output, can come before the shell is started.
+				r, _ := ev["partialResult"].(map[string]any)
+				content, _ := r["content"].([]any)
+				return ev["type"] == "tool_execution_update" && ev["toolName"] == "bash" && len(content) > 0
 			},
 			wantRoles: []string{"user", "assistant"},
 		},
@@ -197,9 +201,10 @@ func TestKillNineThenResume(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tt.name == "tool batch" {
-				// Opening the pipe for writing waits for cat to open it; closing it ends cat.
+				// Opening the pipe for writing and closing it ends cat. Without blocking: a cat
+				// that never opened the pipe (a failed run) must not hang the cleanup.
 				t.Cleanup(func() {
-					if f, err := os.OpenFile(filepath.Join(cwd, "fifo"), os.O_WRONLY, 0); err == nil {
+					if f, err := os.OpenFile(filepath.Join(cwd, "fifo"), os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
 						_ = f.Close()
 					}
 				})
