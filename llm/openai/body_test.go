@@ -46,7 +46,7 @@ func TestRequestBodies(t *testing.T) {
 	}
 	temp, zero := 0.7, 0.0
 	tools := []core.ToolSpec{
-		{Name: "ls", Description: "List <dir> & more", Parameters: []byte(`{ "type": "object", "properties": {"path": {"type": "string"}} }`)},
+		{Name: "ls", Description: "List <dir> & more", Parameters: []byte(`{ "type": "object", "properties": {"path": {"type": "string", "description": "a <dir> & \u003cmore\u003e é"}} }`)},
 		{Name: "now"},
 	}
 	tests := []struct {
