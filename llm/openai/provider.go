@@ -3,22 +3,24 @@ package openai
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
-	oa "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
-
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/internal/failure"
 	"github.com/pi-rpc/pi-rpc/llm/internal/idle"
+	"github.com/pi-rpc/pi-rpc/llm/internal/sse"
 )
+
+// userAgent names pi-rpc to the server.
+const userAgent = "pi-rpc"
 
 // Config configures a [Provider]. Everything is explicit: nothing is read from the
 // environment.
@@ -47,11 +49,15 @@ type Config struct {
 // Provider streams Chat Completions from one OpenAI-compatible endpoint. It implements
 // [core.Provider] and is safe for concurrent use.
 type Provider struct {
-	cfg    Config
-	client oa.Client
-	clock  Clock
-	idle   time.Duration
-	host   string
+	cfg Config
+	hc  *http.Client
+	// endpoint is BaseURL + "/chat/completions".
+	endpoint string
+	clock    Clock
+	idle     time.Duration
+	host     string
+	// maxEvent bounds one event of the stream (sse.DefaultMaxEvent; tests lower it).
+	maxEvent int
 }
 
 // New returns a provider for cfg. It fails only for an unusable BaseURL.
@@ -67,26 +73,21 @@ func New(cfg Config) (*Provider, error) {
 	if hc == nil {
 		hc = &http.Client{}
 	}
-	p := &Provider{cfg: cfg, clock: cfg.Clock, idle: cfg.IdleTimeout, host: strings.ToLower(u.Hostname())}
+	// The path is resolved below the base URL's path, which is taken as a directory.
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+	}
+	endpoint, err := u.Parse("chat/completions")
+	if err != nil {
+		return nil, fmt.Errorf("openai: base URL %q: %w", cfg.BaseURL, err)
+	}
+	p := &Provider{cfg: cfg, hc: hc, endpoint: endpoint.String(), clock: cfg.Clock, idle: cfg.IdleTimeout, host: strings.ToLower(u.Hostname()), maxEvent: sse.DefaultMaxEvent}
 	if p.clock == nil {
 		p.clock = SystemClock{}
 	}
 	if p.idle == 0 {
 		p.idle = DefaultIdleTimeout
 	}
-	opts := []option.RequestOption{
-		option.WithHTTPClient(hc),
-		option.WithBaseURL(cfg.BaseURL),
-		option.WithMaxRetries(0),
-	}
-	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
-	}
-	for k, v := range cfg.Headers {
-		opts = append(opts, option.WithHeader(k, v))
-	}
-	// A Client literal, not oa.NewClient: NewClient reads OPENAI_* from the environment.
-	p.client = oa.Client{Options: opts}
 	return p, nil
 }
 
@@ -110,7 +111,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 		return ok
 	})
 
-	params, opts, err := p.buildRequest(req)
+	httpReq, err := p.newRequest(ctx, req)
 	if err != nil {
 		b.Fail(&core.ProviderError{Kind: core.ErrorOther, Message: err.Error()})
 		return
@@ -118,19 +119,24 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 
 	wd = idle.NewWatchdog(p.clock, p.idle, cancel)
 	defer wd.Stop()
-	var resp *http.Response
-	err = p.client.Post(ctx, "chat/completions", params, &resp, opts...)
+	resp, err := p.hc.Do(httpReq)
 	if err != nil {
-		if resp != nil && resp.Body != nil {
-			_ = resp.Body.Close()
-		}
 		b.Fail(p.requestFailure(parent, wd, err))
 		return
 	}
 	body := &idle.Body{RC: resp.Body, W: wd}
-	resp.Body = body
-	dec := ssestream.NewDecoder(resp)
-	defer func() { _ = dec.Close() }()
+	defer func() { _ = body.Close() }()
+	if resp.StatusCode >= 400 {
+		// The error body counts as waiting for the server too.
+		errBody := failure.ReadErrorBody(body)
+		if f := p.requestFailure(parent, wd, nil); f != nil {
+			b.Fail(f)
+			return
+		}
+		b.Fail(classifyHTTP(resp.StatusCode, resp.Header, errBody, p.cfg.KeySource, p.clock.Now()))
+		return
+	}
+	events := sse.NewReader(body, p.maxEvent)
 	wd.Touch()
 	if !b.Start() {
 		return
@@ -138,8 +144,16 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 
 	m := newMapper(b, model.ID)
 	done := false
-	for dec.Next() {
-		data := bytes.TrimSpace(dec.Event().Data)
+	var readErr error
+	for {
+		data, err := events.Next()
+		if err != nil {
+			if err != io.EOF {
+				readErr = err
+			}
+			break
+		}
+		data = bytes.TrimSpace(data)
 		if len(data) == 0 {
 			continue
 		}
@@ -173,8 +187,11 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 	case wd.Expired():
 		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: wd.Message()})
 		return
-	case dec.Err() != nil:
-		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: "Connection to provider lost mid-stream: " + dec.Err().Error()})
+	case errors.Is(readErr, sse.ErrTooLarge):
+		b.Fail(&core.ProviderError{Kind: core.ErrorOther, Message: "Provider sent " + readErr.Error()})
+		return
+	case readErr != nil:
+		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: "Connection to provider lost mid-stream: " + readErr.Error()})
 		return
 	case m.failure != nil:
 		b.Fail(m.failure)
@@ -194,7 +211,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 }
 
 // requestFailure classifies a failure before the event stream started: cancellation, the
-// idle timer, an HTTP error status, or a transport error.
+// idle timer, or a transport error. With a nil err it reports only the first two, or nil.
 func (p *Provider) requestFailure(parent context.Context, wd *idle.Watchdog, err error) *core.ProviderError {
 	if parent.Err() != nil {
 		return core.Aborted()
@@ -202,9 +219,42 @@ func (p *Provider) requestFailure(parent context.Context, wd *idle.Watchdog, err
 	if wd.Expired() {
 		return &core.ProviderError{Kind: core.ErrorRetryable, Message: wd.Message()}
 	}
-	var apierr *oa.Error
-	if errors.As(err, &apierr) && apierr.Response != nil {
-		return classifyHTTP(apierr.StatusCode, apierr.Response.Header, failure.ErrorBody(apierr.Response), p.cfg.KeySource, p.clock.Now())
+	if err == nil {
+		return nil
 	}
 	return failure.Transport(err)
+}
+
+// newRequest builds the HTTP request: the JSON body, the key as a bearer token, then the
+// provider's and the model's headers (models.json), which may replace any of the defaults.
+func (p *Provider) newRequest(ctx context.Context, req *core.Request) (*http.Request, error) {
+	body, err := p.buildRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	// Text goes as it is, <, > and & included, as pi sends it.
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(body); err != nil {
+		return nil, fmt.Errorf("encoding the request: %w", err)
+	}
+	httpReq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint, bytes.NewReader(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))))
+	if err != nil {
+		return nil, err
+	}
+	h := httpReq.Header
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "text/event-stream")
+	h.Set("User-Agent", userAgent)
+	if p.cfg.APIKey != "" {
+		h.Set("Authorization", "Bearer "+p.cfg.APIKey)
+	}
+	for k, v := range p.cfg.Headers {
+		h.Set(k, v)
+	}
+	for k, v := range req.Model.Headers {
+		h.Set(k, v)
+	}
+	return httpReq, nil
 }

@@ -47,6 +47,12 @@ func ErrorBody(resp *http.Response) []byte {
 	if resp == nil || resp.Body == nil {
 		return nil
 	}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return ReadErrorBody(resp.Body)
+}
+
+// ReadErrorBody reads at most 1 MiB of an error body; what a failed read leaves is what
+// there is.
+func ReadErrorBody(r io.Reader) []byte {
+	body, _ := io.ReadAll(io.LimitReader(r, 1<<20))
 	return body
 }
