@@ -143,6 +143,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 	}
 
 	m := newMapper(b, model.ID)
+	var dec chunkDecoder
 	done := false
 	var readErr error
 	for {
@@ -161,8 +162,8 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 			done = true
 			break
 		}
-		var c chunk
-		if err := failure.DecodeObject(data, &c); err != nil {
+		c, err := dec.decode(data)
+		if err != nil {
 			kind := core.ErrorRetryable
 			if m.chunks == 0 {
 				// The first event is not JSON: the server speaks something else.
@@ -175,7 +176,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 			b.Fail(classifyStreamError(data, p.cfg.KeySource))
 			return
 		}
-		if !m.apply(&c) {
+		if !m.apply(c) {
 			return
 		}
 	}

@@ -12,10 +12,13 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
+// ErrNotObject is DecodeObject's error for data that does not start an object.
+var ErrNotObject = errors.New("not a JSON object")
+
 // DecodeObject decodes one SSE event's data, rejecting anything that is not a JSON object.
 func DecodeObject(data []byte, v any) error {
 	if len(data) == 0 || data[0] != '{' {
-		return errors.New("not a JSON object")
+		return ErrNotObject
 	}
 	return json.Unmarshal(data, v)
 }
