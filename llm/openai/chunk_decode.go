@@ -615,8 +615,14 @@ func (p *chunkParser) rawString() (raw []byte, escaped, nonASCII, ok bool) {
 	}
 	start := p.i + 1
 	for i := start; i < len(b); {
-		c := b[i]
-		switch {
+		// Plain text, the bulk of a string, in a tight loop.
+		for i < len(b) && !stringSpecial[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			break
+		}
+		switch c := b[i]; {
 		case c == '"':
 			p.i = i + 1
 			return b[start:i], escaped, nonASCII, true
@@ -639,14 +645,21 @@ func (p *chunkParser) rawString() (raw []byte, escaped, nonASCII, ok bool) {
 		case c < 0x20:
 			return nil, false, false, false
 		default:
-			if c >= utf8.RuneSelf {
-				nonASCII = true
-			}
+			nonASCII = true
 			i++
 		}
 	}
 	return nil, false, false, false
 }
+
+// stringSpecial marks the bytes that end a run of plain string text: the quote, the
+// backslash, control characters and bytes outside ASCII.
+var stringSpecial = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf
+	}
+	return t
+}()
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
