@@ -731,19 +731,19 @@ func (p *chunkParser) skip(depth int) bool {
 	if p.i >= len(p.b) || depth > maxDepth {
 		return false
 	}
-	switch c := p.b[p.i]; {
-	case c == '"':
+	switch p.b[p.i] {
+	case '"':
 		_, _, _, ok := p.rawString()
 		return ok
-	case c == '{':
+	case '{':
 		return p.object(func([]byte) bool { return p.skip(depth + 1) })
-	case c == '[':
+	case '[':
 		return p.array(func() bool { return p.skip(depth + 1) })
-	case c == 't':
+	case 't':
 		return p.literal("true")
-	case c == 'f':
+	case 'f':
 		return p.literal("false")
-	case c == 'n':
+	case 'n':
 		return p.literal("null")
 	default:
 		return p.number()

@@ -124,8 +124,8 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 		b.Fail(p.requestFailure(parent, wd, err))
 		return
 	}
+	defer func() { _ = resp.Body.Close() }()
 	body := &idle.Body{RC: resp.Body, W: wd}
-	defer func() { _ = body.Close() }()
 	if resp.StatusCode >= 400 {
 		// The error body counts as waiting for the server too.
 		errBody := failure.ReadErrorBody(body)
@@ -149,7 +149,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 	for {
 		data, err := events.Next()
 		if err != nil {
-			if err != io.EOF {
+			if !errors.Is(err, io.EOF) {
 				readErr = err
 			}
 			break

@@ -64,7 +64,7 @@ func TestReader(t *testing.T) {
 				{"data with EOF", iotest.DataErrReader},
 			} {
 				got, err := readAll(NewReader(wrap.r(strings.NewReader(tc.in)), 0))
-				if err != io.EOF {
+				if !errors.Is(err, io.EOF) {
 					t.Errorf("%s: err = %v, want EOF", wrap.name, err)
 				}
 				if !equal(got, tc.want) {
@@ -104,7 +104,7 @@ func TestReaderCRDoesNotWait(t *testing.T) {
 		_ = pw.Close()
 	}()
 	got, err := readAll(r)
-	if err != io.EOF || !equal(got, []string{"b"}) {
+	if !errors.Is(err, io.EOF) || !equal(got, []string{"b"}) {
 		t.Fatalf("rest = %q, %v; want [b], EOF (the LF after the CR starts no new line)", got, err)
 	}
 }
@@ -145,7 +145,7 @@ func TestReaderLimit(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := readAll(NewReader(iotest.HalfReader(strings.NewReader(tc.in)), limit))
-			if tc.err != errors.Is(err, ErrTooLarge) || !tc.err && err != io.EOF {
+			if tc.err != errors.Is(err, ErrTooLarge) || !tc.err && !errors.Is(err, io.EOF) {
 				t.Fatalf("err = %v, want too large %v", err, tc.err)
 			}
 			if !equal(got, tc.want) {
@@ -210,7 +210,7 @@ func FuzzReader(f *testing.F) {
 			in = &chunkReader{b: body, n: int(chunk)}
 		}
 		got, err := readAll(NewReader(in, 0))
-		if err != io.EOF {
+		if !errors.Is(err, io.EOF) {
 			t.Fatalf("err = %v", err)
 		}
 		if want := reference(body); !equal(got, want) {
