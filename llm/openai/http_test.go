@@ -3,8 +3,10 @@ package openai
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -239,4 +241,81 @@ func (c *countReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	*c.n += n
 	return n, err
+}
+
+// TestRedirects: a redirect within the base URL's origin is followed with every header; one
+// to another origin is refused before anything reaches it (the models.json headers may carry
+// keys), as a failure that is not retried.
+func TestRedirects(t *testing.T) {
+	reached := make(chan http.Header, 1)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached <- r.Header.Clone()
+		w.WriteHeader(http.StatusTeapot)
+	}))
+	defer other.Close()
+	sse := "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+	var seen http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/chat/completions":
+			http.Redirect(w, r, "/v2/chat/completions", http.StatusTemporaryRedirect)
+		case "/v2/chat/completions":
+			seen = r.Header.Clone()
+			body, _ := io.ReadAll(r.Body)
+			if !bytes.Contains(body, []byte(`"stream":true`)) {
+				http.Error(w, "body lost: "+string(body), http.StatusBadRequest)
+				return
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = io.WriteString(w, sse)
+		case "/away/chat/completions":
+			http.Redirect(w, r, other.URL+"/v1/chat/completions", http.StatusTemporaryRedirect)
+		}
+	}))
+	defer srv.Close()
+
+	p, err := New(Config{BaseURL: srv.URL + "/v1", APIKey: "sk-1", KeySource: "test", IdleTimeout: -1, Headers: map[string]string{"Api-Key": "secret"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := run(t, context.Background(), p, hiRequest(t))
+	diffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "ok"`, `text_end 0 "ok"`, "done stop"})
+	if seen.Get("Authorization") != "Bearer sk-1" || seen.Get("Api-Key") != "secret" {
+		t.Errorf("headers after the redirect: %v", seen)
+	}
+
+	p, err = New(Config{BaseURL: srv.URL + "/away", APIKey: "sk-1", KeySource: "test", IdleTimeout: -1, Headers: map[string]string{"Api-Key": "secret"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, final := run(t, context.Background(), p, hiRequest(t))
+	if final.Failure == nil || final.Failure.Kind != core.ErrorOther || !strings.Contains(final.ErrorMessage, "redirect leaves the base URL's origin") {
+		t.Fatalf("failure = %+v", final.Failure)
+	}
+	select {
+	case h := <-reached:
+		t.Fatalf("the other origin was reached, with %v", h)
+	default:
+	}
+}
+
+// The caller's client keeps its own redirect policy and is not changed.
+func TestRedirectPolicyOfTheCallersClient(t *testing.T) {
+	stop := errors.New("no redirects here")
+	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return stop }}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/elsewhere", http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	p, err := New(Config{BaseURL: srv.URL + "/v1", IdleTimeout: -1, HTTPClient: hc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, final := run(t, context.Background(), p, hiRequest(t))
+	if !strings.Contains(final.ErrorMessage, "no redirects here") {
+		t.Errorf("error = %q, want the client's own policy", final.ErrorMessage)
+	}
+	if err := hc.CheckRedirect(nil, nil); !errors.Is(err, stop) {
+		t.Errorf("the caller's client was changed")
+	}
 }

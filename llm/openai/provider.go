@@ -69,10 +69,13 @@ func New(cfg Config) (*Provider, error) {
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return nil, fmt.Errorf("openai: base URL %q: scheme must be http or https", cfg.BaseURL)
 	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
+	hc := &http.Client{}
+	if cfg.HTTPClient != nil {
+		// A copy, so that the redirect policy below is this provider's alone.
+		c := *cfg.HTTPClient
+		hc = &c
 	}
+	hc.CheckRedirect = sameOriginRedirects(u, hc.CheckRedirect)
 	// The path is resolved below the base URL's path, which is taken as a directory.
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
@@ -223,7 +226,47 @@ func (p *Provider) requestFailure(parent context.Context, wd *idle.Watchdog, err
 	if err == nil {
 		return nil
 	}
+	if errors.Is(err, errCrossOrigin) {
+		// Following it would send the key elsewhere; retrying would be refused again.
+		return &core.ProviderError{Kind: core.ErrorOther, Message: "Request failed: " + err.Error()}
+	}
 	return failure.Transport(err)
+}
+
+// errCrossOrigin refuses a redirect away from the base URL's origin.
+var errCrossOrigin = errors.New("redirect leaves the base URL's origin")
+
+// sameOriginRedirects is a redirect policy that follows redirects only within base's origin
+// (scheme, host and port): net/http drops Authorization on a redirect to another host, but
+// not the models.json headers, which may carry keys too. next, if set, is the client's own
+// policy, applied after; otherwise net/http's limit of 10 redirects holds.
+func sameOriginRedirects(base *url.URL, next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if !sameOrigin(req.URL, base) {
+			return fmt.Errorf("%w: %s", errCrossOrigin, req.URL.Redacted())
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+}
+
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && effectivePort(a) == effectivePort(b)
+}
+
+func effectivePort(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
 }
 
 // newRequest builds the HTTP request: the JSON body, the key as a bearer token, then the
