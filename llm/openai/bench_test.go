@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
-	"github.com/pi-rpc/pi-rpc/llm/internal/failure"
 )
 
 // bodyTransport answers every request with the same in-memory SSE body.
@@ -92,6 +91,7 @@ func BenchmarkMapChunk(b *testing.B) {
 			b.ReportAllocs()
 			builder := core.NewMessageBuilder(&model, 0, func(core.AssistantEvent) bool { return true })
 			m := newMapper(builder, model.ID)
+			var dec chunkDecoder
 			for i := range b.N {
 				if i%1000 == 0 {
 					// Keep the accumulated text or arguments short so the figure is per chunk,
@@ -99,11 +99,11 @@ func BenchmarkMapChunk(b *testing.B) {
 					builder = core.NewMessageBuilder(&model, 0, func(core.AssistantEvent) bool { return true })
 					m = newMapper(builder, model.ID)
 				}
-				var c chunk
-				if err := failure.DecodeObject(bc.data, &c); err != nil {
+				c, err := dec.decode(bc.data)
+				if err != nil {
 					b.Fatal(err)
 				}
-				m.apply(&c)
+				m.apply(c)
 			}
 		})
 	}

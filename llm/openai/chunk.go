@@ -6,10 +6,9 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
-// chunk is one chat.completion.chunk. It is decoded with encoding/json into this lean struct
-// rather than the SDK's ChatCompletionChunk: the SDK type lacks the reasoning fields that
-// vLLM, llama.cpp, Ollama and OpenRouter send, and decoding only the fields we map is several
-// times cheaper per chunk (see BenchmarkMapChunk).
+// chunk is one chat.completion.chunk: only the fields we map, including the reasoning fields
+// that vLLM, llama.cpp, Ollama and OpenRouter send. Its json tags define its decoding;
+// chunkDecoder reads the usual shape faster, with the same result (see BenchmarkMapChunk).
 type chunk struct {
 	ID      string        `json:"id"`
 	Model   string        `json:"model"`
@@ -46,13 +45,15 @@ type toolCallDelta struct {
 }
 
 type chunkUsage struct {
-	PromptTokens         int  `json:"prompt_tokens"`
-	CompletionTokens     int  `json:"completion_tokens"`
-	PromptCacheHitTokens *int `json:"prompt_cache_hit_tokens"`
-	PromptTokensDetails  *struct {
-		CachedTokens     *int `json:"cached_tokens"`
-		CacheWriteTokens int  `json:"cache_write_tokens"`
-	} `json:"prompt_tokens_details"`
+	PromptTokens         int           `json:"prompt_tokens"`
+	CompletionTokens     int           `json:"completion_tokens"`
+	PromptCacheHitTokens *int          `json:"prompt_cache_hit_tokens"`
+	PromptTokensDetails  *usageDetails `json:"prompt_tokens_details"`
+}
+
+type usageDetails struct {
+	CachedTokens     *int `json:"cached_tokens"`
+	CacheWriteTokens int  `json:"cache_write_tokens"`
 }
 
 // normalize turns an OpenAI usage object into pi's counts (as pi-ai does): input excludes cached

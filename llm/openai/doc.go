@@ -1,11 +1,14 @@
 // Package openai streams model responses from any OpenAI-compatible Chat Completions endpoint
-// (OpenAI, OpenRouter, vLLM, llama.cpp, Ollama) through github.com/openai/openai-go/v3, and
-// implements [core.Provider].
+// (OpenAI, OpenRouter, vLLM, llama.cpp, Ollama), and implements [core.Provider].
+//
+// It speaks the API itself, with net/http, its own request types (wire.go) and the event
+// stream reader of llm/internal/sse, rather than through an SDK: an SDK is tens of megabytes
+// of binary and start-up work for one POST and one stream (docs/benchmarks.md).
 //
 // The package never reads OPENAI_* environment variables: the base URL, the API key and where
 // the key came from are passed in [Config] by the binary, so tests and embedders get exactly
-// what they configure. The SDK's own retries are off; the session layer owns retrying, using
-// the [core.ProviderError] classification that every failed stream carries.
+// what they configure. It never retries: the session layer owns retrying, using the
+// [core.ProviderError] classification that every failed stream carries.
 //
 // A response is mapped chunk by chunk onto core's [core.MessageBuilder] (as pi-ai does):
 // content deltas become text blocks, reasoning deltas (reasoning_content, reasoning,

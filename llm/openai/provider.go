@@ -3,22 +3,24 @@ package openai
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
-	oa "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
-
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/internal/failure"
 	"github.com/pi-rpc/pi-rpc/llm/internal/idle"
+	"github.com/pi-rpc/pi-rpc/llm/internal/sse"
 )
+
+// userAgent names pi-rpc to the server.
+const userAgent = "pi-rpc"
 
 // Config configures a [Provider]. Everything is explicit: nothing is read from the
 // environment.
@@ -47,11 +49,15 @@ type Config struct {
 // Provider streams Chat Completions from one OpenAI-compatible endpoint. It implements
 // [core.Provider] and is safe for concurrent use.
 type Provider struct {
-	cfg    Config
-	client oa.Client
-	clock  Clock
-	idle   time.Duration
-	host   string
+	cfg Config
+	hc  *http.Client
+	// endpoint is BaseURL + "/chat/completions".
+	endpoint string
+	clock    Clock
+	idle     time.Duration
+	host     string
+	// maxEvent bounds one event of the stream (sse.DefaultMaxEvent; tests lower it).
+	maxEvent int
 }
 
 // New returns a provider for cfg. It fails only for an unusable BaseURL.
@@ -63,30 +69,28 @@ func New(cfg Config) (*Provider, error) {
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return nil, fmt.Errorf("openai: base URL %q: scheme must be http or https", cfg.BaseURL)
 	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
+	hc := &http.Client{}
+	if cfg.HTTPClient != nil {
+		// A copy, so that the redirect policy below is this provider's alone.
+		c := *cfg.HTTPClient
+		hc = &c
 	}
-	p := &Provider{cfg: cfg, clock: cfg.Clock, idle: cfg.IdleTimeout, host: strings.ToLower(u.Hostname())}
+	hc.CheckRedirect = sameOriginRedirects(u, hc.CheckRedirect)
+	// The path is resolved below the base URL's path, which is taken as a directory.
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+	}
+	endpoint, err := u.Parse("chat/completions")
+	if err != nil {
+		return nil, fmt.Errorf("openai: base URL %q: %w", cfg.BaseURL, err)
+	}
+	p := &Provider{cfg: cfg, hc: hc, endpoint: endpoint.String(), clock: cfg.Clock, idle: cfg.IdleTimeout, host: strings.ToLower(u.Hostname()), maxEvent: sse.DefaultMaxEvent}
 	if p.clock == nil {
 		p.clock = SystemClock{}
 	}
 	if p.idle == 0 {
 		p.idle = DefaultIdleTimeout
 	}
-	opts := []option.RequestOption{
-		option.WithHTTPClient(hc),
-		option.WithBaseURL(cfg.BaseURL),
-		option.WithMaxRetries(0),
-	}
-	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
-	}
-	for k, v := range cfg.Headers {
-		opts = append(opts, option.WithHeader(k, v))
-	}
-	// A Client literal, not oa.NewClient: NewClient reads OPENAI_* from the environment.
-	p.client = oa.Client{Options: opts}
 	return p, nil
 }
 
@@ -110,7 +114,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 		return ok
 	})
 
-	params, opts, err := p.buildRequest(req)
+	httpReq, err := p.newRequest(ctx, req)
 	if err != nil {
 		b.Fail(&core.ProviderError{Kind: core.ErrorOther, Message: err.Error()})
 		return
@@ -118,28 +122,42 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 
 	wd = idle.NewWatchdog(p.clock, p.idle, cancel)
 	defer wd.Stop()
-	var resp *http.Response
-	err = p.client.Post(ctx, "chat/completions", params, &resp, opts...)
+	resp, err := p.hc.Do(httpReq)
 	if err != nil {
-		if resp != nil && resp.Body != nil {
-			_ = resp.Body.Close()
-		}
 		b.Fail(p.requestFailure(parent, wd, err))
 		return
 	}
+	defer func() { _ = resp.Body.Close() }()
 	body := &idle.Body{RC: resp.Body, W: wd}
-	resp.Body = body
-	dec := ssestream.NewDecoder(resp)
-	defer func() { _ = dec.Close() }()
+	if resp.StatusCode >= 400 {
+		// The error body counts as waiting for the server too.
+		errBody := failure.ReadErrorBody(body)
+		if f := p.requestFailure(parent, wd, nil); f != nil {
+			b.Fail(f)
+			return
+		}
+		b.Fail(classifyHTTP(resp.StatusCode, resp.Header, errBody, p.cfg.KeySource, p.clock.Now()))
+		return
+	}
+	events := sse.NewReader(body, p.maxEvent)
 	wd.Touch()
 	if !b.Start() {
 		return
 	}
 
 	m := newMapper(b, model.ID)
+	var dec chunkDecoder
 	done := false
-	for dec.Next() {
-		data := bytes.TrimSpace(dec.Event().Data)
+	var readErr error
+	for {
+		data, err := events.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				readErr = err
+			}
+			break
+		}
+		data = bytes.TrimSpace(data)
 		if len(data) == 0 {
 			continue
 		}
@@ -147,8 +165,8 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 			done = true
 			break
 		}
-		var c chunk
-		if err := failure.DecodeObject(data, &c); err != nil {
+		c, err := dec.decode(data)
+		if err != nil {
 			kind := core.ErrorRetryable
 			if m.chunks == 0 {
 				// The first event is not JSON: the server speaks something else.
@@ -161,7 +179,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 			b.Fail(classifyStreamError(data, p.cfg.KeySource))
 			return
 		}
-		if !m.apply(&c) {
+		if !m.apply(c) {
 			return
 		}
 	}
@@ -173,8 +191,11 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 	case wd.Expired():
 		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: wd.Message()})
 		return
-	case dec.Err() != nil:
-		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: "Connection to provider lost mid-stream: " + dec.Err().Error()})
+	case errors.Is(readErr, sse.ErrTooLarge):
+		b.Fail(&core.ProviderError{Kind: core.ErrorOther, Message: "Provider sent " + readErr.Error()})
+		return
+	case readErr != nil:
+		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: "Connection to provider lost mid-stream: " + readErr.Error()})
 		return
 	case m.failure != nil:
 		b.Fail(m.failure)
@@ -194,7 +215,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 }
 
 // requestFailure classifies a failure before the event stream started: cancellation, the
-// idle timer, an HTTP error status, or a transport error.
+// idle timer, or a transport error. With a nil err it reports only the first two, or nil.
 func (p *Provider) requestFailure(parent context.Context, wd *idle.Watchdog, err error) *core.ProviderError {
 	if parent.Err() != nil {
 		return core.Aborted()
@@ -202,9 +223,82 @@ func (p *Provider) requestFailure(parent context.Context, wd *idle.Watchdog, err
 	if wd.Expired() {
 		return &core.ProviderError{Kind: core.ErrorRetryable, Message: wd.Message()}
 	}
-	var apierr *oa.Error
-	if errors.As(err, &apierr) && apierr.Response != nil {
-		return classifyHTTP(apierr.StatusCode, apierr.Response.Header, failure.ErrorBody(apierr.Response), p.cfg.KeySource, p.clock.Now())
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, errCrossOrigin) {
+		// Following it would send the key elsewhere; retrying would be refused again.
+		return &core.ProviderError{Kind: core.ErrorOther, Message: "Request failed: " + err.Error()}
 	}
 	return failure.Transport(err)
+}
+
+// errCrossOrigin refuses a redirect away from the base URL's origin.
+var errCrossOrigin = errors.New("redirect leaves the base URL's origin")
+
+// sameOriginRedirects is a redirect policy that follows redirects only within base's origin
+// (scheme, host and port): net/http drops Authorization on a redirect to another host, but
+// not the models.json headers, which may carry keys too. next, if set, is the client's own
+// policy, applied after; otherwise net/http's limit of 10 redirects holds.
+func sameOriginRedirects(base *url.URL, next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if !sameOrigin(req.URL, base) {
+			return fmt.Errorf("%w: %s", errCrossOrigin, req.URL.Redacted())
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+}
+
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && effectivePort(a) == effectivePort(b)
+}
+
+func effectivePort(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
+}
+
+// newRequest builds the HTTP request: the JSON body, the key as a bearer token, then the
+// provider's and the model's headers (models.json), which may replace any of the defaults.
+func (p *Provider) newRequest(ctx context.Context, req *core.Request) (*http.Request, error) {
+	body, err := p.buildRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	// Text goes as it is, <, > and & included, as pi sends it.
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(body); err != nil {
+		return nil, fmt.Errorf("encoding the request: %w", err)
+	}
+	httpReq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint, bytes.NewReader(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))))
+	if err != nil {
+		return nil, err
+	}
+	h := httpReq.Header
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "text/event-stream")
+	h.Set("User-Agent", userAgent)
+	if p.cfg.APIKey != "" {
+		h.Set("Authorization", "Bearer "+p.cfg.APIKey)
+	}
+	for k, v := range p.cfg.Headers {
+		h.Set(k, v)
+	}
+	for k, v := range req.Model.Headers {
+		h.Set(k, v)
+	}
+	return httpReq, nil
 }

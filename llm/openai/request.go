@@ -6,11 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	oa "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/param"
-	"github.com/openai/openai-go/v3/shared"
-
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
@@ -40,51 +35,48 @@ func compatString(m *core.Model, key, def string) string {
 // prompt_cache_key; other compatible servers may reject unknown fields.
 func (p *Provider) isOpenAI() bool { return p.host == "api.openai.com" }
 
-// buildRequest turns a core request into Chat Completions parameters (as pi-ai does) plus the
-// per-request options for fields the SDK types cannot express.
-func (p *Provider) buildRequest(req *core.Request) (oa.ChatCompletionNewParams, []option.RequestOption, error) {
+// buildRequest turns a core request into a Chat Completions request body (as pi-ai does).
+func (p *Provider) buildRequest(req *core.Request) (*chatRequest, error) {
 	model := &req.Model
-	params := oa.ChatCompletionNewParams{Model: model.ID}
-	extra := map[string]any{}
-	var opts []option.RequestOption
+	body := &chatRequest{Model: model.ID, Stream: true}
 
 	if req.SystemPrompt != "" {
+		role := "system"
 		if model.Reasoning && compatBool(model, "supportsDeveloperRole", true) {
-			params.Messages = append(params.Messages, oa.DeveloperMessage(req.SystemPrompt))
-		} else {
-			params.Messages = append(params.Messages, oa.SystemMessage(req.SystemPrompt))
+			role = "developer"
 		}
+		body.Messages = append(body.Messages, message{Role: role, Content: req.SystemPrompt})
 	}
-	msgs, hasToolCalls, err := convertMessages(transformMessages(req.Messages, model), model)
-	if err != nil {
-		return params, nil, err
-	}
-	params.Messages = append(params.Messages, msgs...)
+	msgs, hasToolCalls := convertMessages(transformMessages(req.Messages, model), model)
+	body.Messages = append(body.Messages, msgs...)
 
 	if len(req.Tools) > 0 {
-		strict := compatBool(model, "supportsStrictMode", true)
+		var strict *bool
+		if compatBool(model, "supportsStrictMode", true) {
+			strict = new(false)
+		}
+		body.Tools = make([]tool, 0, len(req.Tools))
 		for _, t := range req.Tools {
-			fn := shared.FunctionDefinitionParam{Name: t.Name}
-			if t.Description != "" {
-				fn.Description = oa.String(t.Description)
-			}
+			fn := functionDef{Name: t.Name, Strict: strict, Description: t.Description}
 			if len(t.Parameters) > 0 {
 				// Sent as given: a map would list the properties alphabetically, not in the
 				// order the tool declares them (and the model is told).
 				schema := bytes.TrimSpace(t.Parameters)
 				if len(schema) == 0 || schema[0] != '{' || !json.Valid(schema) {
-					return params, nil, fmt.Errorf("tool %s: parameters are not a JSON object", t.Name)
+					return nil, fmt.Errorf("tool %s: parameters are not a JSON object", t.Name)
 				}
-				fn.SetExtraFields(map[string]any{"parameters": json.RawMessage(schema)})
+				// Compacted with <, > and & escaped, as the schema has always been sent.
+				compact, err := json.Marshal(json.RawMessage(schema))
+				if err != nil {
+					return nil, fmt.Errorf("tool %s: parameters: %w", t.Name, err)
+				}
+				fn.Parameters = compact
 			}
-			if strict {
-				fn.Strict = oa.Bool(false)
-			}
-			params.Tools = append(params.Tools, oa.ChatCompletionFunctionTool(fn))
+			body.Tools = append(body.Tools, tool{Function: fn, Type: "function"})
 		}
 	} else if hasToolCalls {
 		// Some servers reject tool calls in the history of a request that declares no tools.
-		params.Tools = []oa.ChatCompletionToolUnionParam{}
+		body.Tools = []tool{}
 	}
 
 	maxTokens := req.MaxTokens
@@ -93,38 +85,28 @@ func (p *Provider) buildRequest(req *core.Request) (oa.ChatCompletionNewParams, 
 	}
 	if maxTokens > 0 {
 		if compatString(model, "maxTokensField", "max_completion_tokens") == "max_tokens" {
-			params.MaxTokens = oa.Int(int64(maxTokens))
+			body.MaxTokens = maxTokens
 		} else {
-			params.MaxCompletionTokens = oa.Int(int64(maxTokens))
+			body.MaxCompletionTokens = maxTokens
 		}
 	}
-	if req.Temperature != nil {
-		params.Temperature = oa.Float(*req.Temperature)
-	}
+	body.Temperature = req.Temperature
 	if compatBool(model, "supportsUsageInStreaming", true) {
-		params.StreamOptions = oa.ChatCompletionStreamOptionsParam{IncludeUsage: oa.Bool(true)}
+		body.StreamOptions = &streamOptions{IncludeUsage: true}
 	}
 	if compatBool(model, "supportsStore", p.isOpenAI()) {
-		params.Store = oa.Bool(false)
+		body.Store = new(false)
 	}
 	if p.isOpenAI() && req.SessionID != "" {
-		params.PromptCacheKey = oa.String(req.SessionID)
+		body.PromptCacheKey = req.SessionID
 	}
-	p.setReasoning(&params, extra, model, req.ThinkingLevel)
-
-	if len(extra) > 0 {
-		params.SetExtraFields(extra)
-	}
-	for k, v := range model.Headers {
-		opts = append(opts, option.WithHeader(k, v))
-	}
-	opts = append(opts, option.WithJSONSet("stream", true))
-	return params, opts, nil
+	p.setReasoning(body, model, req.ThinkingLevel)
+	return body, nil
 }
 
 // setReasoning asks for the thinking level in the dialect the server speaks
 // (compat.thinkingFormat); off, or a model without reasoning, sends nothing.
-func (p *Provider) setReasoning(params *oa.ChatCompletionNewParams, extra map[string]any, model *core.Model, level core.ThinkingLevel) {
+func (p *Provider) setReasoning(body *chatRequest, model *core.Model, level core.ThinkingLevel) {
 	if !model.Reasoning || level == "" || level == core.ThinkingOff {
 		return
 	}
@@ -141,22 +123,22 @@ func (p *Provider) setReasoning(params *oa.ChatCompletionNewParams, extra map[st
 	}
 	switch compatString(model, "thinkingFormat", def) {
 	case "openrouter":
-		extra["reasoning"] = map[string]any{"effort": effort}
+		body.Reasoning = &reasoningEffort{Effort: effort}
 	case "qwen":
-		extra["enable_thinking"] = true
+		body.EnableThinking = true
 	case "zai", "deepseek":
-		extra["thinking"] = map[string]any{"type": "enabled"}
+		body.Thinking = &thinkingType{Type: "enabled"}
 	default:
 		if compatBool(model, "supportsReasoningEffort", true) {
-			params.ReasoningEffort = shared.ReasoningEffort(effort)
+			body.ReasoningEffort = effort
 		}
 	}
 }
 
 // convertMessages turns transformed messages into Chat Completions messages (pi-ai's
 // convertMessages). It reports whether the history holds tool calls.
-func convertMessages(msgs []core.Message, model *core.Model) ([]oa.ChatCompletionMessageParamUnion, bool, error) {
-	out := make([]oa.ChatCompletionMessageParamUnion, 0, len(msgs))
+func convertMessages(msgs []core.Message, model *core.Model) ([]message, bool) {
+	out := make([]message, 0, len(msgs))
 	vision := model.SupportsImages()
 	thinkingAsText := compatBool(model, "requiresThinkingAsText", false)
 	toolResultName := compatBool(model, "requiresToolResultName", false)
@@ -168,7 +150,7 @@ func convertMessages(msgs []core.Message, model *core.Model) ([]oa.ChatCompletio
 		switch m := msgs[i].(type) {
 		case *core.UserMessage:
 			if lastWasTool && assistantAfterTool {
-				out = append(out, oa.AssistantMessage("I have processed the tool results."))
+				out = append(out, message{Role: "assistant", Content: "I have processed the tool results."})
 			}
 			lastWasTool = false
 			if u, ok := userMessage(m.Content); ok {
@@ -183,23 +165,21 @@ func convertMessages(msgs []core.Message, model *core.Model) ([]oa.ChatCompletio
 			if len(a.ToolCalls) > 0 {
 				hasToolCalls = true
 			}
-			out = append(out, oa.ChatCompletionMessageParamUnion{OfAssistant: a})
+			out = append(out, a)
 		case *core.ToolResultMessage:
 			// A run of tool results: one tool message each, then their images in one user
 			// message (the tool role carries text only).
-			var images []oa.ChatCompletionContentPartUnionParam
+			var images []contentPart
 			for ; i < len(msgs); i++ {
 				r, ok := msgs[i].(*core.ToolResultMessage)
 				if !ok {
 					break
 				}
-				text := resultText(r.Content)
-				tm := oa.ChatCompletionToolMessageParam{ToolCallID: r.ToolCallID}
-				tm.Content.OfString = oa.String(text)
-				if toolResultName && r.ToolName != "" {
-					tm.SetExtraFields(map[string]any{"name": r.ToolName})
+				tm := message{Role: "tool", Content: resultText(r.Content), ToolCallID: r.ToolCallID}
+				if toolResultName {
+					tm.Name = r.ToolName
 				}
-				out = append(out, oa.ChatCompletionMessageParamUnion{OfTool: &tm})
+				out = append(out, tm)
 				if vision {
 					for _, b := range r.Content {
 						if b.Type == core.ContentImage {
@@ -211,44 +191,44 @@ func convertMessages(msgs []core.Message, model *core.Model) ([]oa.ChatCompletio
 			i--
 			lastWasTool = true
 			if len(images) > 0 {
-				parts := append([]oa.ChatCompletionContentPartUnionParam{oa.TextContentPart(attachedImages)}, images...)
-				out = append(out, oa.UserMessage(parts))
+				parts := append([]contentPart{{Type: "text", Text: attachedImages}}, images...)
+				out = append(out, message{Role: "user", Content: parts})
 				lastWasTool = false
 			}
 		}
 	}
-	return out, hasToolCalls, nil
+	return out, hasToolCalls
 }
 
 // userMessage converts user content: a plain string when it is a single text, parts
 // otherwise. Empty content yields no message.
-func userMessage(content []core.Content) (oa.ChatCompletionMessageParamUnion, bool) {
+func userMessage(content []core.Content) (message, bool) {
 	if len(content) == 1 && content[0].Type == core.ContentText {
 		if content[0].Text == "" {
-			return oa.ChatCompletionMessageParamUnion{}, false
+			return message{}, false
 		}
-		return oa.UserMessage(content[0].Text), true
+		return message{Role: "user", Content: content[0].Text}, true
 	}
-	parts := make([]oa.ChatCompletionContentPartUnionParam, 0, len(content))
+	parts := make([]contentPart, 0, len(content))
 	for _, b := range content {
 		switch b.Type {
 		case core.ContentText:
 			if b.Text != "" {
-				parts = append(parts, oa.TextContentPart(b.Text))
+				parts = append(parts, contentPart{Type: "text", Text: b.Text})
 			}
 		case core.ContentImage:
 			parts = append(parts, imagePart(b))
 		}
 	}
 	if len(parts) == 0 {
-		return oa.ChatCompletionMessageParamUnion{}, false
+		return message{}, false
 	}
-	return oa.UserMessage(parts), true
+	return message{Role: "user", Content: parts}, true
 }
 
 // imagePart sends an image as a data URL.
-func imagePart(b core.Content) oa.ChatCompletionContentPartUnionParam {
-	return oa.ImageContentPart(oa.ChatCompletionContentPartImageImageURLParam{URL: "data:" + b.MimeType + ";base64," + b.Data})
+func imagePart(b core.Content) contentPart {
+	return contentPart{Type: "image_url", ImageURL: &imageURL{URL: "data:" + b.MimeType + ";base64," + b.Data}}
 }
 
 // resultText is the text a tool result sends: its text blocks joined by newlines, or a
@@ -273,11 +253,11 @@ func resultText(content []core.Content) string {
 // assistantMessage converts an assistant message: its text as one plain string, its
 // thinking echoed under the field it came from (or as text when the server requires it),
 // its tool calls with JSON arguments. A message with none of these is skipped.
-func assistantMessage(m *core.AssistantMessage, thinkingAsText bool) (*oa.ChatCompletionAssistantMessageParam, bool) {
+func assistantMessage(m *core.AssistantMessage, thinkingAsText bool) (message, bool) {
 	var text strings.Builder
 	var thinking, asText []string
 	signature := ""
-	a := &oa.ChatCompletionAssistantMessageParam{}
+	a := message{Role: "assistant"}
 	for _, b := range m.Content {
 		switch b.Type {
 		case core.ContentText:
@@ -303,12 +283,8 @@ func assistantMessage(m *core.AssistantMessage, thinkingAsText bool) (*oa.ChatCo
 			}
 		case core.ContentToolCall:
 			// The arguments as the model wrote them (its key order), as pi sends them back.
-			a.ToolCalls = append(a.ToolCalls, oa.ChatCompletionMessageToolCallUnionParam{
-				OfFunction: &oa.ChatCompletionMessageFunctionToolCallParam{
-					ID:       b.ID,
-					Function: oa.ChatCompletionMessageFunctionToolCallFunctionParam{Name: b.Name, Arguments: b.ArgumentsJSON()},
-				},
-			})
+			a.ToolCalls = append(a.ToolCalls, toolCall{ID: b.ID, Type: "function",
+				Function: toolCallFunc{Name: b.Name, Arguments: b.ArgumentsJSON()}})
 		}
 	}
 	s := text.String()
@@ -317,27 +293,24 @@ func assistantMessage(m *core.AssistantMessage, thinkingAsText bool) (*oa.ChatCo
 		s = strings.TrimRight(s, "\n")
 	}
 	if s != "" {
-		a.Content.OfString = oa.String(s)
-	} else {
-		// OpenAI's own shape for a message of only tool calls: strict servers and chat
-		// templates require the key.
-		a.Content = param.NullStruct[oa.ChatCompletionAssistantMessageParamContentUnion]()
+		a.Content = s
 	}
-	if len(thinking) > 0 && isReasoningField(signature) {
-		a.SetExtraFields(map[string]any{signature: strings.Join(thinking, "\n")})
+	// Otherwise Content stays nil: null, OpenAI's own shape for a message of only tool
+	// calls; strict servers and chat templates require the key.
+	if len(thinking) > 0 {
+		joined := strings.Join(thinking, "\n")
+		switch signature {
+		case "reasoning_content":
+			a.ReasoningContent = joined
+		case "reasoning":
+			a.Reasoning = joined
+		case "reasoning_text":
+			a.ReasoningText = joined
+		}
+		// Signatures from other APIs (encrypted blobs) are not echoed as field names.
 	}
 	if s == "" && len(a.ToolCalls) == 0 {
-		return nil, false
+		return message{}, false
 	}
 	return a, true
-}
-
-// isReasoningField reports whether a thinking signature names a Chat Completions reasoning
-// field; signatures from other APIs (encrypted blobs) are not echoed as field names.
-func isReasoningField(sig string) bool {
-	switch sig {
-	case "reasoning_content", "reasoning", "reasoning_text":
-		return true
-	}
-	return false
 }

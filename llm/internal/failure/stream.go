@@ -12,10 +12,13 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
+// ErrNotObject is DecodeObject's error for data that does not start an object.
+var ErrNotObject = errors.New("not a JSON object")
+
 // DecodeObject decodes one SSE event's data, rejecting anything that is not a JSON object.
 func DecodeObject(data []byte, v any) error {
 	if len(data) == 0 || data[0] != '{' {
-		return errors.New("not a JSON object")
+		return ErrNotObject
 	}
 	return json.Unmarshal(data, v)
 }
@@ -47,6 +50,12 @@ func ErrorBody(resp *http.Response) []byte {
 	if resp == nil || resp.Body == nil {
 		return nil
 	}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return ReadErrorBody(resp.Body)
+}
+
+// ReadErrorBody reads at most 1 MiB of an error body; what a failed read leaves is what
+// there is.
+func ReadErrorBody(r io.Reader) []byte {
+	body, _ := io.ReadAll(io.LimitReader(r, 1<<20))
 	return body
 }
