@@ -42,6 +42,9 @@ func (w *Writer) Start(f Framing) { w.out.Start(f) }
 // Response queues a response or server-to-client request ahead of all events.
 func (w *Writer) Response(msg []byte) { w.out.Response(msg) }
 
+// ResponseBody is Response for a response that writes itself (a getEntries answer).
+func (w *Writer) ResponseBody(b transport.Body) { w.out.ResponseBody(b) }
+
 // SetPartialMessages makes message_update events carry the whole partial message.
 func (w *Writer) SetPartialMessages(on bool) {
 	w.mu.Lock()
@@ -107,6 +110,9 @@ func (w *Writer) Wait(ctx context.Context) { w.out.Wait(ctx) }
 // agent_settled a waitSettled returns): at once, ahead of other events, if that event has
 // been written already.
 func (w *Writer) ResponseAfter(msg []byte, seq int64) { w.out.ResponseAfter(msg, seq) }
+
+// ResponseBodyAfter is ResponseAfter for a response that writes itself.
+func (w *Writer) ResponseBodyAfter(b transport.Body, seq int64) { w.out.ResponseBodyAfter(b, seq) }
 
 // After queues a message just after the event with seq, keeping its place among the events
 // (and held with them) once that event has been written: the $/cancelRequest of an abort,
