@@ -99,8 +99,8 @@ func TestScenariosNumberedInOrder(t *testing.T) {
 	if _, err := pick(scenarios(), "2,7"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pick(scenarios(), "10"); err == nil {
-		t.Fatal("scenario 10 accepted")
+	if _, err := pick(scenarios(), "11"); err == nil {
+		t.Fatal("scenario 11 accepted")
 	}
 }
 
