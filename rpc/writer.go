@@ -26,8 +26,12 @@ type Writer struct {
 	mu      sync.Mutex
 	seq     int64
 	encoder protocol.EventEncoder
-	log     zerolog.Logger
-	out     *transport.Writer
+	// last is the size of the last event notification: the next one's buffer is made that
+	// big (and a little more), since consecutive events are mostly deltas of about one size,
+	// so encoding it rarely grows (copies) its buffer.
+	last int
+	log  zerolog.Logger
+	out  *transport.Writer
 }
 
 // NewWriter returns a writer to out that applies backpressure above limit queued bytes of
@@ -86,13 +90,15 @@ func (w *Writer) Emit(ev *session.Event) int64 {
 	defer w.mu.Unlock()
 	w.seq++
 	ev.Seq = w.seq
-	data, err := w.encoder.Append(append(make([]byte, 0, 128+len(eventPrefix)), eventPrefix...), ev)
+	data, err := w.encoder.Append(append(make([]byte, 0, max(w.last+16, 128+len(eventPrefix))), eventPrefix...), ev)
 	if err != nil {
 		w.log.Error().Err(err).Str("type", ev.Type).Msg("cannot encode event")
 		data, _ = w.encoder.Append(append([]byte(nil), eventPrefix...), &session.Event{Seq: ev.Seq, Type: session.EventSessionError, RunID: ev.RunID,
 			Payload: session.SessionError{Message: "internal error encoding " + ev.Type + ": " + err.Error()}})
 	}
-	w.out.Event(w.seq, append(data, eventSuffix))
+	data = append(data, eventSuffix)
+	w.last = len(data)
+	w.out.Event(w.seq, data)
 	return w.seq
 }
 
