@@ -48,26 +48,34 @@ func checkEntries(entries []json.RawMessage) error {
 }
 
 // entriesResult is the result object of a page of entries (non-empty valid JSON values that
-// do not change), written by WriteTo; size is the exact length, counted by writing it once
-// to io.Discard.
+// do not change), written by WriteTo.
 type entriesResult struct {
 	entries []json.RawMessage
 	cursor  []byte // the encoded cursor; nil for none
-	size    int
+	// size is the exact length once Size has counted it (-1 before): only a Content-Length
+	// header, a batch and the ordered lane's backpressure need it, so a plain NDJSON response
+	// scans the lines once, when it is written.
+	size int
 }
 
 func newEntriesResult(page session.EntriesPage) *entriesResult {
-	r := &entriesResult{entries: page.Entries}
+	r := &entriesResult{entries: page.Entries, size: -1}
 	if page.NextCursor != "" {
 		r.cursor, _ = json.Marshal(page.NextCursor) // a string always encodes
 	}
-	n, _ := r.WriteTo(io.Discard) // io.Discard does not fail
-	r.size = int(n)
 	return r
 }
 
-// Size is the length of what WriteTo writes.
-func (r *entriesResult) Size() int { return r.size }
+// Size is the length of what WriteTo writes, counted by writing it once to io.Discard the
+// first time it is asked for. The transport writer asks under its lock or after taking the
+// message under it, so the calls never overlap.
+func (r *entriesResult) Size() int {
+	if r.size < 0 {
+		n, _ := r.WriteTo(io.Discard) // io.Discard does not fail
+		r.size = int(n)
+	}
+	return r.size
+}
 
 // WriteTo writes `{"entries":[...],"nextCursor":...}`.
 func (r *entriesResult) WriteTo(w io.Writer) (int64, error) {
