@@ -27,8 +27,8 @@ type Writer struct {
 	seq     int64
 	encoder protocol.EventEncoder
 	// last is the size of the last event notification: the next one's buffer is made that
-	// big (and a little more), since consecutive events are mostly deltas of about one size,
-	// so encoding it rarely grows (copies) its buffer.
+	// big (and a little more, up to maxEventHint), since consecutive events are mostly deltas
+	// of about one size, so encoding it rarely grows (copies) its buffer.
 	last int
 	log  zerolog.Logger
 	out  *transport.Writer
@@ -77,6 +77,11 @@ func (w *Writer) SetLogger(log zerolog.Logger) {
 	w.mu.Unlock()
 }
 
+// maxEventHint bounds the buffer an event gets from the size of the one before: a small
+// event after a large one (a delta after a message_end, a tool's output) must not hold a
+// large buffer while it waits in the queue, whose limit counts bytes written, not capacity.
+const maxEventHint = 1 << 10
+
 // eventPrefix and eventSuffix make an encoded event an "event" notification.
 var (
 	eventPrefix = []byte(`{"jsonrpc":"2.0","method":"event","params":`)
@@ -90,7 +95,8 @@ func (w *Writer) Emit(ev *session.Event) int64 {
 	defer w.mu.Unlock()
 	w.seq++
 	ev.Seq = w.seq
-	data, err := w.encoder.Append(append(make([]byte, 0, max(w.last+16, 128+len(eventPrefix))), eventPrefix...), ev)
+	size := max(min(w.last, maxEventHint)+16, 128+len(eventPrefix))
+	data, err := w.encoder.Append(append(make([]byte, 0, size), eventPrefix...), ev)
 	if err != nil {
 		w.log.Error().Err(err).Str("type", ev.Type).Msg("cannot encode event")
 		data, _ = w.encoder.Append(append([]byte(nil), eventPrefix...), &session.Event{Seq: ev.Seq, Type: session.EventSessionError, RunID: ev.RunID,
