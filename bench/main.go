@@ -10,7 +10,7 @@
 //
 // Every run starts a fresh mock server and a fresh server process (the server is what is
 // measured; the mock and the client are the same for both). A run's peak resident set is the
-// server process's ru_maxrss from wait4 after it exits on stdin EOF. The report is a markdown
+// server process's VmHWM just before stdin is closed (proc.finish). The report is a markdown
 // table of medians with min and max; docs/benchmarks.md explains the scenarios and the method.
 package main
 

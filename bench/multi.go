@@ -14,12 +14,23 @@ import (
 // default --max-sessions, the first session included.
 const manySessions = 16
 
+// modelPaceUs is the interval between the deltas of scenario 10's replies: 1,000 deltas per
+// second, one 2,000-delta reply in 2 s. Real models stream about 50-200 tokens per second;
+// this is several times faster, so sixteen sessions still make pi-rpc handle 16,000 deltas a
+// second, but each reply takes the model's time rather than the machine's.
+const modelPaceUs = 1000
+
 // multiScenarios are the scenarios of several sessions over one connection (docs/protocol.md,
 // "Several sessions"); pi 0.73.1 has one session per process and runs none of them.
 func multiScenarios() []scenario {
 	script := mockopenai.Script{}
 	for range manySessions {
 		script.Responses = append(script.Responses, mockopenai.Response{Text: deltaText(), ChunkSize: 4})
+	}
+	// Scenario 10: one session's reply, then sixteen at once, all at model pace.
+	paced := mockopenai.Script{}
+	for range manySessions + 1 {
+		paced.Responses = append(paced.Responses, mockopenai.Response{Text: deltaText(), ChunkSize: 4, ChunkIntervalUs: modelPaceUs})
 	}
 	return []scenario{
 		{
@@ -40,33 +51,9 @@ func multiScenarios() []scenario {
 			num: 9, name: "16 sessions × 2,000-delta reply", measure: "16 prompts → 16 settled", piRPCOnly: true,
 			script: script,
 			run: func(p *proc, s *sample) error {
-				ids, err := openSessions(p)
+				end, at, before, err := promptAll(p)
 				if err != nil {
 					return err
-				}
-				var at time.Time
-				var before int64
-				sent := make([]string, len(ids))
-				for i, id := range ids {
-					var t time.Time
-					var n int64
-					if sent[i], t, n, err = p.send("prompt", map[string]any{"message": "Write 2,000 words.", "sessionId": id}); err != nil {
-						return err
-					}
-					if i == 0 {
-						at, before = t, n
-					}
-				}
-				for _, id := range sent {
-					if _, err := p.response(id, waitLimit); err != nil {
-						return err
-					}
-				}
-				var end msg
-				for range ids {
-					if end, err = p.settled(waitLimit); err != nil {
-						return err
-					}
 				}
 				s.wall, s.events, s.bytes = end.at.Sub(at), p.eventsBetween(at, end.at), end.bytes-before
 				s.extra = map[string]float64{"events/s": float64(s.events) / s.wall.Seconds()}
@@ -76,7 +63,81 @@ func multiScenarios() []scenario {
 				return gapFree(p, end.at)
 			},
 		},
+		{
+			num: 10, name: "16 sessions × 2,000-delta reply at model pace", measure: "16 prompts → 16 settled", piRPCOnly: true,
+			script: paced,
+			run: func(p *proc, s *sample) error {
+				// One session alone first, in the same process and at the same pace: the
+				// measure the sixteen are compared with.
+				st, _, _, err := p.call("getState", nil)
+				if err != nil {
+					return err
+				}
+				first, err := resultField(st.line, "sessionId")
+				if err != nil {
+					return err
+				}
+				_, oneAt, _, err := p.call("prompt", map[string]any{"message": "Write 2,000 words.", "sessionId": first})
+				if err != nil {
+					return err
+				}
+				oneEnd, err := p.settled(waitLimit)
+				if err != nil {
+					return err
+				}
+				if err := expect(p, oneEnd.at, "text_delta", "message_update", "text_delta", 2000); err != nil {
+					return fmt.Errorf("one session: %w", err)
+				}
+				one := oneEnd.at.Sub(oneAt)
+				end, at, before, err := promptAll(p)
+				if err != nil {
+					return err
+				}
+				s.wall, s.events, s.bytes = end.at.Sub(at), p.eventsBetween(at, end.at), end.bytes-before
+				s.extra = map[string]float64{
+					"events/s": float64(s.events) / s.wall.Seconds(),
+					"one ms":   ms(one),
+					"ratio":    s.wall.Seconds() / one.Seconds(),
+				}
+				if err := expect(p, end.at, "text_delta", "message_update", "text_delta", (manySessions+1)*2000); err != nil {
+					return err
+				}
+				return gapFree(p, end.at)
+			},
+		},
 	}
+}
+
+// promptAll opens sessions up to manySessions, prompts every one at once and waits until all
+// have settled. It returns the last agent_settled, the time just before the first prompt was
+// written and the stdout byte count then.
+func promptAll(p *proc) (end msg, at time.Time, before int64, err error) {
+	ids, err := openSessions(p)
+	if err != nil {
+		return end, at, before, err
+	}
+	sent := make([]string, len(ids))
+	for i, id := range ids {
+		var t time.Time
+		var n int64
+		if sent[i], t, n, err = p.send("prompt", map[string]any{"message": "Write 2,000 words.", "sessionId": id}); err != nil {
+			return end, at, before, err
+		}
+		if i == 0 {
+			at, before = t, n
+		}
+	}
+	for _, id := range sent {
+		if _, err := p.response(id, waitLimit); err != nil {
+			return end, at, before, err
+		}
+	}
+	for range ids {
+		if end, err = p.settled(waitLimit); err != nil {
+			return end, at, before, err
+		}
+	}
+	return end, at, before, nil
 }
 
 // openSessions opens sessions until manySessions are open and returns every session's id,

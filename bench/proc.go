@@ -467,8 +467,14 @@ func (p *proc) eventsBetween(from, to time.Time) int {
 }
 
 // finish closes stdin (both servers exit on EOF), waits up to 20 s for the exit (then kills)
-// and returns the process's peak resident set in bytes from wait4's rusage.
+// and returns the process's peak resident set in bytes: its VmHWM, read just before stdin is
+// closed. wait4's ru_maxrss would not do: the child shares the benchmark's memory from the
+// fork until its exec, and Linux keeps that memory's high-water mark as the child's, so every
+// server would weigh at least as much as the benchmark has at its largest (it holds the
+// lines it has read, megabytes after scenario 7). ru_maxrss is the fallback if /proc cannot
+// be read.
 func (p *proc) finish() (int64, error) {
+	hwm, hwmErr := vmHWM(p.cmd.Process.Pid)
 	_ = p.stdin.Close()
 	var waitErr error
 	select {
@@ -480,8 +486,8 @@ func (p *proc) finish() (int64, error) {
 	if err := p.cmd.Wait(); waitErr == nil {
 		waitErr = err
 	}
-	var rss int64
-	if ru, ok := p.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+	rss := hwm
+	if ru, ok := p.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && hwmErr != nil {
 		rss = ru.Maxrss * 1024 // kilobytes on Linux
 	}
 	if waitErr != nil {

@@ -22,6 +22,12 @@ func metricsFor(sc scenario) []metric {
 			metric{"stdout bytes", func(s sample) float64 { return float64(s.bytes) }, fmtBytes})
 	case 6:
 		rows = append(rows, metric{"events after abort", func(s sample) float64 { return float64(s.events) }, fmtCount})
+	case 10:
+		rows = append(rows,
+			metric{"one session at the same pace, ms", func(s sample) float64 { return s.extra["one ms"] }, fmtMs},
+			metric{"16 ÷ one, ×", func(s sample) float64 { return s.extra["ratio"] }, fmtRatio},
+			metric{"events/s", func(s sample) float64 { return s.extra["events/s"] }, fmtCount},
+			metric{"stdout bytes", func(s sample) float64 { return float64(s.bytes) }, fmtBytes})
 	case 7:
 		rows = append(rows,
 			metric{"response bytes", func(s sample) float64 { return s.extra["response bytes"] }, fmtBytes},
@@ -38,6 +44,8 @@ func fmtCount(v float64) string {
 	return fmt.Sprintf("%.0f", v)
 }
 func fmtMB(v float64) string { return fmt.Sprintf("%.1f", v) }
+
+func fmtRatio(v float64) string { return fmt.Sprintf("%.2f", v) }
 
 func fmtBytes(v float64) string {
 	switch {
@@ -230,6 +238,13 @@ func renderTargets(selected []scenario, results map[int]map[role]*series, compar
 			add("(issue 19) 16 streaming sessions ≤ 3 × one (scenario 2)",
 				fmt.Sprintf("%s ms vs %s ms (%.1f×)", fmtMs(r), fmtMs(one), r/one), r <= 3*one)
 		}
+	}
+	if has(10) {
+		r := rpcMed(10, func(s sample) float64 { return s.extra["ratio"] })
+		add("(issue 19) 16 sessions at model pace ≤ 3 × one at that pace (same runs)",
+			fmt.Sprintf("%s ms vs %s ms (%.2f×, median of the runs' ratios)", fmtMs(rpcMed(10, wallOf)),
+				fmtMs(rpcMed(10, func(s sample) float64 { return s.extra["one ms"] })), r), r <= 3)
+		add("(issue 19) 16 sessions at model pace: peak RSS ≤ 60 MB", fmtMB(rss(10))+" MB", rss(10) <= 60)
 	}
 	if len(rows) == 0 {
 		return ""

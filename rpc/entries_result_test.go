@@ -3,6 +3,7 @@ package rpc
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/protocol"
@@ -23,16 +24,21 @@ func marshalEntries(t testing.TB, page session.EntriesPage) []byte {
 	return b
 }
 
-// encodeEntriesResult is the result getEntries writes for a page.
+// encodeEntriesResult is the result getEntries writes for a page. It fails if the result's
+// Size is not the length it writes.
 func encodeEntriesResult(page session.EntriesPage) ([]byte, error) {
 	if err := checkEntries(page.Entries); err != nil {
 		return nil, err
 	}
-	var cursor []byte
-	if page.NextCursor != "" {
-		cursor, _ = json.Marshal(page.NextCursor)
+	r := newEntriesResult(page)
+	var out bytes.Buffer
+	if _, err := r.WriteTo(&out); err != nil {
+		return nil, err
 	}
-	return appendEntriesResult(nil, page.Entries, cursor), nil
+	if out.Len() != r.Size() {
+		return nil, fmt.Errorf("Size %d, wrote %d bytes", r.Size(), out.Len())
+	}
+	return out.Bytes(), nil
 }
 
 func TestEncodeEntriesResultIsJSONMarshal(t *testing.T) {
@@ -75,8 +81,9 @@ func TestEncodeEntriesResultRefusesAnEmptyEntry(t *testing.T) {
 	}
 }
 
-// FuzzAppendCompactJSON checks the compaction against encoding/json's for every valid value.
-func FuzzAppendCompactJSON(f *testing.F) {
+// FuzzCompactJSON checks the compaction, and the result's Size, against encoding/json for
+// every valid value.
+func FuzzCompactJSON(f *testing.F) {
 	for _, s := range []string{`{"a": "<\u2028>" , "b":[1,2]}`, ` "x\\"`, "{\"t\":\"\xe2\x80\xa8\xe2\x80\xa9\xe2\x80\"}", `[ ]`, `null`} {
 		f.Add([]byte(s))
 	}
@@ -88,7 +95,12 @@ func FuzzAppendCompactJSON(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := appendCompactJSON(nil, src); !bytes.Equal(got, want) {
+		got, err := encodeEntriesResult(session.EntriesPage{Entries: []json.RawMessage{src}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(append([]byte(`{"entries":[`), want...), "]}"...)
+		if !bytes.Equal(got, want) {
 			t.Fatalf("%q:\n got %q\nwant %q", src, got, want)
 		}
 	})

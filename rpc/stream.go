@@ -325,31 +325,18 @@ func (s *stream) WriteObject(obj any) error {
 // respond writes the response to a pending request: result, or the error object errObj,
 // with the client's own id, after the event it must follow if any, or into its batch.
 func (s *stream) respond(internal int64, result, errObj json.RawMessage) error {
-	return s.respondWith(internal, len(result)+len(errObj), func(out []byte) []byte {
-		if errObj != nil {
-			return append(append(out, `,"error":`...), errObj...)
-		}
-		return append(append(out, `,"result":`...), result...)
-	})
-}
-
-// respondWith is respond with the message's members after the id appended by body (size
-// bytes, about): a large result is encoded straight into the message (rpc/entries_result.go).
-func (s *stream) respondWith(internal int64, size int, body func(out []byte) []byte) error {
-	s.mu.Lock()
-	p := s.byID[internal]
-	if p != nil {
-		delete(s.byID, internal)
-		delete(s.pending, p.key)
+	p, err := s.take(internal)
+	if err != nil {
+		return err
 	}
-	s.mu.Unlock()
-	if p == nil {
-		return fmt.Errorf("rpc: response to unknown request %d", internal)
-	}
-	out := make([]byte, 0, size+len(p.original)+40)
+	out := make([]byte, 0, len(result)+len(errObj)+len(p.original)+40)
 	out = append(out, `{"jsonrpc":"2.0","id":`...)
 	out = append(out, p.original...)
-	out = body(out)
+	if errObj != nil {
+		out = append(append(out, `,"error":`...), errObj...)
+	} else {
+		out = append(append(out, `,"result":`...), result...)
+	}
 	out = append(out, '}')
 	if p.batch == nil {
 		if p.after > 0 {
@@ -359,6 +346,58 @@ func (s *stream) respondWith(internal int64, size int, body func(out []byte) []b
 		}
 		return nil
 	}
+	s.fillSlot(p, out)
+	return nil
+}
+
+// respondBody is respond with a result that writes itself (rpc/entries_result.go): the
+// response is written from it when the writer comes to it, never built whole, except as an
+// element of a batch, whose array is built.
+func (s *stream) respondBody(internal int64, result transport.Body) error {
+	p, err := s.take(internal)
+	if err != nil {
+		return err
+	}
+	head := make([]byte, 0, len(p.original)+40)
+	head = append(head, `{"jsonrpc":"2.0","id":`...)
+	head = append(head, p.original...)
+	head = append(head, `,"result":`...)
+	msg := &resultMessage{head: head, result: result}
+	if p.batch == nil {
+		if p.after > 0 {
+			s.w.ResponseBodyAfter(msg, p.after)
+		} else {
+			s.w.ResponseBody(msg)
+		}
+		return nil
+	}
+	var out bytes.Buffer
+	out.Grow(msg.Size())
+	if _, err := msg.WriteTo(&out); err != nil {
+		return err // a bytes.Buffer does not fail
+	}
+	s.fillSlot(p, out.Bytes())
+	return nil
+}
+
+// take removes the pending request with the internal id.
+func (s *stream) take(internal int64) (*pendingRequest, error) {
+	s.mu.Lock()
+	p := s.byID[internal]
+	if p != nil {
+		delete(s.byID, internal)
+		delete(s.pending, p.key)
+	}
+	s.mu.Unlock()
+	if p == nil {
+		return nil, fmt.Errorf("rpc: response to unknown request %d", internal)
+	}
+	return p, nil
+}
+
+// fillSlot puts a batch element's response in its place and writes the batch once it is
+// complete.
+func (s *stream) fillSlot(p *pendingRequest, out []byte) {
 	s.mu.Lock()
 	p.batch.slots[p.slot] = out
 	p.batch.missing--
@@ -367,8 +406,31 @@ func (s *stream) respondWith(internal int64, size int, body func(out []byte) []b
 	if done {
 		s.finishBatch(p.batch)
 	}
-	return nil
 }
+
+// resultMessage is a response whose result writes itself: head is the message up to the
+// result (`{"jsonrpc":"2.0","id":ID,"result":`), and the closing brace follows it.
+type resultMessage struct {
+	head   []byte
+	result transport.Body
+}
+
+func (m *resultMessage) Size() int { return len(m.head) + m.result.Size() + 1 }
+
+func (m *resultMessage) WriteTo(w io.Writer) (int64, error) {
+	n, err := w.Write(m.head)
+	if err != nil {
+		return int64(n), err
+	}
+	k, err := m.result.WriteTo(w)
+	if err != nil {
+		return int64(n) + k, err
+	}
+	c, err := w.Write(closeBrace)
+	return int64(n) + k + int64(c), err
+}
+
+var closeBrace = []byte{'}'}
 
 // finishBatch writes a batch's responses as one array and releases held events. A batch of
 // notifications only gets no reply.

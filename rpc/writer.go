@@ -26,8 +26,12 @@ type Writer struct {
 	mu      sync.Mutex
 	seq     int64
 	encoder protocol.EventEncoder
-	log     zerolog.Logger
-	out     *transport.Writer
+	// last is the size of the last event notification: the next one's buffer is made that
+	// big (and a little more, up to maxEventHint), since consecutive events are mostly deltas
+	// of about one size, so encoding it rarely grows (copies) its buffer.
+	last int
+	log  zerolog.Logger
+	out  *transport.Writer
 }
 
 // NewWriter returns a writer to out that applies backpressure above limit queued bytes of
@@ -41,6 +45,9 @@ func (w *Writer) Start(f Framing) { w.out.Start(f) }
 
 // Response queues a response or server-to-client request ahead of all events.
 func (w *Writer) Response(msg []byte) { w.out.Response(msg) }
+
+// ResponseBody is Response for a response that writes itself (a getEntries answer).
+func (w *Writer) ResponseBody(b transport.Body) { w.out.ResponseBody(b) }
 
 // SetPartialMessages makes message_update events carry the whole partial message.
 func (w *Writer) SetPartialMessages(on bool) {
@@ -70,6 +77,11 @@ func (w *Writer) SetLogger(log zerolog.Logger) {
 	w.mu.Unlock()
 }
 
+// maxEventHint bounds the buffer an event gets from the size of the one before: a small
+// event after a large one (a delta after a message_end, a tool's output) must not hold a
+// large buffer while it waits in the queue, whose limit counts bytes written, not capacity.
+const maxEventHint = 1 << 10
+
 // eventPrefix and eventSuffix make an encoded event an "event" notification.
 var (
 	eventPrefix = []byte(`{"jsonrpc":"2.0","method":"event","params":`)
@@ -83,13 +95,16 @@ func (w *Writer) Emit(ev *session.Event) int64 {
 	defer w.mu.Unlock()
 	w.seq++
 	ev.Seq = w.seq
-	data, err := w.encoder.Append(append(make([]byte, 0, 128+len(eventPrefix)), eventPrefix...), ev)
+	size := max(min(w.last, maxEventHint)+16, 128+len(eventPrefix))
+	data, err := w.encoder.Append(append(make([]byte, 0, size), eventPrefix...), ev)
 	if err != nil {
 		w.log.Error().Err(err).Str("type", ev.Type).Msg("cannot encode event")
 		data, _ = w.encoder.Append(append([]byte(nil), eventPrefix...), &session.Event{Seq: ev.Seq, Type: session.EventSessionError, RunID: ev.RunID,
 			Payload: session.SessionError{Message: "internal error encoding " + ev.Type + ": " + err.Error()}})
 	}
-	w.out.Event(w.seq, append(data, eventSuffix))
+	data = append(data, eventSuffix)
+	w.last = len(data)
+	w.out.Event(w.seq, data)
 	return w.seq
 }
 
@@ -107,6 +122,9 @@ func (w *Writer) Wait(ctx context.Context) { w.out.Wait(ctx) }
 // agent_settled a waitSettled returns): at once, ahead of other events, if that event has
 // been written already.
 func (w *Writer) ResponseAfter(msg []byte, seq int64) { w.out.ResponseAfter(msg, seq) }
+
+// ResponseBodyAfter is ResponseAfter for a response that writes itself.
+func (w *Writer) ResponseBodyAfter(b transport.Body, seq int64) { w.out.ResponseBodyAfter(b, seq) }
 
 // After queues a message just after the event with seq, keeping its place among the events
 // (and held with them) once that event has been written: the $/cancelRequest of an abort,

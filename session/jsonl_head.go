@@ -10,7 +10,8 @@ import (
 
 // scanHead reads a line's head (type, id, parent id, and a message's role) the way
 // json.Unmarshal into lineHead would, without decoding anything else: a large session opens
-// in one pass over each line and two small allocations at most. The line must be valid JSON
+// in one pass over each line without allocating (ParentID and Message point into h itself,
+// and are copied out by the caller before the next line). The line must be valid JSON
 // (the caller checks with json.Valid); keys match case-insensitively and the last of a
 // repeated key wins, as with encoding/json. Strings without escapes share b's memory (b is a
 // file's content, never modified).
@@ -41,16 +42,18 @@ func scanHead(b []byte, h *lineHead) error {
 		case strings.EqualFold(key, "parentId"):
 			var s string
 			if s, err = headString(v, "parentId"); err == nil {
-				h.ParentID = &s
+				h.parent = s
+				h.ParentID = &h.parent
 			}
 		case strings.EqualFold(key, "message"):
 			if v[0] != '{' {
 				return errors.New("json: cannot unmarshal non-object into Go struct field lineHead.message")
 			}
 			if h.Message == nil {
-				h.Message = &struct {
-					Role string `json:"role"`
-				}{}
+				// A new message, as encoding/json makes for a nil pointer; a repeated key
+				// reuses the one it has.
+				h.message = messageHead{}
+				h.Message = &h.message
 			}
 			return scanObject(v, 0, func(key string, v []byte) error {
 				if !strings.EqualFold(key, "role") || v[0] == 'n' {

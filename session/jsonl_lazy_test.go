@@ -222,12 +222,10 @@ func FuzzScanHead(f *testing.F) {
 		}
 		// The scanner reads no timestamp.
 		type headOnly struct {
-			Type     EntryType `json:"type"`
-			ID       string    `json:"id"`
-			ParentID *string   `json:"parentId"`
-			Message  *struct {
-				Role string `json:"role"`
-			} `json:"message"`
+			Type     EntryType    `json:"type"`
+			ID       string       `json:"id"`
+			ParentID *string      `json:"parentId"`
+			Message  *messageHead `json:"message"`
 		}
 		var scanned lineHead
 		var want headOnly
@@ -246,4 +244,22 @@ func FuzzScanHead(f *testing.F) {
 			t.Fatalf("%s: scanned %s, json %s", b, g, w)
 		}
 	})
+}
+
+// Scanning a head into a reused lineHead allocates nothing: a large session's open makes
+// one node per line and no garbage per line besides.
+func TestScanHeadAllocatesNothing(t *testing.T) {
+	line := []byte(`{"type":"message","id":"a1b2c3d4","parentId":"e5f6a7b8","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"assistant","content":[{"type":"text","text":"hi"}]}}`)
+	var h lineHead
+	if allocs := testing.AllocsPerRun(100, func() {
+		h = lineHead{}
+		if err := scanHead(line, &h); err != nil {
+			t.Fatal(err)
+		}
+	}); allocs != 0 {
+		t.Fatalf("scanHead allocated %.0f times per line", allocs)
+	}
+	if h.ParentID == nil || *h.ParentID != "e5f6a7b8" || h.Message == nil || h.Message.Role != "assistant" {
+		t.Fatalf("scanned %+v", h)
+	}
 }

@@ -235,9 +235,16 @@ func decodeLine(b []byte, sc *entryScratch, lazy bool) decodedLine {
 // lineHead is what a lazy loader decodes of a line.
 type lineHead struct {
 	entryHead
-	Message *struct {
-		Role string `json:"role"`
-	} `json:"message"`
+	Message *messageHead `json:"message"`
+	// parent and message are what ParentID and Message point at when scanHead sets them, so
+	// that scanning a head into a reused lineHead allocates nothing.
+	parent  string
+	message messageHead
+}
+
+// messageHead is what a lazy loader decodes of a message entry's message.
+type messageHead struct {
+	Role string `json:"role"`
 }
 
 // decodeHead decodes a line's head and checks what decoding it in full would check first:

@@ -52,7 +52,7 @@ Script format (docs/testing.md has complete examples):
                {"args": {"index": 0, "fragment": "{}"}}, {"comment": "..."}, {"raw": "..."}, {"delayMs": 50}]
     "sse": "data: ...\n\n"  or  "sseFile": "capture.sse"   replay a stream verbatim
   Faults:
-    "keepAlive": "...", "chunkDelayMs": 10, "dropAfter": 3, "stallAfter": 2,
+    "keepAlive": "...", "chunkDelayMs": 10, "chunkIntervalUs": 1000, "dropAfter": 3, "stallAfter": 2,
     "stallBeforeHeaders": true, "noDone": true
     "status": 429, "error": {"message": "...", "type": "...", "code": "..."}, "retryAfter": "2",
     "headers": {"X-Request-Id": "r1"}, "body": "...", "contentType": "text/html"

@@ -3,10 +3,13 @@ package mockhttp
 import (
 	"bufio"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 )
 
 func TestIsData(t *testing.T) {
@@ -122,4 +125,56 @@ func TestRecorderExhausted(t *testing.T) {
 	if <-ok {
 		t.Fatal("Ok = true with an empty script")
 	}
+}
+
+// stampWriter records when each write arrives; slow makes the given write take that long.
+type stampWriter struct {
+	*httptest.ResponseRecorder
+	at   []time.Duration
+	t0   time.Time
+	slow map[int]time.Duration
+}
+
+func (w *stampWriter) Write(p []byte) (int, error) {
+	w.at = append(w.at, time.Since(w.t0))
+	if d := w.slow[len(w.at)]; d > 0 {
+		time.Sleep(d)
+	}
+	return w.ResponseRecorder.Write(p)
+}
+
+// ChunkIntervalUs writes data event k at k intervals after the first (on the bubble's fake
+// clock), leaves other writes alone, and catches up after a late event instead of shifting
+// the rest of the schedule.
+func TestChunkIntervalSchedule(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &stampWriter{ResponseRecorder: httptest.NewRecorder(), t0: time.Now(), slow: map[int]time.Duration{4: 1300 * time.Microsecond}}
+		r := httptest.NewRequest(http.MethodPost, "/", nil)
+		st := &Stream{w: w, r: r, rec: &Request{}, pace: Pacing{ChunkIntervalUs: 500}, note: func(time.Duration) {}}
+		if !st.Open(Head{}) {
+			t.Fatal("Open failed")
+		}
+		w.at = nil
+		for i := range 8 {
+			if !st.Write("data: x\n\n", true) {
+				t.Fatalf("write %d failed", i)
+			}
+			if i == 1 && !st.Write(": comment\n\n", false) {
+				t.Fatal("comment write failed")
+			}
+		}
+		us := func(n int) time.Duration { return time.Duration(n) * time.Microsecond }
+		// Data events 0-7 and the comment after event 1 (not paced); event 2 (the fourth write)
+		// takes 1.3 ms, so events 3 and 4, due at 1.5 and 2 ms, are written at once when it
+		// returns, and 5 is on time again.
+		want := []time.Duration{0, us(500), us(500), us(1000), us(2300), us(2300), us(2500), us(3000), us(3500)}
+		if len(w.at) != len(want) {
+			t.Fatalf("%d writes, want %d: %v", len(w.at), len(want), w.at)
+		}
+		for i := range want {
+			if w.at[i] != want[i] {
+				t.Fatalf("writes at %v, want %v", w.at, want)
+			}
+		}
+	})
 }

@@ -8,9 +8,15 @@ import (
 )
 
 // Pacing is the part of a scripted response that shapes its stream: stall or drop before the
-// data event that would exceed a count, and a pause before each data event.
+// data event that would exceed a count, a pause before each data event (ChunkDelayMs), and a
+// rate (ChunkIntervalUs).
 type Pacing struct {
 	StallAfter, DropAfter, ChunkDelayMs int
+	// ChunkIntervalUs, when positive, writes data event k (from 0) no earlier than k times
+	// this many microseconds after the first: a steady rate, as a model streams tokens, that
+	// a late event does not slow down (the next ones catch up) and that can be finer than
+	// the timer's granularity on average.
+	ChunkIntervalUs int
 }
 
 // Head is what a scripted response says before (or instead of) its stream.
@@ -37,6 +43,8 @@ type Stream struct {
 	pace    Pacing
 	note    func(time.Duration)
 	events  int
+	// first is when the first data event was written (ChunkIntervalUs' schedule).
+	first time.Time
 }
 
 // Open writes the head: headers, an optional stall before them, then either the error body
@@ -87,7 +95,8 @@ func or(s, def string) string {
 }
 
 // Write sends bytes and flushes. Data events are counted for DropAfter and StallAfter, which
-// apply before the event that would exceed them, and are paced by ChunkDelayMs. False means
+// apply before the event that would exceed them, and are paced by ChunkDelayMs and
+// ChunkIntervalUs. False means
 // the stream is over (the client went away, or a fault ended it).
 func (st *Stream) Write(s string, data bool) bool {
 	if data {
@@ -101,6 +110,9 @@ func (st *Stream) Write(s string, data bool) bool {
 		if d := st.pace.ChunkDelayMs; d > 0 && !st.Sleep(time.Duration(d)*time.Millisecond) {
 			return false
 		}
+		if !st.onSchedule() {
+			return false
+		}
 		st.events++
 	}
 	start := time.Now()
@@ -112,6 +124,24 @@ func (st *Stream) Write(s string, data bool) bool {
 	if err != nil {
 		st.rec.markGone()
 		return false
+	}
+	return true
+}
+
+// onSchedule waits until the next data event is due by ChunkIntervalUs; false if the client
+// went away meanwhile.
+func (st *Stream) onSchedule() bool {
+	iv := st.pace.ChunkIntervalUs
+	if iv <= 0 {
+		return true
+	}
+	if st.events == 0 {
+		st.first = time.Now()
+		return true
+	}
+	due := st.first.Add(time.Duration(st.events) * time.Duration(iv) * time.Microsecond)
+	if d := time.Until(due); d > 0 {
+		return st.Sleep(d)
 	}
 	return true
 }

@@ -52,6 +52,7 @@
 //
 //	    "keepAlive": "OPENROUTER PROCESSING",      // a comment line before the first chunk
 //	    "chunkDelayMs": 10,           // pause before every chunk
+//	    "chunkIntervalUs": 1000,      // a steady rate: data chunk k no earlier than k × 1 ms after the first
 //	    "dropAfter": 3,               // after 3 data chunks, close the connection mid-stream
 //	    "stallAfter": 2,              // after 2 data chunks, send nothing until the client goes away or Release
 //	    "stallBeforeHeaders": true,   // send nothing at all until the client goes away or Release

@@ -32,6 +32,7 @@ type Response struct {
 
 	KeepAlive          string `json:"keepAlive,omitempty"`
 	ChunkDelayMs       int    `json:"chunkDelayMs,omitempty"`
+	ChunkIntervalUs    int    `json:"chunkIntervalUs,omitempty"`
 	DropAfter          int    `json:"dropAfter,omitempty"`
 	StallAfter         int    `json:"stallAfter,omitempty"`
 	StallBeforeHeaders bool   `json:"stallBeforeHeaders,omitempty"`

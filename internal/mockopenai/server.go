@@ -66,7 +66,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := &player{rec: t.Rec, resp: &t.Resp, n: t.N}
-	p.Stream = t.Stream(w, r, mockhttp.Pacing{StallAfter: t.Resp.StallAfter, DropAfter: t.Resp.DropAfter, ChunkDelayMs: t.Resp.ChunkDelayMs})
+	p.Stream = t.Stream(w, r, mockhttp.Pacing{StallAfter: t.Resp.StallAfter, DropAfter: t.Resp.DropAfter, ChunkDelayMs: t.Resp.ChunkDelayMs, ChunkIntervalUs: t.Resp.ChunkIntervalUs})
 	p.play()
 }
 

@@ -1,6 +1,8 @@
 package mockopenai
 
 import (
+	"bufio"
+	"context"
 	"io"
 	"net/http"
 	"strings"
@@ -60,5 +62,33 @@ func TestExhaustedScript(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusInternalServerError || !strings.Contains(string(body), `"message":"mockopenai: no scripted response left"`) {
 		t.Errorf("got %d %s, want 500 with an OpenAI error body", resp.StatusCode, body)
+	}
+}
+
+// chunkIntervalUs paces the stream: with an hour between chunks the mock is still waiting
+// after the first one when the client goes away, so it records the client as gone.
+func TestChunkIntervalPacesTheStream(t *testing.T) {
+	script, err := ParseScript([]byte(`{"responses": [{"text": "Hello world", "chunkSize": 2, "chunkIntervalUs": 3600000000}]}`))
+	if err != nil || script.Responses[0].ChunkIntervalUs != 3600000000 {
+		t.Fatalf("script %+v, %v", script, err)
+	}
+	s := New(script)
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.URL()+"/chat/completions", strings.NewReader(`{"model":"x","stream":true}`))
+	resp, err := s.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(resp.Body).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "data: ") {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	cancel()
+	resp.Body.Close()
+	reqs := s.Requests()
+	<-reqs[0].Done()
+	if !reqs[0].IsGone() {
+		t.Fatal("the stream was complete: chunkIntervalUs did not pace it")
 	}
 }

@@ -26,6 +26,9 @@
 // keeps the ordered lane back while a batch is being answered. Queueing never blocks;
 // [Writer.Wait] blocks a producer while more than the limit of bytes waits in the ordered
 // lane, which is how a client that stops reading slows the agent down instead of growing
-// the process's memory. The writer frames each message, flushes when nothing more is
-// ready, and closes [Writer.Broken] at the first failed write (the client closed its end).
+// the process's memory. A message is bytes or a [Body], which writes itself into the
+// writer's buffer when its turn comes and says its size up front (for the Content-Length
+// header and the backpressure count), so a response of megabytes is never built whole. The
+// writer frames each message, flushes when nothing more is ready, and closes [Writer.Broken]
+// at the first failed write (the client closed its end).
 package transport

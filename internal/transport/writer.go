@@ -3,6 +3,7 @@ package transport
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"sync"
 	"time"
@@ -25,13 +26,16 @@ const writeBuffer = 64 << 10
 // to itself so that a client that stops reading slows it down instead of growing memory.
 // After the first failed write nothing more is written, nobody waits for room, and
 // [Writer.Broken] is closed. Messages queued after [Writer.Close] are dropped.
+//
+// A message is bytes, or a [Body] that writes itself when its turn comes (a response of
+// megabytes that is never built whole); both take the same places in the lanes.
 type Writer struct {
 	mu      sync.Mutex
 	out     io.Writer
 	framing Framing
 	started bool
 
-	responses [][]byte
+	responses []message
 	ordered   []item
 	head      int
 	// bytes is the size of the ordered lane's messages not yet written.
@@ -54,8 +58,22 @@ type Writer struct {
 // item is one message of the ordered lane: an event (seq > 0) or another message (seq 0)
 // that keeps its place among them.
 type item struct {
-	seq  int64
+	seq int64
+	message
+}
+
+// message is one outbound message: its bytes, or (body not nil) a Body that writes them.
+type message struct {
 	data []byte
+	body Body
+}
+
+// size is the message's length in bytes.
+func (m message) size() int {
+	if m.body != nil {
+		return m.body.Size()
+	}
+	return len(m.data)
 }
 
 // NewWriter returns a writer to out that applies backpressure above limit bytes queued in
@@ -85,10 +103,15 @@ func (w *Writer) Start(f Framing) {
 }
 
 // Response queues msg ahead of the ordered lane, after the responses queued before it.
-func (w *Writer) Response(msg []byte) {
+func (w *Writer) Response(msg []byte) { w.response(message{data: msg}) }
+
+// ResponseBody is [Writer.Response] for a message that writes itself.
+func (w *Writer) ResponseBody(b Body) { w.response(message{body: b}) }
+
+func (w *Writer) response(m message) {
 	w.mu.Lock()
 	if w.accepting() {
-		w.responses = append(w.responses, msg)
+		w.responses = append(w.responses, m)
 	}
 	w.mu.Unlock()
 	w.signal()
@@ -98,7 +121,7 @@ func (w *Writer) Response(msg []byte) {
 // seq order: the caller assigns seq and calls Event under one lock of its own.
 func (w *Writer) Event(seq int64, msg []byte) {
 	w.mu.Lock()
-	w.pushLocked(item{seq: seq, data: msg})
+	w.pushLocked(item{seq: seq, message: message{data: msg}})
 	w.mu.Unlock()
 	w.signal()
 }
@@ -107,7 +130,7 @@ func (w *Writer) Event(seq int64, msg []byte) {
 // and responses alike (a protocol whose one stream is in the order things happen).
 func (w *Writer) Send(msg []byte) {
 	w.mu.Lock()
-	w.pushLocked(item{data: msg})
+	w.pushLocked(item{message: message{data: msg}})
 	w.mu.Unlock()
 	w.signal()
 }
@@ -117,16 +140,21 @@ func (w *Writer) Send(msg []byte) {
 // event has been written already, but still after the messages at the head of the lane that
 // were placed behind an event already written (a permission request whose event is out but
 // which is not, and the $/cancelRequest that must follow it).
-func (w *Writer) ResponseAfter(msg []byte, seq int64) { w.placeAfter(msg, seq, true) }
+func (w *Writer) ResponseAfter(msg []byte, seq int64) {
+	w.placeAfter(message{data: msg}, seq, true)
+}
+
+// ResponseBodyAfter is [Writer.ResponseAfter] for a message that writes itself.
+func (w *Writer) ResponseBodyAfter(b Body, seq int64) { w.placeAfter(message{body: b}, seq, true) }
 
 // After queues msg just after the event with seq as ResponseAfter does, but when that event
 // has been written it joins the end of the ordered lane instead of the response lane: it
 // keeps its place among the events and is held with them. For a message a request causes
 // that must follow the request's own response, such as the $/cancelRequest of an abort
 // (the abort's handler holds the lane until its response is queued).
-func (w *Writer) After(msg []byte, seq int64) { w.placeAfter(msg, seq, false) }
+func (w *Writer) After(msg []byte, seq int64) { w.placeAfter(message{data: msg}, seq, false) }
 
-func (w *Writer) placeAfter(msg []byte, seq int64, respond bool) {
+func (w *Writer) placeAfter(msg message, seq int64, respond bool) {
 	w.mu.Lock()
 	if !w.accepting() {
 		w.mu.Unlock()
@@ -145,12 +173,12 @@ func (w *Writer) placeAfter(msg []byte, seq int64, respond bool) {
 	case at < w.head && respond:
 		w.responses = append(w.responses, msg)
 	case at < w.head:
-		w.pushLocked(item{data: msg})
+		w.pushLocked(item{message: msg})
 	default:
 		w.ordered = append(w.ordered, item{})
 		copy(w.ordered[at+2:], w.ordered[at+1:])
-		w.ordered[at+1] = item{data: msg}
-		w.bytes += len(msg)
+		w.ordered[at+1] = item{message: msg}
+		w.bytes += msg.size()
 	}
 	w.mu.Unlock()
 	w.signal()
@@ -161,7 +189,7 @@ func (w *Writer) pushLocked(it item) {
 		return
 	}
 	w.ordered = append(w.ordered, it)
-	w.bytes += len(it.data)
+	w.bytes += it.size()
 }
 
 // accepting reports whether new messages are queued (not after a failed write or Close).
@@ -244,14 +272,14 @@ func (w *Writer) announceRoomLocked() {
 // next takes the next message to write: a response first, else the ordered lane's next
 // unless held. more reports whether another message is ready after it (the loop flushes
 // when none is). It reports ok false when the writer is closing and nothing is left.
-func (w *Writer) next() (msg []byte, more, ok bool) {
+func (w *Writer) next() (msg message, more, ok bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for {
 		switch {
 		case len(w.responses) > 0:
 			msg = w.responses[0]
-			w.responses[0] = nil
+			w.responses[0] = message{}
 			w.responses = w.responses[1:]
 			return msg, w.readyLocked(), true
 		case w.head < len(w.ordered) && w.hold == 0:
@@ -261,13 +289,13 @@ func (w *Writer) next() (msg []byte, more, ok bool) {
 			if w.head == len(w.ordered) {
 				w.ordered, w.head = w.ordered[:0], 0
 			}
-			w.bytes -= len(it.data)
+			w.bytes -= it.size()
 			if w.waiting && w.bytes <= w.limit {
 				w.announceRoomLocked()
 			}
-			return it.data, w.readyLocked(), true
+			return it.message, w.readyLocked(), true
 		case w.closing:
-			return nil, false, false
+			return message{}, false, false
 		}
 		w.mu.Unlock()
 		<-w.wake
@@ -299,11 +327,11 @@ func (w *Writer) loop() {
 		}
 		var err error
 		if w.framing == ContentLength {
-			header = AppendHeader(header[:0], len(msg))
+			header = AppendHeader(header[:0], msg.size())
 			if _, err = bw.Write(header); err == nil {
-				_, err = bw.Write(msg)
+				err = writeMessage(bw, msg, true)
 			}
-		} else if _, err = bw.Write(msg); err == nil {
+		} else if err = writeMessage(bw, msg, false); err == nil {
 			err = bw.WriteByte('\n')
 		}
 		if err == nil && !more && !w.ready() {
@@ -314,6 +342,21 @@ func (w *Writer) loop() {
 			return
 		}
 	}
+}
+
+// writeMessage writes m's bytes to bw. When exact, a body that writes another number of
+// bytes than its Size is an error: a Content-Length header has announced that size, and the
+// client could not find the next message.
+func writeMessage(bw *bufio.Writer, m message, exact bool) error {
+	if m.body == nil {
+		_, err := bw.Write(m.data)
+		return err
+	}
+	n, err := m.body.WriteTo(bw)
+	if err == nil && exact && n != int64(m.body.Size()) {
+		err = fmt.Errorf("transport: a message wrote %d bytes after a header of %d", n, m.body.Size())
+	}
+	return err
 }
 
 // fail records a write error: from then on nothing is written and nobody waits for room.
