@@ -24,10 +24,15 @@ func (p *listSessionsParams) validate(*json.RawMessage) error {
 	return nil
 }
 
-func (s *Server) listSessions(_ context.Context, sup *session.Supervisor, p *listSessionsParams) (*protocol.ListSessionsResult, error) {
-	infos, next, err := sup.ListSessions(p.Cwd, p.Cursor, p.Limit)
+// listSessions lists the saved sessions through the host, as every front end does (the
+// default directory is the process's --cwd, docs/protocol.md#listsessions).
+func (s *Server) listSessions(_ context.Context, _ *session.Supervisor, p *listSessionsParams) (*protocol.ListSessionsResult, error) {
+	infos, next, err := s.host.ListSaved(p.Cwd, p.Cursor, p.Limit)
 	if err != nil {
-		return nil, err
+		return nil, &session.Error{Kind: session.KindInvalidState, Message: err.Error()}
+	}
+	if infos == nil {
+		infos = []session.SessionInfo{}
 	}
 	return &protocol.ListSessionsResult{Sessions: infos, NextCursor: next}, nil
 }

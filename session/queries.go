@@ -103,16 +103,3 @@ func (s *Supervisor) Stats() Stats {
 	st.SessionID, st.SessionFile = s.store.SessionID(), s.store.File()
 	return st
 }
-
-// ListSessions lists a cwd's sessions, newest first (listSessions).
-func (s *Supervisor) ListSessions(cwd, cursor string, limit int) ([]SessionInfo, string, error) {
-	cat := s.catalog()
-	if cat.Dir == "" {
-		return []SessionInfo{}, "", nil
-	}
-	infos, next, err := cat.List(cwd, cursor, limit)
-	if err != nil {
-		return nil, "", &Error{Kind: KindInvalidState, Message: err.Error()}
-	}
-	return infos, next, nil
-}

@@ -129,7 +129,7 @@ func startServer(t *testing.T, o serverOpts, steps ...faux.Step) *testServer {
 		},
 	})
 	sup.StartSession()
-	host := session.NewHost(session.HostConfig{Models: fixedModels{[]core.Model{model, other}, p}})
+	host := session.NewHost(session.HostConfig{Models: fixedModels{[]core.Model{model, other}, p}, List: cat.List})
 	host.Adopt(&session.Opened{Supervisor: sup})
 	server := rpc.NewServer(rpc.Options{Host: host, Writer: writer, In: inR, Framing: rpc.FramingNDJSON,
 		Logger: zerolog.Nop(), Version: "test"})
