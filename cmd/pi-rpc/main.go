@@ -89,7 +89,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	if cfg.protocol == protocolACP {
 		return runACP(cfg, setup, stdin, stdout, log, version)
 	}
-	sessions, err := openSessions(cfg, setup)
+	sessions, err := openSessions(cfg, setup, "--session")
 	if err != nil {
 		fmt.Fprintln(stderr, "pi-rpc:", err)
 		return 1

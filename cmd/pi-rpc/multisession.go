@@ -116,7 +116,7 @@ func buildSession(cfg *config, base *agentSetup, host *mcpHost, spec sessionSpec
 	if spec.model != "" {
 		sub.model = spec.model
 	}
-	sessions, err := openSessions(&sub, &setup)
+	sessions, err := openSessions(&sub, &setup, "")
 	if err != nil {
 		kind := session.KindInvalidState
 		if errors.Is(err, session.ErrSessionNotFound) {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -19,8 +20,10 @@ type startSessions struct {
 // or id (another process holding it is a startup error), --continue the newest session of
 // this cwd that nobody holds, --no-session keeps everything in memory; otherwise a new
 // session whose file appears with the first user message. Warnings about a repaired file go
-// to initialize's warnings.
-func openSessions(cfg *config, setup *agentSetup) (*startSessions, error) {
+// to initialize's warnings. flag names the option the session reference came from in an
+// error ("--session" at startup); a session a client asks for (createSession, ACP's
+// session/load) passes "" and its errors carry no flag.
+func openSessions(cfg *config, setup *agentSetup, flag string) (*startSessions, error) {
 	cat, err := newCatalog(cfg, setup)
 	if err != nil {
 		return nil, err
@@ -30,19 +33,19 @@ func openSessions(cfg *config, setup *agentSetup) (*startSessions, error) {
 	case cfg.sessionRef != "":
 		path, err := cat.Resolve(cfg.sessionRef)
 		if err != nil {
-			return nil, fmt.Errorf("--session: %w", err)
+			return nil, flagged(flag, "", err)
 		}
 		if cfg.noSession {
 			m, err := session.OpenInMemory(path, cat.Options)
 			if err != nil {
-				return nil, fmt.Errorf("--session: %w", err)
+				return nil, flagged(flag, "", err)
 			}
 			store = m
 			break
 		}
 		fs, err := session.OpenFileStore(path, setup.cwd, cat.Options)
 		if err != nil {
-			return nil, fmt.Errorf("--session %s: %w", path, err)
+			return nil, flagged(flag, path, err)
 		}
 		setup.warnings = append(setup.warnings, prefixed(path, fs.Warnings())...)
 		store = fs
@@ -64,6 +67,15 @@ func openSessions(cfg *config, setup *agentSetup) (*startSessions, error) {
 		store = s
 	}
 	return &startSessions{store: store, catalog: cat}, nil
+}
+
+// flagged prefixes err with the flag it concerns and the file, when there are any.
+func flagged(flag, file string, err error) error {
+	prefix := strings.TrimSpace(flag + " " + file)
+	if prefix == "" {
+		return err
+	}
+	return fmt.Errorf("%s: %w", prefix, err)
 }
 
 func prefixed(file string, ws []string) []string {
