@@ -36,15 +36,7 @@ func TestSubmitPlacesTheResponseAmongTheInputsEvents(t *testing.T) {
 		}()
 
 		release := make(chan struct{})
-		first := faux.Reply(faux.Text("hello"))
-		first.BeforeChunk = func(ctx context.Context, chunk int) {
-			if chunk == 0 {
-				select {
-				case <-release:
-				case <-ctx.Done():
-				}
-			}
-		}
+		first := faux.HeldAt(faux.Reply(faux.Text("hello")), 0, release)
 		model := faux.New()
 		model.SetResponses(first, faux.Reply(faux.Text("steered")))
 		n := 0

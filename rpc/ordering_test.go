@@ -1,7 +1,6 @@
 package rpc_test
 
 import (
-	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -69,15 +68,7 @@ func TestPromptResponseBeforeEvents(t *testing.T) {
 // queue_update or agent_end they cause.
 func TestQueueAndAbortResponsesBeforeTheirEvents(t *testing.T) {
 	release := make(chan struct{})
-	step := faux.Reply(faux.Text("a long answer"))
-	step.BeforeChunk = func(ctx context.Context, k int) {
-		if k == 1 {
-			select {
-			case <-release:
-			case <-ctx.Done():
-			}
-		}
-	}
+	step := faux.HeldAt(faux.Reply(faux.Text("a long answer")), 1, release)
 	p := newPeer(t, peerOpts{}, step, faux.Reply(faux.Text("never")))
 	p.call("prompt", map[string]any{"message": "hi"})
 	p.untilEvent("message_update")

@@ -361,15 +361,7 @@ func TestBashWhileStreamingReachesNextRequest(t *testing.T) {
 }
 
 func blockingReply(release <-chan struct{}, text string) faux.Step {
-	step := faux.Reply(faux.Text(text))
-	step.BeforeChunk = func(ctx context.Context, k int) {
-		if k == 1 {
-			select {
-			case <-release:
-			case <-ctx.Done():
-			}
-		}
-	}
+	step := faux.HeldAt(faux.Reply(faux.Text(text)), 1, release)
 	return step
 }
 

@@ -1,7 +1,6 @@
 package session_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -16,15 +15,7 @@ import (
 func TestSteerDuringManualCompactionIsDelivered(t *testing.T) {
 	// The summary waits until the steer is queued: the compaction must still be running.
 	release := make(chan struct{})
-	summary := faux.Reply(faux.Text("## Goal\nsummary"))
-	summary.BeforeChunk = func(ctx context.Context, chunk int) {
-		if chunk == 0 {
-			select {
-			case <-release:
-			case <-ctx.Done():
-			}
-		}
-	}
+	summary := faux.HeldAt(faux.Reply(faux.Text("## Goal\nsummary")), 0, release)
 	h := newHarness(t, harnessOpts{model: smallModel(), compaction: tightCompaction()},
 		withUsage(faux.Reply(faux.Text("first answer")), 100),
 		withUsage(faux.Reply(faux.Text("second answer")), 100),

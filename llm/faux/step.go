@@ -148,3 +148,18 @@ func concat(parts []string) string {
 	}
 	return string(buf)
 }
+
+// HeldAt returns step with its stream held at chunk boundary k (see BeforeChunk) until
+// release is closed or the request's context ends: a test keeps the run busy exactly there,
+// without sleeping.
+func HeldAt(step Step, k int, release <-chan struct{}) Step {
+	step.BeforeChunk = func(ctx context.Context, chunk int) {
+		if chunk == k {
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+		}
+	}
+	return step
+}
