@@ -14,33 +14,15 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
 )
 
-// catalogue is a model catalogue of its own: two models of provider "cat" that can be
-// called and one of "locked", whose provider has no key.
-type catalogue struct{ provider core.Provider }
+// catalogue is testkit's own model catalogue (cat/m1, locked/m3, cat/m2).
+type catalogue = testkit.Catalogue
 
-var (
-	catM1     = core.Model{Provider: "cat", ID: "m1", Name: "Cat One"}
-	catM2     = core.Model{Provider: "cat", ID: "m2", Name: "Cat Two"}
-	catModels = []core.Model{catM1, {Provider: "locked", ID: "m3"}, catM2}
-)
-
-func (c catalogue) List() []core.Model { return catModels }
-
-func (c catalogue) Resolve(provider, id string) (core.Model, core.Provider, error) {
-	for _, m := range catModels {
-		if m.ID == id && (provider == "" || provider == m.Provider) {
-			if m.Provider == "locked" {
-				return core.Model{}, nil, &session.ProviderProblem{Message: "No API key for provider locked"}
-			}
-			return m, c.provider, nil
-		}
-	}
-	return core.Model{}, nil, fmt.Errorf("Model not found: %s", id)
-}
+var catM1 = testkit.CatM1
 
 // memoryOpener opens sessions on in-memory stores with the faux provider and catM1, as
 // cmd/pi-rpc's opener does on files; the opened sessions get ids s1, s2, ...
@@ -187,7 +169,7 @@ func modelOption(t *testing.T, result json.RawMessage) (string, []string) {
 // host, its errors worded as ACP's invalid params or as the command's sentence.
 func TestModelsFromHost(t *testing.T) {
 	provider := faux.New(faux.WithModel(catM1))
-	host := session.NewHost(session.HostConfig{Models: catalogue{provider}, Open: memoryOpener(t, provider)})
+	host := session.NewHost(session.HostConfig{Models: catalogue{Provider: provider}, Open: memoryOpener(t, provider)})
 	c := startServer(t, host)
 	opened := c.newSession(1)
 	sid := sessionID(t, opened)
@@ -228,7 +210,7 @@ func TestModelsFromHost(t *testing.T) {
 // connection keeps serving, and a closed session makes room for another.
 func TestMaxSessions(t *testing.T) {
 	provider := faux.New(faux.WithModel(catM1))
-	host := session.NewHost(session.HostConfig{Models: catalogue{provider}, Open: memoryOpener(t, provider), MaxSessions: 2})
+	host := session.NewHost(session.HostConfig{Models: catalogue{Provider: provider}, Open: memoryOpener(t, provider), MaxSessions: 2})
 	c := startServer(t, host)
 	first := sessionID(t, c.newSession(1))
 	sessionID(t, c.newSession(2))

@@ -10,34 +10,15 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
 )
 
-// catalogue is a model catalogue of its own: two models of provider "cat" that can be
-// called and one of "locked", whose provider has no key.
-type catalogue struct{ provider core.Provider }
+// catalogue is testkit's own model catalogue (cat/m1, locked/m3, cat/m2).
+type catalogue = testkit.Catalogue
 
-var (
-	catM1     = core.Model{Provider: "cat", ID: "m1", Name: "Cat One"}
-	catM2     = core.Model{Provider: "cat", ID: "m2", Name: "Cat Two"}
-	lockedM3  = core.Model{Provider: "locked", ID: "m3"}
-	catModels = []core.Model{catM1, lockedM3, catM2}
-)
-
-func (c catalogue) List() []core.Model { return catModels }
-
-func (c catalogue) Resolve(provider, id string) (core.Model, core.Provider, error) {
-	for _, m := range catModels {
-		if m.ID == id && (provider == "" || provider == m.Provider) {
-			if m.Provider == "locked" {
-				return core.Model{}, nil, &session.ProviderProblem{Message: "No API key for provider locked"}
-			}
-			return m, c.provider, nil
-		}
-	}
-	return core.Model{}, nil, fmt.Errorf("Model not found: %s", id)
-}
+var catM1 = testkit.CatM1
 
 // piClient is the client end of a pi mode server over pipes.
 type piClient struct {
@@ -109,7 +90,7 @@ func TestModelsFromHost(t *testing.T) {
 	store := session.NewMemoryStore("s1", func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return "2026-01-01T00:00:00.000Z" })
 	sup := session.New(session.Config{Agent: core.Options{Provider: provider, Model: catM1}, Store: store, Sink: w, Logger: testLogger()})
 	sup.StartSession()
-	host := session.NewHost(session.HostConfig{Models: catalogue{provider}})
+	host := session.NewHost(session.HostConfig{Models: catalogue{Provider: provider}})
 	host.Adopt(&session.Opened{Supervisor: sup})
 	c := startPi(t, host, w, outR)
 
