@@ -1,5 +1,7 @@
 package session
 
+import "github.com/pi-rpc/pi-rpc/internal/jsonscan"
+
 // validJSON reports whether b is one valid JSON value with optional surrounding whitespace,
 // exactly as json.Valid does (the same grammar, no UTF-8 check, nesting at most 10,000 deep),
 // in one tight pass: opening a large session checks every line, and json.Valid's scanner
@@ -33,16 +35,8 @@ type validator struct {
 	stack []byte
 }
 
-func (v *validator) space() {
-	for v.i < len(v.b) {
-		switch v.b[v.i] {
-		case ' ', '\t', '\n', '\r':
-			v.i++
-		default:
-			return
-		}
-	}
-}
+// space skips whitespace.
+func (v *validator) space() { v.i = jsonscan.Space(v.b, v.i) }
 
 // value checks one value and what it contains, iteratively (no recursion, whatever the
 // depth).
@@ -141,97 +135,23 @@ func (v *validator) key() bool {
 	return true
 }
 
+// literal checks the literal word (true, false or null) at v.i.
 func (v *validator) literal(word string) bool {
-	if len(v.b)-v.i < len(word) || string(v.b[v.i:v.i+len(word)]) != word {
-		return false
-	}
-	v.i += len(word)
-	return true
+	end, ok := jsonscan.Literal(v.b, v.i, word)
+	v.i = end
+	return ok
 }
 
-// str checks the string starting at v.i.
+// str checks the string starting at v.i (its UTF-8 is not checked, as json.Valid does not).
 func (v *validator) str() bool {
-	b := v.b
-	i := v.i + 1
-	for i < len(b) {
-		c := b[i]
-		switch {
-		case c == '"':
-			v.i = i + 1
-			return true
-		case c < 0x20:
-			return false
-		case c == '\\':
-			i++
-			if i >= len(b) {
-				return false
-			}
-			switch b[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i++
-			case 'u':
-				if len(b)-i < 5 {
-					return false
-				}
-				for _, h := range b[i+1 : i+5] {
-					if !isHex(h) {
-						return false
-					}
-				}
-				i += 5
-			default:
-				return false
-			}
-		default:
-			i++
-		}
-	}
-	return false
+	end, _, ok := jsonscan.String(v.b, v.i)
+	v.i = end
+	return ok
 }
 
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-// number checks -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
+// number checks the number starting at v.i.
 func (v *validator) number() bool {
-	b, i := v.b, v.i
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && '1' <= b[i] && b[i] <= '9':
-		i = digits(b, i)
-	default:
-		return false
-	}
-	if i < len(b) && b[i] == '.' {
-		j := digits(b, i+1)
-		if j == i+1 {
-			return false
-		}
-		i = j
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		j := digits(b, i)
-		if j == i {
-			return false
-		}
-		i = j
-	}
-	v.i = i
-	return true
-}
-
-func digits(b []byte, i int) int {
-	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-		i++
-	}
-	return i
+	end, ok := jsonscan.Number(v.b, v.i)
+	v.i = end
+	return ok
 }
