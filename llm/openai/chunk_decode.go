@@ -7,6 +7,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/pi-rpc/pi-rpc/internal/jsonscan"
 	"github.com/pi-rpc/pi-rpc/llm/internal/failure"
 )
 
@@ -58,16 +59,8 @@ type chunkParser struct {
 // maxDepth bounds the nesting of skipped values; deeper input goes to encoding/json.
 const maxDepth = 64
 
-func (p *chunkParser) ws() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
+// ws skips whitespace.
+func (p *chunkParser) ws() { p.i = jsonscan.Space(p.b, p.i) }
 
 // chunk parses the whole input as one chunk object.
 func (p *chunkParser) chunk(c *chunk) bool {
@@ -505,9 +498,7 @@ func (p *chunkParser) intValue(v *int) bool {
 		p.i++
 	}
 	digits := p.i
-	for p.i < len(p.b) && '0' <= p.b[p.i] && p.b[p.i] <= '9' {
-		p.i++
-	}
+	p.i = jsonscan.Digits(p.b, p.i)
 	n := p.i - digits
 	if n == 0 || n > 18 || n > 1 && p.b[digits] == '0' {
 		return false
@@ -609,60 +600,13 @@ func (p *chunkParser) stringBytes() ([]byte, bool) {
 // escapes, whether it has bytes outside ASCII, and whether it is a valid JSON string (no
 // control characters, valid escapes).
 func (p *chunkParser) rawString() (raw []byte, escaped, nonASCII, ok bool) {
-	b := p.b
-	if p.i >= len(b) || b[p.i] != '"' {
+	end, flags, ok := jsonscan.String(p.b, p.i)
+	if !ok {
 		return nil, false, false, false
 	}
-	start := p.i + 1
-	for i := start; i < len(b); {
-		// Plain text, the bulk of a string, in a tight loop.
-		for i < len(b) && !stringSpecial[b[i]] {
-			i++
-		}
-		if i >= len(b) {
-			break
-		}
-		switch c := b[i]; {
-		case c == '"':
-			p.i = i + 1
-			return b[start:i], escaped, nonASCII, true
-		case c == '\\':
-			escaped = true
-			if i+1 >= len(b) {
-				return nil, false, false, false
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
-					return nil, false, false, false
-				}
-				i += 6
-			default:
-				return nil, false, false, false
-			}
-		case c < 0x20:
-			return nil, false, false, false
-		default:
-			nonASCII = true
-			i++
-		}
-	}
-	return nil, false, false, false
-}
-
-// stringSpecial marks the bytes that end a run of plain string text: the quote, the
-// backslash, control characters and bytes outside ASCII.
-var stringSpecial = func() (t [256]bool) {
-	for c := range 256 {
-		t[c] = c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf
-	}
-	return t
-}()
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+	raw = p.b[p.i+1 : end-1]
+	p.i = end
+	return raw, flags&jsonscan.Escaped != 0, flags&jsonscan.NonASCII != 0, true
 }
 
 // unescape decodes the escapes of a string already checked by rawString, as encoding/json
@@ -751,52 +695,14 @@ func (p *chunkParser) skip(depth int) bool {
 }
 
 func (p *chunkParser) literal(s string) bool {
-	if bytes.HasPrefix(p.b[p.i:], []byte(s)) {
-		p.i += len(s)
-		return true
-	}
-	return false
+	end, ok := jsonscan.Literal(p.b, p.i, s)
+	p.i = end
+	return ok
 }
 
-// number skips a number of JSON's grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+// number skips a number.
 func (p *chunkParser) number() bool {
-	b, i := p.b, p.i
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && '1' <= b[i] && b[i] <= '9':
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-	default:
-		return false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		d := i
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-		if i == d {
-			return false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		d := i
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-		if i == d {
-			return false
-		}
-	}
-	p.i = i
-	return true
+	end, ok := jsonscan.Number(p.b, p.i)
+	p.i = end
+	return ok
 }
