@@ -89,10 +89,14 @@ func String(b []byte, i int) (end int, flags StringFlags, ok bool) {
 		return i, 0, false
 	}
 	for j := i + 1; j < len(b); {
-		// Plain text, the bulk of a string, in a tight loop.
-		for j < len(b) && !stringSpecial[b[j]] {
-			j++
+		// Plain text, the bulk of a string, in a tight loop (over a subslice, which spares
+		// the loop its bounds checks).
+		text := b[j:]
+		n := 0
+		for n < len(text) && !stringSpecial[text[n]] {
+			n++
 		}
+		j += n
 		if j >= len(b) {
 			break
 		}
