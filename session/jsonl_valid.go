@@ -64,26 +64,12 @@ func (v *validator) value() bool {
 				return false
 			}
 			continue
-		case '"':
-			if !v.str() {
-				return false
-			}
-		case 't':
-			if !v.literal("true") {
-				return false
-			}
-		case 'f':
-			if !v.literal("false") {
-				return false
-			}
-		case 'n':
-			if !v.literal("null") {
-				return false
-			}
 		default:
-			if !v.number() {
+			end, ok := jsonscan.Scalar(v.b, v.i)
+			if !ok {
 				return false
 			}
+			v.i = end
 		}
 		// After a value: close containers or go on to the next element.
 		for {
@@ -123,9 +109,11 @@ func closerOf(open byte) byte {
 
 // key checks an object key and its colon, leaving v at the value.
 func (v *validator) key() bool {
-	if v.i >= len(v.b) || v.b[v.i] != '"' || !v.str() {
+	end, _, ok := jsonscan.String(v.b, v.i)
+	if !ok {
 		return false
 	}
+	v.i = end
 	v.space()
 	if v.i >= len(v.b) || v.b[v.i] != ':' {
 		return false
@@ -133,25 +121,4 @@ func (v *validator) key() bool {
 	v.i++
 	v.space()
 	return true
-}
-
-// literal checks the literal word (true, false or null) at v.i.
-func (v *validator) literal(word string) bool {
-	end, ok := jsonscan.Literal(v.b, v.i, word)
-	v.i = end
-	return ok
-}
-
-// str checks the string starting at v.i (its UTF-8 is not checked, as json.Valid does not).
-func (v *validator) str() bool {
-	end, _, ok := jsonscan.String(v.b, v.i)
-	v.i = end
-	return ok
-}
-
-// number checks the number starting at v.i.
-func (v *validator) number() bool {
-	end, ok := jsonscan.Number(v.b, v.i)
-	v.i = end
-	return ok
 }

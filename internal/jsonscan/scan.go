@@ -16,6 +16,27 @@ func Space(b []byte, i int) int {
 	return i
 }
 
+// Scalar returns the end of the value at b[i] that is not an object or an array: a string,
+// true, false, null or a number.
+func Scalar(b []byte, i int) (end int, ok bool) {
+	if i >= len(b) {
+		return i, false
+	}
+	switch b[i] {
+	case '"':
+		end, _, ok = String(b, i)
+		return end, ok
+	case 't':
+		return Literal(b, i, "true")
+	case 'f':
+		return Literal(b, i, "false")
+	case 'n':
+		return Literal(b, i, "null")
+	default:
+		return Number(b, i)
+	}
+}
+
 // Literal reports whether word (true, false or null) stands at b[i], and where it ends.
 func Literal(b []byte, i int, word string) (end int, ok bool) {
 	if len(b)-i < len(word) || string(b[i:i+len(word)]) != word {

@@ -158,3 +158,20 @@ func FuzzNumber(f *testing.F) {
 		}
 	})
 }
+
+func TestScalar(t *testing.T) {
+	for _, c := range []struct {
+		in  string
+		end int
+		ok  bool
+	}{
+		{`"a\"b",`, 6, true}, {`"a`, 0, false}, {`true]`, 4, true}, {`tru`, 0, false}, {`false`, 5, true},
+		{`null}`, 4, true}, {`nil`, 0, false}, {`-1.5e3,`, 6, true}, {`-`, 0, false}, {``, 0, false},
+		{`{}`, 0, false}, {`[]`, 0, false}, {`x`, 0, false},
+	} {
+		end, ok := Scalar([]byte(c.in), 0)
+		if end != c.end || ok != c.ok {
+			t.Errorf("Scalar(%q) = %d, %v; want %d, %v", c.in, end, ok, c.end, c.ok)
+		}
+	}
+}

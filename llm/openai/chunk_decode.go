@@ -603,6 +603,7 @@ func (p *chunkParser) skip(depth int) bool {
 	}
 }
 
+// literal skips the literal s (true, false or null).
 func (p *chunkParser) literal(s string) bool {
 	end, ok := jsonscan.Literal(p.b, p.i, s)
 	p.i = end
