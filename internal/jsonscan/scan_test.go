@@ -7,16 +7,18 @@ import (
 	"testing"
 )
 
+// spaceCases: an input, where Space starts and where it should stop.
+var spaceCases = []struct {
+	in       string
+	from, to int
+}{
+	{"", 0, 0}, {"x", 0, 0}, {" \t\r\nx", 0, 4}, {"   ", 0, 3}, {"a  b", 1, 3}, {"\v", 0, 0}, {"\u00a0", 0, 0},
+}
+
 func TestSpace(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		i    int
-		want int
-	}{
-		{"", 0, 0}, {"x", 0, 0}, {" \t\r\nx", 0, 4}, {"   ", 0, 3}, {"a  b", 1, 3}, {"\v", 0, 0}, {"\u00a0", 0, 0},
-	} {
-		if got := Space([]byte(c.in), c.i); got != c.want {
-			t.Errorf("Space(%q, %d) = %d, want %d", c.in, c.i, got, c.want)
+	for _, c := range spaceCases {
+		if got := Space([]byte(c.in), c.from); got != c.to {
+			t.Errorf("Space(%q, %d) = %d, want %d", c.in, c.from, got, c.to)
 		}
 	}
 }

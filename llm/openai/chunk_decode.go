@@ -124,14 +124,8 @@ func asciiEqualFold(s string, b []byte) bool {
 func (p *chunkParser) object(fields []string, depth int, field func(n int) bool) bool {
 	var seen uint8
 	p.ws()
-	if p.i >= len(p.b) || p.b[p.i] != '{' {
-		return false
-	}
-	p.i++
-	p.ws()
-	if p.i < len(p.b) && p.b[p.i] == '}' {
-		p.i++
-		return true
+	if empty, ok := p.open('{', '}'); empty || !ok {
+		return ok
 	}
 	for {
 		p.ws()
@@ -161,18 +155,8 @@ func (p *chunkParser) object(fields []string, depth int, field func(n int) bool)
 				return false
 			}
 		}
-		p.ws()
-		if p.i >= len(p.b) {
-			return false
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
-			return true
-		default:
-			return false
+		if more, ok := p.next('}'); !more {
+			return ok
 		}
 	}
 }
@@ -202,34 +186,51 @@ func fieldIndex(key []byte, fields []string) int {
 
 // array parses an array, calling elem at each element.
 func (p *chunkParser) array(elem func() bool) bool {
-	if p.i >= len(p.b) || p.b[p.i] != '[' {
-		return false
-	}
-	p.i++
-	p.ws()
-	if p.i < len(p.b) && p.b[p.i] == ']' {
-		p.i++
-		return true
+	if empty, ok := p.open('[', ']'); empty || !ok {
+		return ok
 	}
 	for {
 		p.ws()
 		if !elem() {
 			return false
 		}
-		p.ws()
-		if p.i >= len(p.b) {
-			return false
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
-			return true
-		default:
-			return false
+		if more, ok := p.next(']'); !more {
+			return ok
 		}
 	}
+}
+
+// open reads a container's opening byte and whitespace, and the closing byte if the
+// container is empty.
+func (p *chunkParser) open(opener, closer byte) (empty, ok bool) {
+	if p.i >= len(p.b) || p.b[p.i] != opener {
+		return false, false
+	}
+	p.i++
+	p.ws()
+	if p.i < len(p.b) && p.b[p.i] == closer {
+		p.i++
+		return true, true
+	}
+	return false, true
+}
+
+// next reads what follows a member or an element: a comma (more reports true) or the
+// container's closing byte; anything else is not ok.
+func (p *chunkParser) next(closer byte) (more, ok bool) {
+	p.ws()
+	if p.i >= len(p.b) {
+		return false, false
+	}
+	switch p.b[p.i] {
+	case ',':
+		p.i++
+		return true, true
+	case closer:
+		p.i++
+		return false, true
+	}
+	return false, false
 }
 
 // null consumes a null literal if one is next.
