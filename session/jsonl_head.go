@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"unsafe"
+
+	"github.com/pi-rpc/pi-rpc/internal/jsonscan"
 )
 
 // scanHead reads a line's head (type, id, parent id, and a message's role) the way
@@ -16,7 +18,7 @@ import (
 // repeated key wins, as with encoding/json. Strings without escapes share b's memory (b is a
 // file's content, never modified).
 func scanHead(b []byte, h *lineHead) error {
-	i := skipSpace(b, 0)
+	i := jsonscan.Space(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return errors.New("json: cannot unmarshal non-object into Go value of type session.lineHead")
 	}
@@ -95,7 +97,7 @@ func headString(v []byte, field string) (string, error) {
 
 // scanObject calls f with each key and raw value of the valid JSON object starting at b[i].
 func scanObject(b []byte, i int, f func(key string, v []byte) error) error {
-	i = skipSpace(b, i+1)
+	i = jsonscan.Space(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return nil
 	}
@@ -105,26 +107,19 @@ func scanObject(b []byte, i int, f func(key string, v []byte) error) error {
 		if err != nil {
 			return err
 		}
-		i = skipSpace(b, end)
-		i = skipSpace(b, i+1) // the colon
+		i = jsonscan.Space(b, end)
+		i = jsonscan.Space(b, i+1) // the colon
 		end = skipValue(b, i)
 		if err := f(key, b[i:end]); err != nil {
 			return err
 		}
-		i = skipSpace(b, end)
+		i = jsonscan.Space(b, end)
 		if i >= len(b) || b[i] == '}' {
 			return nil
 		}
-		i = skipSpace(b, i+1) // the comma
+		i = jsonscan.Space(b, i+1) // the comma
 	}
 	return nil
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
 }
 
 // skipValue returns the index just after the valid JSON value starting at b[i].

@@ -7,6 +7,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/pi-rpc/pi-rpc/internal/jsonscan"
 	"github.com/pi-rpc/pi-rpc/llm/internal/failure"
 )
 
@@ -58,48 +59,20 @@ type chunkParser struct {
 // maxDepth bounds the nesting of skipped values; deeper input goes to encoding/json.
 const maxDepth = 64
 
-func (p *chunkParser) ws() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
+// ws skips whitespace.
+func (p *chunkParser) ws() { p.i = jsonscan.Space(p.b, p.i) }
 
 // chunk parses the whole input as one chunk object.
 func (p *chunkParser) chunk(c *chunk) bool {
-	var seen uint8
-	ok := p.object(func(key []byte) bool {
-		var bit uint8
-		switch string(key) {
-		case "id":
-			bit = 1
-		case "model":
-			bit = 2
-		case "choices":
-			bit = 4
-		case "usage":
-			bit = 8
-		case "error":
-			bit = 16
-		default:
-			return p.unknown(key, chunkFields)
-		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		switch bit {
-		case 1:
+	ok := p.object(chunkFields, 0, func(n int) bool {
+		switch n {
+		case 0:
 			return p.reusedString(&c.ID, p.id)
-		case 2:
+		case 1:
 			return p.reusedString(&c.Model, p.model)
-		case 4:
+		case 2:
 			return p.choices(c)
-		case 8:
+		case 3:
 			return p.usagePtr(&c.Usage)
 		default:
 			start := p.i
@@ -117,6 +90,8 @@ func (p *chunkParser) chunk(c *chunk) bool {
 	return p.i == len(p.b)
 }
 
+// The field names of each object the parser reads, in the order of the cases of its
+// switch on the index object calls it with.
 var (
 	chunkFields  = []string{"id", "model", "choices", "usage", "error"}
 	choiceFields = []string{"index", "delta", "finish_reason", "usage"}
@@ -126,18 +101,6 @@ var (
 	usageFields  = []string{"prompt_tokens", "completion_tokens", "prompt_cache_hit_tokens", "prompt_tokens_details"}
 	detailFields = []string{"cached_tokens", "cache_write_tokens"}
 )
-
-// unknown skips the value of a key no field is named for. encoding/json matches keys
-// case-insensitively, so a key that folds to a field's name is left to it (and object
-// already leaves it every key outside ASCII, which Unicode folding may match).
-func (p *chunkParser) unknown(key []byte, fields []string) bool {
-	for _, f := range fields {
-		if len(f) == len(key) && asciiEqualFold(f, key) {
-			return false
-		}
-	}
-	return p.skip(0)
-}
 
 func asciiEqualFold(s string, b []byte) bool {
 	for i := range len(s) {
@@ -152,80 +115,122 @@ func asciiEqualFold(s string, b []byte) bool {
 	return true
 }
 
-// object parses an object, calling field with each key (positioned at its value).
-func (p *chunkParser) object(field func(key []byte) bool) bool {
+// object parses an object whose field names are fields (at most eight), calling field with
+// the index of each key that names one (positioned at its value), and skipping the values of
+// the others as values depth deep. A key named twice, or one that folds to a field's name
+// without being it (encoding/json matches keys case-insensitively), leaves the object to
+// encoding/json. A key with escapes or bytes outside ASCII is left to it too: it may match a
+// field as encoding/json unescapes and folds it.
+func (p *chunkParser) object(fields []string, depth int, field func(n int) bool) bool {
+	var seen uint8
 	p.ws()
-	if p.i >= len(p.b) || p.b[p.i] != '{' {
-		return false
-	}
-	p.i++
-	p.ws()
-	if p.i < len(p.b) && p.b[p.i] == '}' {
-		p.i++
-		return true
+	if empty, ok := p.open('{', '}'); empty || !ok {
+		return ok
 	}
 	for {
 		p.ws()
-		key, escaped, nonASCII, ok := p.rawString()
-		if !ok || escaped || nonASCII {
-			// Escaped and non-ASCII keys may match a field as encoding/json folds them.
+		start := p.i
+		end, flags, ok := jsonscan.String(p.b, start)
+		if !ok || flags != 0 {
 			return false
 		}
+		key := p.b[start+1 : end-1]
+		p.i = end
 		p.ws()
 		if p.i >= len(p.b) || p.b[p.i] != ':' {
 			return false
 		}
 		p.i++
 		p.ws()
-		if !field(key) {
+		switch n := fieldIndex(key, fields); {
+		case n == fieldUnknown:
+			if !p.skip(depth) {
+				return false
+			}
+		case n < 0 || seen&(1<<n) != 0:
 			return false
-		}
-		p.ws()
-		if p.i >= len(p.b) {
-			return false
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
-			return true
 		default:
-			return false
+			seen |= 1 << n
+			if !field(n) {
+				return false
+			}
+		}
+		if more, ok := p.next('}'); !more {
+			return ok
 		}
 	}
 }
 
+// What fieldIndex returns for a key that names no field.
+const (
+	fieldUnknown = -1
+	fieldRefused = -2
+)
+
+// fieldIndex returns the index of the field of fields that key names, fieldUnknown for a
+// key that names none, and fieldRefused for one that folds to a field's name without being
+// it (see object).
+func fieldIndex(key []byte, fields []string) int {
+	for n, f := range fields {
+		if len(f) == len(key) {
+			if string(key) == f {
+				return n
+			}
+			if asciiEqualFold(f, key) {
+				return fieldRefused
+			}
+		}
+	}
+	return fieldUnknown
+}
+
 // array parses an array, calling elem at each element.
 func (p *chunkParser) array(elem func() bool) bool {
-	if p.i >= len(p.b) || p.b[p.i] != '[' {
-		return false
-	}
-	p.i++
-	p.ws()
-	if p.i < len(p.b) && p.b[p.i] == ']' {
-		p.i++
-		return true
+	if empty, ok := p.open('[', ']'); empty || !ok {
+		return ok
 	}
 	for {
 		p.ws()
 		if !elem() {
 			return false
 		}
-		p.ws()
-		if p.i >= len(p.b) {
-			return false
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
-			return true
-		default:
-			return false
+		if more, ok := p.next(']'); !more {
+			return ok
 		}
 	}
+}
+
+// open reads a container's opening byte and whitespace, and the closing byte if the
+// container is empty.
+func (p *chunkParser) open(opener, closer byte) (empty, ok bool) {
+	if p.i >= len(p.b) || p.b[p.i] != opener {
+		return false, false
+	}
+	p.i++
+	p.ws()
+	if p.i < len(p.b) && p.b[p.i] == closer {
+		p.i++
+		return true, true
+	}
+	return false, true
+}
+
+// next reads what follows a member or an element: a comma (more reports true) or the
+// container's closing byte; anything else is not ok.
+func (p *chunkParser) next(closer byte) (more, ok bool) {
+	p.ws()
+	if p.i >= len(p.b) {
+		return false, false
+	}
+	switch p.b[p.i] {
+	case ',':
+		p.i++
+		return true, true
+	case closer:
+		p.i++
+		return false, true
+	}
+	return false, false
 }
 
 // null consumes a null literal if one is next.
@@ -259,34 +264,16 @@ func (p *chunkParser) choices(c *chunk) bool {
 }
 
 func (p *chunkParser) choice(ch *chunkChoice) bool {
-	var seen uint8
-	return p.object(func(key []byte) bool {
-		var bit uint8
-		switch string(key) {
-		case "index":
-			bit = 1
-		case "delta":
-			bit = 2
-		case "finish_reason":
-			bit = 4
-		case "usage":
-			bit = 8
-		default:
-			return p.unknown(key, choiceFields)
-		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		switch bit {
-		case 1:
+	return p.object(choiceFields, 0, func(n int) bool {
+		switch n {
+		case 0:
 			return p.intValue(&ch.Index)
-		case 2:
+		case 1:
 			if p.null() {
 				return true
 			}
 			return p.delta(&ch.Delta)
-		case 4:
+		case 2:
 			return p.finishReason(&ch.FinishReason)
 		default:
 			return p.usagePtr(&ch.Usage)
@@ -295,35 +282,15 @@ func (p *chunkParser) choice(ch *chunkChoice) bool {
 }
 
 func (p *chunkParser) delta(d *chunkDelta) bool {
-	var seen uint8
-	return p.object(func(key []byte) bool {
-		var bit uint8
-		switch string(key) {
-		case "content":
-			bit = 1
-		case "reasoning_content":
-			bit = 2
-		case "reasoning":
-			bit = 4
-		case "reasoning_text":
-			bit = 8
-		case "tool_calls":
-			bit = 16
-		default:
-			return p.unknown(key, deltaFields)
-		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		switch bit {
-		case 1:
+	return p.object(deltaFields, 0, func(n int) bool {
+		switch n {
+		case 0:
 			return p.stringValue(&d.Content)
-		case 2:
+		case 1:
 			return p.stringValue(&d.ReasoningContent)
-		case 4:
+		case 2:
 			return p.stringValue(&d.Reasoning)
-		case 8:
+		case 3:
 			return p.stringValue(&d.ReasoningText)
 		default:
 			return p.toolCalls(d)
@@ -354,25 +321,9 @@ func (p *chunkParser) toolCalls(d *chunkDelta) bool {
 }
 
 func (p *chunkParser) toolCall(tc *toolCallDelta) bool {
-	var seen uint8
-	return p.object(func(key []byte) bool {
-		var bit uint8
-		switch string(key) {
-		case "index":
-			bit = 1
-		case "id":
-			bit = 2
-		case "function":
-			bit = 4
-		default:
-			return p.unknown(key, callFields)
-		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		switch bit {
-		case 1:
+	return p.object(callFields, 0, func(n int) bool {
+		switch n {
+		case 0:
 			if p.null() {
 				tc.Index = nil
 				return true
@@ -384,7 +335,7 @@ func (p *chunkParser) toolCall(tc *toolCallDelta) bool {
 			p.d.indexes = append(p.d.indexes, n)
 			tc.Index = &p.d.indexes[len(p.d.indexes)-1]
 			return true
-		case 2:
+		case 1:
 			return p.stringValue(&tc.ID)
 		default:
 			if p.null() {
@@ -396,25 +347,13 @@ func (p *chunkParser) toolCall(tc *toolCallDelta) bool {
 }
 
 func (p *chunkParser) function(tc *toolCallDelta) bool {
-	var seen uint8
-	return p.object(func(key []byte) bool {
-		var bit uint8
-		switch string(key) {
-		case "name":
-			bit = 1
-		case "arguments":
-			bit = 2
-		default:
-			return p.unknown(key, funcFields)
-		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		if bit == 1 {
+	return p.object(funcFields, 0, func(n int) bool {
+		switch n {
+		case 0:
 			return p.stringValue(&tc.Function.Name)
+		default:
+			return p.stringValue(&tc.Function.Arguments)
 		}
-		return p.stringValue(&tc.Function.Arguments)
 	})
 }
 
@@ -431,31 +370,13 @@ func (p *chunkParser) usagePtr(u **chunkUsage) bool {
 }
 
 func (p *chunkParser) usage(u *chunkUsage) bool {
-	var seen uint8
-	return p.object(func(key []byte) bool {
-		var bit uint8
-		switch string(key) {
-		case "prompt_tokens":
-			bit = 1
-		case "completion_tokens":
-			bit = 2
-		case "prompt_cache_hit_tokens":
-			bit = 4
-		case "prompt_tokens_details":
-			bit = 8
-		default:
-			return p.unknown(key, usageFields)
-		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		switch bit {
-		case 1:
+	return p.object(usageFields, 0, func(n int) bool {
+		switch n {
+		case 0:
 			return p.intValue(&u.PromptTokens)
-		case 2:
+		case 1:
 			return p.intValue(&u.CompletionTokens)
-		case 4:
+		case 2:
 			return p.intPtr(&u.PromptCacheHitTokens)
 		default:
 			if p.null() {
@@ -472,25 +393,13 @@ func (p *chunkParser) usage(u *chunkUsage) bool {
 }
 
 func (p *chunkParser) details(d *usageDetails) bool {
-	var seen uint8
-	return p.object(func(key []byte) bool {
-		var bit uint8
-		switch string(key) {
-		case "cached_tokens":
-			bit = 1
-		case "cache_write_tokens":
-			bit = 2
-		default:
-			return p.unknown(key, detailFields)
-		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		if bit == 1 {
+	return p.object(detailFields, 0, func(n int) bool {
+		switch n {
+		case 0:
 			return p.intPtr(&d.CachedTokens)
+		default:
+			return p.intValue(&d.CacheWriteTokens)
 		}
-		return p.intValue(&d.CacheWriteTokens)
 	})
 }
 
@@ -505,9 +414,7 @@ func (p *chunkParser) intValue(v *int) bool {
 		p.i++
 	}
 	digits := p.i
-	for p.i < len(p.b) && '0' <= p.b[p.i] && p.b[p.i] <= '9' {
-		p.i++
-	}
+	p.i = jsonscan.Digits(p.b, p.i)
 	n := p.i - digits
 	if n == 0 || n > 18 || n > 1 && p.b[digits] == '0' {
 		return false
@@ -594,78 +501,24 @@ func (p *chunkParser) finishReason(s *string) bool {
 // stringBytes reads a string value and returns its text, unescaped; without escapes it is
 // a slice of the input.
 func (p *chunkParser) stringBytes() ([]byte, bool) {
-	raw, escaped, nonASCII, ok := p.rawString()
-	if !ok || nonASCII && !utf8.Valid(raw) {
+	start := p.i
+	end, flags, ok := jsonscan.String(p.b, start)
+	if !ok {
+		return nil, false
+	}
+	raw := p.b[start+1 : end-1]
+	p.i = end
+	if flags&jsonscan.NonASCII != 0 && !utf8.Valid(raw) {
 		// Invalid UTF-8 becomes U+FFFD in encoding/json: left to it.
 		return nil, false
 	}
-	if !escaped {
+	if flags&jsonscan.Escaped == 0 {
 		return raw, true
 	}
 	return unescape(raw)
 }
 
-// rawString reads a string token and returns its bytes between the quotes, whether it has
-// escapes, whether it has bytes outside ASCII, and whether it is a valid JSON string (no
-// control characters, valid escapes).
-func (p *chunkParser) rawString() (raw []byte, escaped, nonASCII, ok bool) {
-	b := p.b
-	if p.i >= len(b) || b[p.i] != '"' {
-		return nil, false, false, false
-	}
-	start := p.i + 1
-	for i := start; i < len(b); {
-		// Plain text, the bulk of a string, in a tight loop.
-		for i < len(b) && !stringSpecial[b[i]] {
-			i++
-		}
-		if i >= len(b) {
-			break
-		}
-		switch c := b[i]; {
-		case c == '"':
-			p.i = i + 1
-			return b[start:i], escaped, nonASCII, true
-		case c == '\\':
-			escaped = true
-			if i+1 >= len(b) {
-				return nil, false, false, false
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
-					return nil, false, false, false
-				}
-				i += 6
-			default:
-				return nil, false, false, false
-			}
-		case c < 0x20:
-			return nil, false, false, false
-		default:
-			nonASCII = true
-			i++
-		}
-	}
-	return nil, false, false, false
-}
-
-// stringSpecial marks the bytes that end a run of plain string text: the quote, the
-// backslash, control characters and bytes outside ASCII.
-var stringSpecial = func() (t [256]bool) {
-	for c := range 256 {
-		t[c] = c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf
-	}
-	return t
-}()
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-// unescape decodes the escapes of a string already checked by rawString, as encoding/json
+// unescape decodes the escapes of a string already checked by jsonscan.String, as encoding/json
 // does: a lone or mismatched surrogate becomes U+FFFD.
 func unescape(raw []byte) ([]byte, bool) {
 	out := make([]byte, 0, len(raw))
@@ -733,10 +586,11 @@ func (p *chunkParser) skip(depth int) bool {
 	}
 	switch p.b[p.i] {
 	case '"':
-		_, _, _, ok := p.rawString()
+		end, _, ok := jsonscan.String(p.b, p.i)
+		p.i = end
 		return ok
 	case '{':
-		return p.object(func([]byte) bool { return p.skip(depth + 1) })
+		return p.object(nil, depth+1, nil)
 	case '[':
 		return p.array(func() bool { return p.skip(depth + 1) })
 	case 't':
@@ -750,53 +604,16 @@ func (p *chunkParser) skip(depth int) bool {
 	}
 }
 
+// literal skips the literal s (true, false or null).
 func (p *chunkParser) literal(s string) bool {
-	if bytes.HasPrefix(p.b[p.i:], []byte(s)) {
-		p.i += len(s)
-		return true
-	}
-	return false
+	end, ok := jsonscan.Literal(p.b, p.i, s)
+	p.i = end
+	return ok
 }
 
-// number skips a number of JSON's grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+// number skips a number.
 func (p *chunkParser) number() bool {
-	b, i := p.b, p.i
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && '1' <= b[i] && b[i] <= '9':
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-	default:
-		return false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		d := i
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-		if i == d {
-			return false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		d := i
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-		if i == d {
-			return false
-		}
-	}
-	p.i = i
-	return true
+	end, ok := jsonscan.Number(p.b, p.i)
+	p.i = end
+	return ok
 }
