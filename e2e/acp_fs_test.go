@@ -181,20 +181,7 @@ func (c *editorClient) ReleaseTerminal(_ context.Context, p sdk.ReleaseTerminalR
 func dialEditor(t *testing.T, mock *mockopenai.Server, c *editorClient, caps sdk.ClientCapabilities, args ...string) (*sdk.ClientSideConnection, sdk.SessionId, string, func()) {
 	t.Helper()
 	home, ws := t.TempDir(), t.TempDir()
-	cmd := exec.Command(binary, append([]string{"--protocol", "acp", "--provider", "openai", "--base-url", mock.URL(), "--model", "gpt-4.1"}, args...)...)
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + home, "PI_RPC_HOME=" + home, "OPENAI_API_KEY=test"}
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	conn := sdk.NewClientSideConnection(c, in, out)
+	conn, stop := spawnACP(t, mock, home, c, args...)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber, ClientCapabilities: caps}); err != nil {
@@ -204,10 +191,7 @@ func dialEditor(t *testing.T, mock *mockopenai.Server, c *editorClient, caps sdk
 	if err != nil {
 		t.Fatal(err)
 	}
-	return conn, sess.SessionId, ws, func() {
-		_ = in.Close()
-		_ = cmd.Wait()
-	}
+	return conn, sess.SessionId, ws, stop
 }
 
 // toolResultSeen is the text of the tool result for callID in the last request the model got.
@@ -334,8 +318,6 @@ func TestACPFsThroughEditor(t *testing.T) {
 	}
 }
 
-// With terminal offered, bash runs in the editor's terminal: the call shows it, the model
-// gets the output and exit code as from a local run, and the terminal is released.
 // An editor's answer larger than --max-message-bytes fails the read with the limit named, and
 // the turn goes on (it used to wait for the dropped answer until a cancel).
 func TestACPEditorAnswerTooLarge(t *testing.T) {
@@ -354,17 +336,14 @@ func TestACPEditorAnswerTooLarge(t *testing.T) {
 	client.mu.Lock()
 	client.buffers[big] = strings.Repeat("line of the unsaved buffer\n", 400)
 	client.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	res, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sid, Prompt: []sdk.ContentBlock{sdk.TextBlock("read it")}})
-	if err != nil || res.StopReason != sdk.StopReasonEndTurn {
-		t.Fatalf("prompt: %+v, %v", res, err)
-	}
+	promptToEnd(t, conn, sid, "read it")
 	if got := toolResultSeen(t, mock, "call_read"); !strings.Contains(got, "larger than --max-message-bytes (4096 bytes)") {
 		t.Fatalf("the model saw %q", got)
 	}
 }
 
+// With terminal offered, bash runs in the editor's terminal: the call shows it, the model
+// gets the output and exit code as from a local run, and the terminal is released.
 func TestACPTerminalThroughEditor(t *testing.T) {
 	mock := mockOf(
 		mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: "call_sh", Name: "bash", Arguments: `{"command":"echo hi from $PWD; exit 3"}`}}},
@@ -374,12 +353,7 @@ func TestACPTerminalThroughEditor(t *testing.T) {
 	client := newEditorClient(map[string]string{})
 	conn, sid, ws, stop := dialEditor(t, mock, client, sdk.ClientCapabilities{Terminal: true})
 	defer stop()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	res, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sid, Prompt: []sdk.ContentBlock{sdk.TextBlock("run it")}})
-	if err != nil || res.StopReason != sdk.StopReasonEndTurn {
-		t.Fatalf("prompt: %+v, %v", res, err)
-	}
+	promptToEnd(t, conn, sid, "run it")
 	if got, want := toolResultSeen(t, mock, "call_sh"), "hi from "+ws+"\n\n\nCommand exited with code 3"; got != want {
 		t.Fatalf("the model saw %q, want %q", got, want)
 	}

@@ -41,7 +41,16 @@ func (c *goClient) take() []sdk.SessionNotification {
 
 func dialGo(t *testing.T, mock *mockopenai.Server, home string) (*sdk.ClientSideConnection, *goClient, func()) {
 	t.Helper()
-	cmd := exec.Command(binary, "--protocol", "acp", "--provider", "openai", "--base-url", mock.URL(), "--model", "gpt-4.1")
+	c := &goClient{}
+	conn, stop := spawnACP(t, mock, home, c)
+	return conn, c, stop
+}
+
+// spawnACP starts pi-rpc --protocol acp against mock with home as its HOME, and connects the
+// Go SDK's client side c to it; stop closes its input and waits for it to exit.
+func spawnACP(t *testing.T, mock *mockopenai.Server, home string, c sdk.Client, args ...string) (*sdk.ClientSideConnection, func()) {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"--protocol", "acp", "--provider", "openai", "--base-url", mock.URL(), "--model", "gpt-4.1"}, args...)...)
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + home, "PI_RPC_HOME=" + home, "OPENAI_API_KEY=test"}
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -54,13 +63,22 @@ func dialGo(t *testing.T, mock *mockopenai.Server, home string) (*sdk.ClientSide
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	c := &goClient{}
 	conn := sdk.NewClientSideConnection(c, in, out)
-	stop := func() {
+	return conn, func() {
 		_ = in.Close()
 		_ = cmd.Wait()
 	}
-	return conn, c, stop
+}
+
+// promptToEnd sends one text prompt and fails the test unless the turn ends end_turn.
+func promptToEnd(t *testing.T, conn *sdk.ClientSideConnection, sid sdk.SessionId, text string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sid, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
+	if err != nil || res.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt %q: %+v, %v", text, res, err)
+	}
 }
 
 // The Go SDK's client side: a turn with an update_plan call sends the plan, and a second
