@@ -41,7 +41,8 @@ type FileOptions struct {
 	NewID func() string
 	Now   func() string
 	Fsync FsyncMode
-	// OpenAppend opens a session file for appending; default os.OpenFile with O_APPEND.
+	// OpenAppend opens a session file for appending; default: O_APPEND, created if missing,
+	// regular files only (see [CheckSessionPath]).
 	OpenAppend func(path string) (AppendFile, error)
 }
 
@@ -56,9 +57,7 @@ func (o FileOptions) withDefaults() FileOptions {
 		o.Fsync = FsyncSettled
 	}
 	if o.OpenAppend == nil {
-		o.OpenAppend = func(path string) (AppendFile, error) {
-			return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-		}
+		o.OpenAppend = openAppend
 	}
 	return o
 }
@@ -121,10 +120,15 @@ func NewFileStore(path string, header Header, entries []*Entry, opts FileOptions
 
 // OpenFileStore opens an existing session file to continue it: it takes the file's lock
 // (a *LockedError if another process has it), reads it, and rewrites it by temp file and
-// rename if it needs migrating or has no header. A missing or empty file is a new session
-// at that path, as with pi's --session.
+// rename if it needs migrating. A missing or empty file is a new session at that path, as
+// with pi's --session. Anything that is not a session file (a directory, a FIFO, a device, a
+// file whose first line is not a session header) is refused with a *NotSessionFileError
+// before the lock is taken, and left as it was.
 func OpenFileStore(path, cwd string, opts FileOptions) (*FileStore, error) {
 	opts = opts.withDefaults()
+	if err := CheckSessionPath(path); err != nil {
+		return nil, err
+	}
 	lock, err := AcquireLock(path)
 	if err != nil {
 		return nil, err
@@ -139,8 +143,10 @@ func OpenFileStore(path, cwd string, opts FileOptions) (*FileStore, error) {
 
 func openLocked(path, cwd string, opts FileOptions, lock *Lock) (*FileStore, error) {
 	s := &FileStore{lockedTree: lockedTree{tree: NewTree(nil)}, path: path, opts: opts, lock: lock}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
+	data, err := readSessionFile(path)
+	if errors.Is(err, os.ErrNotExist) || (err == nil && len(data) == 0) {
+		// A new session at this path: its file is written (appended to, when it exists
+		// empty) with the first user message.
 		s.header = Header{Type: "session", Version: CurrentVersion, ID: NewSessionID(), Timestamp: opts.Now(), Cwd: cwd}
 		return s, nil
 	}
@@ -148,22 +154,16 @@ func openLocked(path, cwd string, opts FileOptions, lock *Lock) (*FileStore, err
 		return nil, err
 	}
 	l, nodes := parseLazy(data)
+	if !l.HasHeader {
+		// The file changed since CheckSessionPath: refuse it all the same.
+		return nil, &NotSessionFileError{File: path, Reason: "its first line is not a session header"}
+	}
 	s.warnings = l.Warnings
 	s.tree = newTreeOfLinked(nodes, l)
 	s.header = l.Header
-	rewrite := l.Migrated
-	if !l.HasHeader {
-		// pi treats a header-less file as empty and starts it again; entries that did
-		// survive are kept under a fresh header instead.
-		s.header = Header{Type: "session", Version: CurrentVersion, ID: NewSessionID(), Timestamp: opts.Now(), Cwd: cwd}
-		rewrite = true
-		if len(nodes) > 0 || len(data) > 0 {
-			s.warnings = append(s.warnings, "the file had no session header: a new one was written")
-		}
-	}
 	// A newer version keeps its number: the file is read as version 3 but never rewritten,
 	// and the header does not claim otherwise.
-	if rewrite {
+	if l.Migrated {
 		if err := s.rewriteLocked(); err != nil {
 			return nil, err
 		}
@@ -240,6 +240,9 @@ func (s *FileStore) Append(e *Entry) error {
 // message has arrived (or a fork copied one).
 func (s *FileStore) flushLocked() error {
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+		return s.failLocked(err)
+	}
+	if err := checkStillNew(s.path); err != nil {
 		return s.failLocked(err)
 	}
 	if s.lock == nil {
@@ -337,11 +340,16 @@ func (s *FileStore) rewriteLocked() error {
 	return nil
 }
 
+// atomicWriteFile replaces path with data by temp file and rename; the new file keeps the
+// old one's permission bits.
 func atomicWriteFile(path string, data []byte) (err error) {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
+	}
+	if fi, serr := os.Stat(path); serr == nil {
+		_ = tmp.Chmod(fi.Mode().Perm())
 	}
 	defer func() {
 		if err != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"sync"
 )
@@ -46,8 +45,9 @@ type Loaded struct {
 }
 
 // ReadFile reads a session file without locking it (reading never locks; docs/sessions.md#locking).
+// Like every session path, it is opened without blocking and must be a regular file.
 func ReadFile(path string) (*Loaded, error) {
-	data, err := os.ReadFile(path)
+	data, err := readSessionFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -258,24 +258,27 @@ func TestMigration(t *testing.T) {
 	}
 }
 
-func TestHeaderlessFileIsRestarted(t *testing.T) {
-	for _, content := range []string{"", "garbage\n", "\n\n"} {
-		path := filepath.Join(t.TempDir(), "bad.jsonl")
-		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		st, err := session.OpenFileStore(path, "/w", fileOpts())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := st.Append(userEntry("hi")); err != nil {
-			t.Fatal(err)
-		}
-		_ = st.Close()
-		l, _ := session.ReadFile(path)
-		if !l.HasHeader || l.Header.ID != st.SessionID() || len(l.Entries) != 1 {
-			t.Fatalf("content %q: reloaded %+v", content, l)
-		}
+// An empty file is a new session at its path: the first user message writes the header and
+// the entry into it, and the file keeps its mode.
+func TestEmptyFileIsANewSession(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "empty.jsonl")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := session.OpenFileStore(path, "/w", fileOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Append(userEntry("hi")); err != nil {
+		t.Fatal(err)
+	}
+	_ = st.Close()
+	l, _ := session.ReadFile(path)
+	if !l.HasHeader || l.Header.ID != st.SessionID() || len(l.Entries) != 1 {
+		t.Fatalf("reloaded %+v", l)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o644 {
+		t.Fatalf("mode %v, want the file's 0644", fi.Mode().Perm())
 	}
 }
 

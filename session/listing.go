@@ -198,18 +198,11 @@ func (c *Catalog) Continue() (Store, error) {
 	return nil, nil
 }
 
-// hasSessionHeader checks the first line the way pi's isValidSessionFile does.
+// hasSessionHeader checks the first line the way pi's isValidSessionFile does; an empty file
+// has none.
 func hasSessionHeader(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	buf := make([]byte, 4096)
-	n, _ := f.Read(buf)
-	first, _, _ := strings.Cut(string(buf[:n]), "\n")
-	_, ok := parseHeader([]byte(first))
-	return ok
+	fi, err := os.Stat(path)
+	return err == nil && fi.Size() > 0 && CheckSessionPath(path) == nil
 }
 
 // ReadInfo reads a session file's summary without locking it; false if it is not a session

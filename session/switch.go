@@ -197,8 +197,12 @@ func (s *Supervisor) OpenSession(ref string) (*SessionRef, error) {
 
 // OpenInMemory loads a session file into memory without locking it (--no-session): the
 // session can be read and continued, and nothing is written.
+// What is not a session file is refused as [OpenFileStore] refuses it.
 func OpenInMemory(path string, opts FileOptions) (Store, error) {
-	data, err := os.ReadFile(path)
+	if err := CheckSessionPath(path); err != nil {
+		return nil, err
+	}
+	data, err := readSessionFile(path)
 	if err != nil {
 		return nil, err
 	}
