@@ -40,6 +40,11 @@ type options struct {
 	// multiSession checks the stream as that of a connection with several sessions: every
 	// event carries sessionId, and the run rules hold per session.
 	multiSession bool
+	// home is HOME and PI_RPC_HOME (default a fresh temp dir); bin the binary (default the
+	// one TestMain built); attr the process attributes (such as another user's credential).
+	home string
+	bin  string
+	attr *syscall.SysProcAttr
 }
 
 // message is one JSON-RPC message read from stdout.
@@ -133,7 +138,10 @@ type proc struct {
 // start starts pi-rpc with o and registers its cleanup.
 func start(t *testing.T, o options) *proc {
 	t.Helper()
-	home := t.TempDir()
+	home := o.home
+	if home == "" {
+		home = t.TempDir()
+	}
 	cwd := o.cwd
 	if cwd == "" {
 		cwd = t.TempDir()
@@ -166,9 +174,22 @@ func start(t *testing.T, o options) *proc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(binary, args...)
+	if c := credentialOf(o.attr); c != nil {
+		// The pipes belong to the user pi-rpc runs as, as when that user's editor made them.
+		for _, f := range []*os.File{inR, outW, errW} {
+			if err := f.Chown(int(c.Uid), int(c.Gid)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	bin := binary
+	if o.bin != "" {
+		bin = o.bin
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Env = env
 	cmd.Dir = cwd
+	cmd.SysProcAttr = o.attr
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -193,6 +214,13 @@ func start(t *testing.T, o options) *proc {
 	}
 	t.Cleanup(p.cleanup)
 	return p
+}
+
+func credentialOf(a *syscall.SysProcAttr) *syscall.Credential {
+	if a == nil {
+		return nil
+	}
+	return a.Credential
 }
 
 func (p *proc) cleanup() {

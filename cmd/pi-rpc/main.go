@@ -35,6 +35,11 @@ const flushTimeout = 2 * time.Second
 func main() {
 	// A write to a closed stdout must return EPIPE (handled like stdin EOF), not kill us.
 	signal.Ignore(syscall.SIGPIPE)
+	// The model's commands must not reach our stdin through /proc/<pid>/fd (see hideProcess).
+	// A kernel that refuses it (a seccomp filter) is said, not fatal.
+	if err := hideProcess(); err != nil {
+		fmt.Fprintln(os.Stderr, "pi-rpc: warning: cannot make the process non-dumpable; commands the model runs can read its stdin through /proc:", err)
+	}
 	protoOut := os.Stdout
 	// Anything a dependency prints with fmt.Print lands on stderr, never in the protocol.
 	os.Stdout = os.Stderr
