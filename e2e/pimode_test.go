@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -522,6 +523,21 @@ func TestPiModeExportHTML(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(p.dir, def)); err != nil {
 		t.Fatalf("default export not in the working directory: %v", err)
 	}
+
+	// A special file as the output is refused at once, and the connection goes on serving.
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "page.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for i, bad := range []string{fifo, dir, "/dev/zero"} {
+		id := fmt.Sprintf("bad%d", i)
+		p.send(map[string]any{"id": id, "type": "export_html", "outputPath": bad})
+		if r := p.response(id); r.m["success"] != false || !strings.Contains(r.str("error"), "not a regular file") {
+			t.Fatalf("export_html to %s = %s", bad, r.raw)
+		}
+	}
+	p.call("5", "get_state", nil)
 
 	mem := startPi(t, piOptions{mock: newMock(t), args: []string{"--no-session"}})
 	mem.send(map[string]any{"id": "4", "type": "export_html"})

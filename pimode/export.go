@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // exportHTML writes the conversation of the current branch as one self-contained HTML page
@@ -41,13 +42,41 @@ func (s *Server) exportHTML(r *request) error {
 	if title == "" {
 		title = "Session " + st.SessionID
 	}
-	if err := os.WriteFile(out, renderHTML(title, turns), 0o644); err != nil {
+	if err := writeExport(out, renderHTML(title, turns)); err != nil {
 		return fmt.Errorf("Cannot write %s: %w", out, err)
 	}
 	s.w.Write(success(r.id, r.typ, struct {
 		Path string `json:"path"`
 	}{out}))
 	return nil
+}
+
+// writeExport writes the page to path, which may be a new file or a regular file to replace,
+// never a special one: a FIFO's open would block the connection until some reader came, and a
+// device or a directory is no page. O_NONBLOCK keeps the open from waiting; the checks before
+// and after it refuse anything but a regular file.
+func writeExport(path string, page []byte) error {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("it is not a regular file (%s)", fi.Mode().Type())
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0o644)
+	if err != nil {
+		return err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("it is not a regular file (%s)", fi.Mode().Type())
+	}
+	if err == nil {
+		err = f.Truncate(0)
+	}
+	if err == nil {
+		_, err = f.Write(page)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // htmlTurn is one message as the page shows it.
