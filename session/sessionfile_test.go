@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -152,4 +153,32 @@ func TestMigrationKeepsTheFileMode(t *testing.T) {
 	if l, _ := session.ReadFile(path); l.Header.Version != session.CurrentVersion {
 		t.Fatalf("not migrated: version %d", l.Header.Version)
 	}
+}
+
+// Special files named like sessions in the session directory are passed over by listing and
+// --continue, without blocking on them.
+func TestSpecialFilesInTheSessionDirAreSkipped(t *testing.T) {
+	path, _ := sampleFile(t)
+	dir := filepath.Dir(path)
+	if err := syscall.Mkfifo(filepath.Join(dir, "zz-fifo.jsonl"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "zz-dir.jsonl"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cat := &session.Catalog{Dir: dir, CustomDir: true, Cwd: "/w", Options: fileOpts()}
+	within(t, "List", func() {
+		infos, _, err := cat.List("/w", "", 0)
+		if err != nil || len(infos) != 1 || infos[0].File != path {
+			t.Errorf("List = %+v, %v; want the one session", infos, err)
+		}
+	})
+	within(t, "Continue", func() {
+		st, err := cat.Continue()
+		if err != nil || st == nil || st.File() != path {
+			t.Errorf("Continue = %v, %v; want the session file", st, err)
+			return
+		}
+		_ = st.Close()
+	})
 }
