@@ -49,7 +49,18 @@ type acpClient struct {
 	lines chan message
 }
 
+// startServer starts a server on host and initializes it.
 func startServer(t *testing.T, host *session.Host) *acpClient {
+	t.Helper()
+	c := startUninitialized(t, host)
+	if m := c.call(0, "initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}}); m.Error != nil {
+		t.Fatalf("initialize: %+v", m.Error)
+	}
+	return c
+}
+
+// startUninitialized starts a server on host; the test sends initialize, or not.
+func startUninitialized(t *testing.T, host *session.Host) *acpClient {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()

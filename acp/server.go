@@ -60,9 +60,14 @@ type Server struct {
 	// loading holds, by requested id, the session/loads in flight (opening.go).
 	loading  map[string]chan struct{}
 	shutDown bool
-	client   sdk.ClientCapabilities
-	closing  sync.WaitGroup
-	done     chan struct{}
+	// initialized is set by initialize, which must come before a session is opened: the
+	// client's capabilities decide what its sessions' tools use.
+	initialized bool
+	client      sdk.ClientCapabilities
+	closing     sync.WaitGroup
+	// opening counts the session/new and session/load requests being opened (opening.go).
+	opening sync.WaitGroup
+	done    chan struct{}
 	// life ends at Shutdown (stop cancels it), for sessions still opening.
 	life context.Context
 	stop context.CancelFunc
@@ -108,6 +113,22 @@ func (s *Server) Serve() error {
 			return err
 		}
 		s.handleLine(line)
+	}
+}
+
+// Drain waits, until ctx ends, for the sessions being opened to open and be answered: a
+// session/new or session/load read before the input ended is served, as every request
+// read is. Shutdown then closes them with the others; one still opening when ctx ends is
+// refused as the agent shutting down.
+func (s *Server) Drain(ctx context.Context) {
+	opened := make(chan struct{})
+	go func() {
+		s.opening.Wait()
+		close(opened)
+	}()
+	select {
+	case <-opened:
+	case <-ctx.Done():
 	}
 }
 
@@ -205,14 +226,8 @@ func decode[T any](params json.RawMessage) (T, *sdk.RequestError) {
 func (s *Server) notification(method string, params json.RawMessage) {
 	switch method {
 	case sdk.AgentMethodSessionCancel:
-		p, err := decode[sdk.CancelNotification](params)
-		if err != nil {
+		if err := s.cancel(params); err != nil {
 			s.log.Warn().Str("error", err.Message).Msg("session/cancel")
-			return
-		}
-		if st := s.session(string(p.SessionId)); st != nil {
-			st.cancelled.Store(true)
-			st.sup.Abort()
 		}
 	case "$/cancel_request":
 		var p struct {
@@ -237,6 +252,22 @@ func (s *Server) notification(method string, params json.RawMessage) {
 	default:
 		s.log.Debug().Str("method", method).Msg("notification ignored")
 	}
+}
+
+// cancel cancels a session's turn (session/cancel): its prompt is then answered with
+// stopReason cancelled.
+func (s *Server) cancel(params json.RawMessage) *sdk.RequestError {
+	p, err := decode[sdk.CancelNotification](params)
+	if err != nil {
+		return err
+	}
+	st := s.session(string(p.SessionId))
+	if st == nil {
+		return notFound(p.SessionId)
+	}
+	st.cancelled.Store(true)
+	st.sup.Abort()
+	return nil
 }
 
 // session returns an open session by id. A session/load of that id still in flight is
@@ -273,6 +304,10 @@ func (s *Server) request(id json.RawMessage, method string, params json.RawMessa
 	case sdk.AgentMethodSessionPrompt:
 		s.prompt(id, params)
 		return
+	case sdk.AgentMethodSessionCancel:
+		// A notification in ACP; sent as a request it cancels all the same and is answered
+		// with a null result.
+		err = s.cancel(params)
 	case "_pi-rpc/steer":
 		res, err = s.steer(params)
 	case sdk.AgentMethodSessionSetMode:
@@ -301,6 +336,7 @@ func (s *Server) initialize(params json.RawMessage) (any, *sdk.RequestError) {
 	}
 	s.mu.Lock()
 	s.client = p.ClientCapabilities
+	s.initialized = true
 	s.mu.Unlock()
 	res := sdk.InitializeResponse{
 		ProtocolVersion: sdk.ProtocolVersion(sdk.ProtocolVersionNumber),
@@ -371,8 +407,23 @@ func checkCwd(cwd string) *sdk.RequestError {
 	return nil
 }
 
+// notInitialized refuses a method that needs initialize first; nil once initialize is
+// answered.
+func (s *Server) notInitialized(method string) *sdk.RequestError {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.initialized {
+		return nil
+	}
+	return reqError(codeInvalidRequest, "initialize must come first: "+method+" was sent before initialize", nil)
+}
+
 func (s *Server) newSession(id json.RawMessage, params json.RawMessage) {
-	p, err := decode[sdk.NewSessionRequest](params)
+	err := s.notInitialized(sdk.AgentMethodSessionNew)
+	var p sdk.NewSessionRequest
+	if err == nil {
+		p, err = decode[sdk.NewSessionRequest](params)
+	}
 	if err == nil {
 		err = checkCwd(p.Cwd)
 	}

@@ -67,9 +67,21 @@ func runACP(cfg *config, setup *agentSetup, stdin io.Reader, stdout io.Writer, l
 			log.Warn().Err(err).Msg("reading stdin")
 		}
 	}()
-	_, code := life.await(endings{input: inputClosed, output: server.Broken()})
+	end, code := life.await(endings{input: inputClosed, output: server.Broken()})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	if end == endInput {
+		// Every request read before stdin ended is answered: the sessions still opening are
+		// opened (and then closed with the rest); a signal cuts the wait short.
+		if sigCode, signalled := life.untilSignal(func(sig context.Context) {
+			drain, stop := context.WithCancel(ctx)
+			defer stop()
+			defer context.AfterFunc(sig, stop)()
+			server.Drain(drain)
+		}); signalled {
+			code = sigCode
+		}
+	}
 	server.Shutdown(ctx)
 	return code
 }
