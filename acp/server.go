@@ -30,6 +30,10 @@ type OpenExtra struct {
 	// Access is where the session's tools read, write and run: the client's files and
 	// terminals where it offers them (fs.go, terminal.go).
 	Access tools.Access
+	// BeforeToolCall is the session's agent hook (core.Options.BeforeToolCall), which its
+	// supervisor runs for each call it lets run, after approving it: the call's ACP status
+	// goes from pending to in_progress then.
+	BeforeToolCall func(ctx context.Context, c *core.BeforeToolCallContext) (*core.BeforeToolCallResult, error)
 }
 
 // Options configure a [Server].
@@ -455,6 +459,10 @@ func (s *Server) open(req session.OpenRequest, extra OpenExtra) (*acpSession, *s
 	req.Ctx = s.life
 	req.Sink = &sessionSink{w: s.w, st: st}
 	extra.Access = st.clientAccess(s.w)
+	extra.BeforeToolCall = func(_ context.Context, c *core.BeforeToolCallContext) (*core.BeforeToolCallResult, error) {
+		st.running(s.w, c.Call.ID)
+		return nil, nil
+	}
 	req.Extra = extra
 	opened, oerr := s.host.Open(req)
 	if oerr != nil {

@@ -92,7 +92,7 @@ func runACP(cfg *config, setup *agentSetup, stdin io.Reader, stdout io.Writer, l
 func acpOpener(cfg *config, setup *agentSetup, host *mcpHost, names []string, log zerolog.Logger) session.Opener {
 	return func(req session.OpenRequest) (*session.Opened, error) {
 		extra, _ := req.Extra.(acp.OpenExtra)
-		b, err := buildSession(cfg, setup, host, sessionSpec{cwd: req.Cwd, sessionFile: req.SessionFile, toolNames: names, sink: req.Sink, ids: req.IDs, access: extra.Access}, log)
+		b, err := buildSession(cfg, setup, host, sessionSpec{cwd: req.Cwd, sessionFile: req.SessionFile, toolNames: names, sink: req.Sink, ids: req.IDs, access: extra.Access, beforeToolCall: extra.BeforeToolCall}, log)
 		if err != nil {
 			return nil, err
 		}
