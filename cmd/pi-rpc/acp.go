@@ -68,23 +68,26 @@ func runACP(cfg *config, setup *agentSetup, stdin io.Reader, stdout io.Writer, l
 		}
 	}()
 	end, code := life.await(endings{input: inputClosed, output: server.Broken()})
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	if end == endInput {
 		// Every request read before stdin ended is answered: the sessions still opening are
 		// opened (and then closed with the rest); a signal cuts the wait short.
 		if sigCode, signalled := life.untilSignal(func(sig context.Context) {
-			drain, stop := context.WithCancel(ctx)
+			drain, stop := context.WithTimeout(sig, drainTimeout)
 			defer stop()
-			defer context.AfterFunc(sig, stop)()
 			server.Drain(drain)
 		}); signalled {
 			code = sigCode
 		}
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
 	server.Shutdown(ctx)
 	return code
 }
+
+// drainTimeout bounds the wait, once stdin has ended, for the sessions still opening (their
+// MCP servers starting): one not open by then is refused as the agent shutting down.
+const drainTimeout = 10 * time.Second
 
 // acpOpener opens the new and saved sessions of the ACP front end: the tools names gives,
 // on the client's files and terminals where it offers them, and the editor's MCP servers as
