@@ -230,7 +230,12 @@ func decode[T any](params json.RawMessage) (T, *sdk.RequestError) {
 func (s *Server) notification(method string, params json.RawMessage) {
 	switch method {
 	case sdk.AgentMethodSessionCancel:
-		if err := s.cancel(params); err != nil {
+		switch err := s.cancel(params); {
+		case err == nil:
+		case err.Code == codeNotFound:
+			// a session just closed, as a cancel crossing a close: nothing to cancel
+			s.log.Debug().Str("error", err.Message).Msg("session/cancel")
+		default:
 			s.log.Warn().Str("error", err.Message).Msg("session/cancel")
 		}
 	case "$/cancel_request":
