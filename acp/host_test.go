@@ -24,19 +24,21 @@ type catalogue = testkit.Catalogue
 
 var catM1 = testkit.CatM1
 
-// memoryOpener opens sessions on in-memory stores with the faux provider and catM1, as
-// cmd/pi-rpc's opener does on files; the opened sessions get ids s1, s2, ...
+// memoryOpener opens sessions on in-memory stores with the faux provider and catM1 (and the
+// session's BeforeToolCall hook), as cmd/pi-rpc's opener does on files; the opened sessions
+// get ids s1, s2, ...
 func memoryOpener(t *testing.T, provider core.Provider) session.Opener {
 	n := 0
 	return func(req session.OpenRequest) (*session.Opened, error) {
-		if _, ok := req.Extra.(OpenExtra); !ok {
+		extra, ok := req.Extra.(OpenExtra)
+		if !ok {
 			t.Errorf("the opener got %T, want an OpenExtra", req.Extra)
 		}
 		n++
 		entry := 0
 		store := session.NewMemoryStore(fmt.Sprintf("s%d", n), func() string { entry++; return fmt.Sprintf("%08x", entry) },
 			func() string { return "2026-01-01T00:00:00.000Z" })
-		sup := session.New(session.Config{Agent: core.Options{Provider: provider, Model: catM1}, Store: store, Sink: req.Sink, IDs: req.IDs, Logger: zerolog.Nop()})
+		sup := session.New(session.Config{Agent: core.Options{Provider: provider, Model: catM1, BeforeToolCall: extra.BeforeToolCall}, Store: store, Sink: req.Sink, IDs: req.IDs, Logger: zerolog.Nop()})
 		sup.StartSession()
 		return &session.Opened{Supervisor: sup, Cwd: req.Cwd}, nil
 	}
@@ -49,7 +51,18 @@ type acpClient struct {
 	lines chan message
 }
 
+// startServer starts a server on host and initializes it.
 func startServer(t *testing.T, host *session.Host) *acpClient {
+	t.Helper()
+	c := startUninitialized(t, host)
+	if m := c.call(0, "initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}}); m.Error != nil {
+		t.Fatalf("initialize: %+v", m.Error)
+	}
+	return c
+}
+
+// startUninitialized starts a server on host; the test sends initialize, or not.
+func startUninitialized(t *testing.T, host *session.Host) *acpClient {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()

@@ -14,7 +14,11 @@ import (
 // notifications, then answers: the user's messages as user_message_chunk, the agent's text
 // and thinking as chunks, each tool call as tool_call and its result as tool_call_update.
 func (s *Server) loadSession(id json.RawMessage, params json.RawMessage) {
-	p, err := decode[sdk.LoadSessionRequest](params)
+	err := s.notInitialized(sdk.AgentMethodSessionLoad)
+	var p sdk.LoadSessionRequest
+	if err == nil {
+		p, err = decode[sdk.LoadSessionRequest](params)
+	}
 	if err == nil {
 		err = checkCwd(p.Cwd)
 	}

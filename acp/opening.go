@@ -22,8 +22,10 @@ func (s *Server) openAsync(id json.RawMessage, loadID string, req session.OpenRe
 		s.mu.Unlock()
 	}
 	s.closing.Add(1)
+	s.opening.Add(1)
 	go func() {
 		defer s.closing.Done()
+		defer s.opening.Done()
 		if loaded != nil {
 			defer func() {
 				s.mu.Lock()

@@ -30,6 +30,10 @@ type OpenExtra struct {
 	// Access is where the session's tools read, write and run: the client's files and
 	// terminals where it offers them (fs.go, terminal.go).
 	Access tools.Access
+	// BeforeToolCall is the session's agent hook (core.Options.BeforeToolCall), which its
+	// supervisor runs for each call it lets run, after approving it: the call's ACP status
+	// goes from pending to in_progress then.
+	BeforeToolCall func(ctx context.Context, c *core.BeforeToolCallContext) (*core.BeforeToolCallResult, error)
 }
 
 // Options configure a [Server].
@@ -60,9 +64,14 @@ type Server struct {
 	// loading holds, by requested id, the session/loads in flight (opening.go).
 	loading  map[string]chan struct{}
 	shutDown bool
-	client   sdk.ClientCapabilities
-	closing  sync.WaitGroup
-	done     chan struct{}
+	// initialized is set by initialize, which must come before a session is opened: the
+	// client's capabilities decide what its sessions' tools use.
+	initialized bool
+	client      sdk.ClientCapabilities
+	closing     sync.WaitGroup
+	// opening counts the session/new and session/load requests being opened (opening.go).
+	opening sync.WaitGroup
+	done    chan struct{}
 	// life ends at Shutdown (stop cancels it), for sessions still opening.
 	life context.Context
 	stop context.CancelFunc
@@ -108,6 +117,22 @@ func (s *Server) Serve() error {
 			return err
 		}
 		s.handleLine(line)
+	}
+}
+
+// Drain waits, until ctx ends, for the sessions being opened to open and be answered: a
+// session/new or session/load read before the input ended is served, as every request
+// read is. Shutdown then closes them with the others; one still opening when ctx ends is
+// refused as the agent shutting down.
+func (s *Server) Drain(ctx context.Context) {
+	opened := make(chan struct{})
+	go func() {
+		s.opening.Wait()
+		close(opened)
+	}()
+	select {
+	case <-opened:
+	case <-ctx.Done():
 	}
 }
 
@@ -205,14 +230,13 @@ func decode[T any](params json.RawMessage) (T, *sdk.RequestError) {
 func (s *Server) notification(method string, params json.RawMessage) {
 	switch method {
 	case sdk.AgentMethodSessionCancel:
-		p, err := decode[sdk.CancelNotification](params)
-		if err != nil {
+		switch err := s.cancel(params); {
+		case err == nil:
+		case err.Code == codeNotFound:
+			// a session just closed, as a cancel crossing a close: nothing to cancel
+			s.log.Debug().Str("error", err.Message).Msg("session/cancel")
+		default:
 			s.log.Warn().Str("error", err.Message).Msg("session/cancel")
-			return
-		}
-		if st := s.session(string(p.SessionId)); st != nil {
-			st.cancelled.Store(true)
-			st.sup.Abort()
 		}
 	case "$/cancel_request":
 		var p struct {
@@ -237,6 +261,22 @@ func (s *Server) notification(method string, params json.RawMessage) {
 	default:
 		s.log.Debug().Str("method", method).Msg("notification ignored")
 	}
+}
+
+// cancel cancels a session's turn (session/cancel): its prompt is then answered with
+// stopReason cancelled.
+func (s *Server) cancel(params json.RawMessage) *sdk.RequestError {
+	p, err := decode[sdk.CancelNotification](params)
+	if err != nil {
+		return err
+	}
+	st := s.session(string(p.SessionId))
+	if st == nil {
+		return notFound(p.SessionId)
+	}
+	st.cancelled.Store(true)
+	st.sup.Abort()
+	return nil
 }
 
 // session returns an open session by id. A session/load of that id still in flight is
@@ -273,6 +313,10 @@ func (s *Server) request(id json.RawMessage, method string, params json.RawMessa
 	case sdk.AgentMethodSessionPrompt:
 		s.prompt(id, params)
 		return
+	case sdk.AgentMethodSessionCancel:
+		// A notification in ACP; sent as a request it cancels all the same and is answered
+		// with a null result.
+		err = s.cancel(params)
 	case "_pi-rpc/steer":
 		res, err = s.steer(params)
 	case sdk.AgentMethodSessionSetMode:
@@ -301,6 +345,7 @@ func (s *Server) initialize(params json.RawMessage) (any, *sdk.RequestError) {
 	}
 	s.mu.Lock()
 	s.client = p.ClientCapabilities
+	s.initialized = true
 	s.mu.Unlock()
 	res := sdk.InitializeResponse{
 		ProtocolVersion: sdk.ProtocolVersion(sdk.ProtocolVersionNumber),
@@ -371,8 +416,23 @@ func checkCwd(cwd string) *sdk.RequestError {
 	return nil
 }
 
+// notInitialized refuses a method that needs initialize first; nil once initialize is
+// answered.
+func (s *Server) notInitialized(method string) *sdk.RequestError {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.initialized {
+		return nil
+	}
+	return reqError(codeInvalidRequest, "initialize must come first: "+method+" was sent before initialize", nil)
+}
+
 func (s *Server) newSession(id json.RawMessage, params json.RawMessage) {
-	p, err := decode[sdk.NewSessionRequest](params)
+	err := s.notInitialized(sdk.AgentMethodSessionNew)
+	var p sdk.NewSessionRequest
+	if err == nil {
+		p, err = decode[sdk.NewSessionRequest](params)
+	}
 	if err == nil {
 		err = checkCwd(p.Cwd)
 	}
@@ -404,6 +464,10 @@ func (s *Server) open(req session.OpenRequest, extra OpenExtra) (*acpSession, *s
 	req.Ctx = s.life
 	req.Sink = &sessionSink{w: s.w, st: st}
 	extra.Access = st.clientAccess(s.w)
+	extra.BeforeToolCall = func(_ context.Context, c *core.BeforeToolCallContext) (*core.BeforeToolCallResult, error) {
+		st.running(s.w, c.Call.ID)
+		return nil, nil
+	}
 	req.Extra = extra
 	opened, oerr := s.host.Open(req)
 	if oerr != nil {

@@ -58,6 +58,9 @@ type pendingPrompt struct {
 type toolCall struct {
 	name      string
 	announced bool
+	// owesStart is set from the call's tool_execution_start until it is let run (its
+	// in_progress update) or ends.
+	owesStart bool
 	args      map[string]any
 	preview   *tools.Preview
 	// read is the text the call read through the client, by path (fs.go).

@@ -82,25 +82,23 @@ func (st *acpSession) translateLocked(w *writer, ev *session.Event) {
 				tc.preview = &p
 			}
 		}
-		kind := toolKind(c.ToolName)
-		title := toolTitle(st.cwd, c.ToolName, c.Args)
-		locs := toolLocations(st.cwd, c.ToolName, c.Args)
+		// The call is prepared next (validated, then approved or refused). It stays pending
+		// until it is let run ([acpSession.running]), so an editor never shows it running while
+		// the user is asked; a call refused goes from pending to failed.
+		tc.owesStart = true
 		if !tc.announced {
 			tc.announced = true
-			st.updateLocked(w, sdk.StartToolCall(sdk.ToolCallId(c.ToolCallID), title,
-				sdk.WithStartKind(kind), sdk.WithStartStatus(sdk.ToolCallStatusInProgress),
-				sdk.WithStartLocations(locs), sdk.WithStartRawInput(rawInput(c.Args))))
-			return
+			st.updateLocked(w, sdk.StartToolCall(sdk.ToolCallId(c.ToolCallID), toolTitle(st.cwd, c.ToolName, c.Args),
+				sdk.WithStartKind(toolKind(c.ToolName)), sdk.WithStartStatus(sdk.ToolCallStatusPending),
+				sdk.WithStartLocations(toolLocations(st.cwd, c.ToolName, c.Args)), sdk.WithStartRawInput(rawInput(c.Args))))
 		}
-		st.updateLocked(w, sdk.UpdateToolCall(sdk.ToolCallId(c.ToolCallID),
-			sdk.WithUpdateTitle(title), sdk.WithUpdateKind(kind), sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress),
-			sdk.WithUpdateLocations(locs), sdk.WithUpdateRawInput(rawInput(c.Args))))
 	case core.ToolExecutionUpdate:
 		if content := resultContent(c.ToolName, c.Result, nil, false); len(content) > 0 {
 			st.updateLocked(w, sdk.UpdateToolCall(sdk.ToolCallId(c.ToolCallID), sdk.WithUpdateContent(content)))
 		}
 	case core.ToolExecutionEnd:
 		tc := st.call(c.ToolCallID, c.ToolName)
+		tc.owesStart = false
 		status := sdk.ToolCallStatusCompleted
 		if c.IsError {
 			status = sdk.ToolCallStatusFailed
@@ -122,6 +120,22 @@ func (st *acpSession) translateLocked(w *writer, ev *session.Event) {
 		}
 		delete(st.calls, c.ToolCallID)
 	}
+}
+
+// running is the session's BeforeToolCall hook, which the supervisor runs for a call once
+// it has let the call run (approved it, or needed no approval): the call goes in_progress.
+func (st *acpSession) running(w *writer, callID string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	tc := st.calls[callID]
+	if !st.live || tc == nil || !tc.owesStart {
+		return
+	}
+	tc.owesStart = false
+	st.updateLocked(w, sdk.UpdateToolCall(sdk.ToolCallId(callID),
+		sdk.WithUpdateTitle(toolTitle(st.cwd, tc.name, tc.args)), sdk.WithUpdateKind(toolKind(tc.name)),
+		sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress),
+		sdk.WithUpdateLocations(toolLocations(st.cwd, tc.name, tc.args)), sdk.WithUpdateRawInput(rawInput(tc.args))))
 }
 
 // rawInput is a call's arguments as ACP's rawInput (an object, never null).

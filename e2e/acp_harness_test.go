@@ -26,6 +26,8 @@ type acpProc struct {
 	wire  []acpMsg
 	done  chan struct{}
 	ws    string
+	// stderr is everything the process wrote there, complete once done is closed.
+	stderr lockedBuffer
 }
 
 // acpMsg is one line of stdout, decoded.
@@ -86,11 +88,11 @@ func startACPIn(t *testing.T, mock *mockopenai.Server, home, ws string, args ...
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = io.Discard
+	p := &acpProc{t: t, cmd: cmd, stdin: stdin, lines: make(chan acpMsg, 4096), done: make(chan struct{}), ws: ws}
+	cmd.Stderr = &p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &acpProc{t: t, cmd: cmd, stdin: stdin, lines: make(chan acpMsg, 4096), done: make(chan struct{}), ws: ws}
 	go func() {
 		defer close(p.lines)
 		sc := bufio.NewScanner(stdout)
@@ -179,9 +181,48 @@ func (p *acpProc) until(pred func(acpMsg) bool) acpMsg {
 	}
 }
 
+// closeInput closes stdin, reads stdout to its end and waits for the process; it returns
+// the exit code. The deadline only turns a hang into a failure.
+func (p *acpProc) closeInput() int {
+	p.t.Helper()
+	_ = p.stdin.Close()
+	deadline := time.After(60 * time.Second)
+	for {
+		select {
+		case m, ok := <-p.lines:
+			if !ok {
+				select {
+				case <-p.done:
+				case <-deadline:
+					p.t.Fatalf("no exit within 60s of the end of stdout")
+				}
+				return p.cmd.ProcessState.ExitCode()
+			}
+			p.mu.Lock()
+			p.wire = append(p.wire, m)
+			p.mu.Unlock()
+		case <-deadline:
+			p.t.Fatalf("stdout did not end within 60s of stdin; wire so far:\n%s", p.dump())
+		}
+	}
+}
+
 func (p *acpProc) response(id int) acpMsg {
 	p.t.Helper()
 	return p.until(func(m acpMsg) bool { return m.isResponse(id) })
+}
+
+// call sends a request and reads up to its response.
+func (p *acpProc) call(id int, method string, params any) acpMsg {
+	p.t.Helper()
+	p.request(id, method, params)
+	return p.response(id)
+}
+
+// prompt sends a text prompt and reads up to its response.
+func (p *acpProc) prompt(id int, sid, text string) acpMsg {
+	p.t.Helper()
+	return p.call(id, "session/prompt", textPrompt(sid, text))
 }
 
 func (p *acpProc) initialize() {

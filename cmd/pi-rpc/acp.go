@@ -67,12 +67,27 @@ func runACP(cfg *config, setup *agentSetup, stdin io.Reader, stdout io.Writer, l
 			log.Warn().Err(err).Msg("reading stdin")
 		}
 	}()
-	_, code := life.await(endings{input: inputClosed, output: server.Broken()})
+	end, code := life.await(endings{input: inputClosed, output: server.Broken()})
+	if end == endInput {
+		// Every request read before stdin ended is answered: the sessions still opening are
+		// opened (and then closed with the rest); a signal cuts the wait short.
+		if sigCode, signalled := life.untilSignal(func(sig context.Context) {
+			drain, stop := context.WithTimeout(sig, drainTimeout)
+			defer stop()
+			server.Drain(drain)
+		}); signalled {
+			code = sigCode
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	server.Shutdown(ctx)
 	return code
 }
+
+// drainTimeout bounds the wait, once stdin has ended, for the sessions still opening (their
+// MCP servers starting): one not open by then is refused as the agent shutting down.
+const drainTimeout = 10 * time.Second
 
 // acpOpener opens the new and saved sessions of the ACP front end: the tools names gives,
 // on the client's files and terminals where it offers them, and the editor's MCP servers as
@@ -80,7 +95,7 @@ func runACP(cfg *config, setup *agentSetup, stdin io.Reader, stdout io.Writer, l
 func acpOpener(cfg *config, setup *agentSetup, host *mcpHost, names []string, log zerolog.Logger) session.Opener {
 	return func(req session.OpenRequest) (*session.Opened, error) {
 		extra, _ := req.Extra.(acp.OpenExtra)
-		b, err := buildSession(cfg, setup, host, sessionSpec{cwd: req.Cwd, sessionFile: req.SessionFile, toolNames: names, sink: req.Sink, ids: req.IDs, access: extra.Access}, log)
+		b, err := buildSession(cfg, setup, host, sessionSpec{cwd: req.Cwd, sessionFile: req.SessionFile, toolNames: names, sink: req.Sink, ids: req.IDs, access: extra.Access, beforeToolCall: extra.BeforeToolCall}, log)
 		if err != nil {
 			return nil, err
 		}

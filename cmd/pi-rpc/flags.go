@@ -52,6 +52,8 @@ type config struct {
 	// piScope and piSettings are pi's --models patterns and settings.json (pi mode).
 	piScope    []string
 	piSettings *piSettings
+	// logLevelSet says --log-level was given (ACP mode's default differs, logging.go).
+	logLevelSet bool
 }
 
 const usageText = `pi-rpc runs an AI coding agent that other programs drive with JSON-RPC 2.0 over stdio.
@@ -120,7 +122,7 @@ func parseFlags(args []string, helpOut io.Writer) (*config, error) {
 	fs.StringVar(&c.sessionRef, "session", "", "resume a session: a session file, or a session id or unique prefix of one")
 	fs.BoolVar(&c.continueRecent, "continue", false, "resume the most recent session of this directory that no other process holds")
 	fs.StringVar(&c.fsync, "fsync", "settled", "when session files are synced: settled (after agent_settled, on switch and at exit) or entry (every entry)")
-	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error (with --protocol acp and no --log-file: warn unless given)")
 	fs.StringVar(&c.logFile, "log-file", "", "write logs to this file instead of stderr")
 	fs.BoolVar(&c.version, "version", false, "print the version and exit")
 	fs.Func("mcp-config", "MCP servers file ({\"mcpServers\": {...}}, see docs/mcp.md), added to $PI_RPC_HOME/mcp.json; repeatable, later files win", func(v string) error {
@@ -155,6 +157,7 @@ func parseFlags(args []string, helpOut io.Writer) (*config, error) {
 		}
 		return nil, fmt.Errorf("%s (see pi-rpc --help)", msg)
 	}
+	fs.Visit(func(f *flag.Flag) { c.logLevelSet = c.logLevelSet || f.Name == "log-level" })
 	if c.mode == "rpc" {
 		c.protocol = "pi"
 	}

@@ -82,10 +82,23 @@ func (w *asyncWriter) Close() {
 	<-w.done
 }
 
+// logLevel is the level --log-level names. Without the flag it is info, except in ACP mode
+// logging to stderr, where it is warn: editors show what an agent writes on stderr as its
+// errors (Emacs's acp.el shows each chunk to the user), so a healthy ACP agent writes
+// nothing there; --log-file or --log-level brings the info lines back (docs/editors.md).
+func logLevel(c *config) zerolog.Level {
+	name := c.logLevel
+	if c.protocol == protocolACP && !c.logLevelSet && c.logFile == "" {
+		name = "warn"
+	}
+	level, _ := zerolog.ParseLevel(strings.ToLower(name))
+	return level
+}
+
 // newLogger builds the process logger: JSON lines to --log-file, or to stderr through an
 // asyncWriter. It never writes to stdout.
 func newLogger(c *config, stderr io.Writer) (zerolog.Logger, func(), error) {
-	level, _ := zerolog.ParseLevel(strings.ToLower(c.logLevel))
+	level := logLevel(c)
 	if c.logFile != "" {
 		f, err := os.OpenFile(c.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {

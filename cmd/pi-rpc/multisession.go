@@ -25,6 +25,7 @@ func newSupervisor(cfg *config, setup *agentSetup, tools []core.Tool, providerPr
 		Agent: core.Options{
 			Provider: setup.provider, Model: setup.model, ThinkingLevel: setup.thinking,
 			Tools: tools, SystemPrompt: setup.systemPrompt,
+			BeforeToolCall: setup.beforeToolCall,
 		},
 		ProviderProblem: providerProblem,
 		Store:           sessions.store,
@@ -51,6 +52,9 @@ type sessionSpec struct {
 	sink                    session.Sink
 	ids                     *session.IDs
 	access                  tools.Access
+	// beforeToolCall is the agent's hook for the calls the session lets run (ACP's
+	// in_progress).
+	beforeToolCall func(context.Context, *core.BeforeToolCallContext) (*core.BeforeToolCallResult, error)
 }
 
 // builtSession is a started session and the setup it was built from (its cwd, tools and
@@ -78,6 +82,7 @@ func buildSession(cfg *config, base *agentSetup, host *mcpHost, spec sessionSpec
 		setup.cwd = filepath.Clean(cwd)
 	}
 	setup.access = spec.access
+	setup.beforeToolCall = spec.beforeToolCall
 	toolCfg := cfg
 	if spec.toolNames != nil {
 		c := *cfg

@@ -43,6 +43,8 @@ type agentSetup struct {
 	// access is where the tools read, write and run (an ACP client's files and terminals);
 	// the zero value is the disk and local processes.
 	access tools.Access
+	// beforeToolCall, when set, is the agent's hook for each call the session lets run.
+	beforeToolCall func(context.Context, *core.BeforeToolCallContext) (*core.BeforeToolCallResult, error)
 }
 
 // piRPCHome is $PI_RPC_HOME, or ~/.pi-rpc.
