@@ -307,3 +307,43 @@ func TestLookupWithAnthropic(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// "provider/id" of a models.json provider that does not list id is an error naming the
+// provider, its file and its models, not an unknown model sent with default metadata.
+func TestLookupModelNotInProvider(t *testing.T) {
+	one, err := ParseModelsFile("/a/models.json", []byte(`{"providers": {"local": {"baseUrl": "http://l/v1", "api": "openai-completions", "models": [{"id": "m1"}]}, "empty": {"baseUrl": "http://e/v1", "api": "openai-completions"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := ParseModelsFile("/b/models.json", []byte(`{"providers": {"local": {"baseUrl": "http://l/v1", "api": "openai-completions", "models": [{"id": "m3"}]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		files []*ModelsFile
+		id    string
+		want  string
+	}{
+		{"one file", []*ModelsFile{one}, "local/m2", `provider "local" (/a/models.json) has no model "m2"; its models: m1`},
+		{"two files", []*ModelsFile{one, two}, "local/m2", `provider "local" (/a/models.json and /b/models.json) has no model "m2"; its models: m1, m3`},
+		{"no models", []*ModelsFile{one}, "empty/m", `provider "empty" (/a/models.json) has no model "m": it lists no models`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := NewRegistry(tc.files...).LookupFor(tc.id, 0, "")
+			var ume *UnknownModelError
+			if !errors.As(err, &ume) || err.Error() != tc.want {
+				t.Errorf("LookupFor(%q) error = %v, want %q", tc.id, err, tc.want)
+			}
+		})
+	}
+	// Ids of a built-in provider, or with a prefix that is no provider, keep the default
+	// metadata: the catalogues are not every model a server has.
+	r := NewRegistry(one)
+	for _, id := range []string{"openai/gpt-5-next", "meta-llama/llama-4", "local/m1"} {
+		if _, err := r.LookupFor(id, 0, ""); err != nil {
+			t.Errorf("LookupFor(%q) error = %v, want none", id, err)
+		}
+	}
+}
