@@ -36,7 +36,8 @@ type Config struct {
 	// APIKey is sent as the x-api-key header when non-empty.
 	APIKey string
 	// KeySource says where APIKey came from ("ANTHROPIC_API_KEY", "models.json provider
-	// x"), so that an authentication failure names the setting to fix.
+	// x"), so that an authentication failure names the setting to fix; with no APIKey it is
+	// the setting that was empty.
 	KeySource string
 	// Headers are added to every request (models.json provider headers).
 	Headers map[string]string
@@ -58,6 +59,8 @@ type Provider struct {
 	client sdk.Client
 	clock  Clock
 	idle   time.Duration
+	// keyOrigin is where the credentials come from, for authentication failures.
+	keyOrigin string
 }
 
 // New returns a provider for cfg. It fails only for an unusable BaseURL.
@@ -73,7 +76,7 @@ func New(cfg Config) (*Provider, error) {
 	if hc == nil {
 		hc = &http.Client{}
 	}
-	p := &Provider{cfg: cfg, clock: cfg.Clock, idle: cfg.IdleTimeout}
+	p := &Provider{cfg: cfg, clock: cfg.Clock, idle: cfg.IdleTimeout, keyOrigin: failure.KeyOrigin(cfg.KeySource, cfg.APIKey != "", cfg.Headers)}
 	if p.clock == nil {
 		p.clock = idle.SystemClock{}
 	}
@@ -165,7 +168,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 			return
 		}
 		if ev.Type == "error" || e.Type == "error" {
-			b.Fail(classifyStreamError(&e, data, p.cfg.KeySource))
+			b.Fail(classifyStreamError(&e, data, p.keyOrigin))
 			return
 		}
 		if !m.apply(&e) {
@@ -210,7 +213,7 @@ func (p *Provider) requestFailure(parent context.Context, wd *idle.Watchdog, err
 	}
 	var apierr *sdk.Error
 	if errors.As(err, &apierr) && apierr.Response != nil {
-		return classifyHTTP(apierr.StatusCode, apierr.Response.Header, failure.ErrorBody(apierr.Response), p.cfg.KeySource, p.clock.Now())
+		return classifyHTTP(apierr.StatusCode, apierr.Response.Header, failure.ErrorBody(apierr.Response), p.keyOrigin, p.clock.Now())
 	}
 	return failure.Transport(err)
 }

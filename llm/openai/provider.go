@@ -31,7 +31,8 @@ type Config struct {
 	// APIKey is sent as a bearer token when non-empty (local servers often need none).
 	APIKey string
 	// KeySource says where APIKey came from ("OPENAI_API_KEY", "models.json provider
-	// ollama"), so that an authentication failure names the setting to fix.
+	// ollama"), so that an authentication failure names the setting to fix; with no APIKey
+	// it is the setting that was empty.
 	KeySource string
 	// Headers are added to every request (models.json provider headers).
 	Headers map[string]string
@@ -58,6 +59,8 @@ type Provider struct {
 	host     string
 	// maxEvent bounds one event of the stream (sse.DefaultMaxEvent; tests lower it).
 	maxEvent int
+	// keyOrigin is where the credentials come from, for authentication failures.
+	keyOrigin string
 }
 
 // New returns a provider for cfg. It fails only for an unusable BaseURL.
@@ -84,7 +87,8 @@ func New(cfg Config) (*Provider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openai: base URL %q: %w", cfg.BaseURL, err)
 	}
-	p := &Provider{cfg: cfg, hc: hc, endpoint: endpoint.String(), clock: cfg.Clock, idle: cfg.IdleTimeout, host: strings.ToLower(u.Hostname()), maxEvent: sse.DefaultMaxEvent}
+	p := &Provider{cfg: cfg, hc: hc, endpoint: endpoint.String(), clock: cfg.Clock, idle: cfg.IdleTimeout, host: strings.ToLower(u.Hostname()), maxEvent: sse.DefaultMaxEvent,
+		keyOrigin: failure.KeyOrigin(cfg.KeySource, cfg.APIKey != "", cfg.Headers)}
 	if p.clock == nil {
 		p.clock = SystemClock{}
 	}
@@ -136,7 +140,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 			b.Fail(f)
 			return
 		}
-		b.Fail(classifyHTTP(resp.StatusCode, resp.Header, errBody, p.cfg.KeySource, p.clock.Now()))
+		b.Fail(classifyHTTP(resp.StatusCode, resp.Header, errBody, p.keyOrigin, p.clock.Now()))
 		return
 	}
 	events := sse.NewReader(body, p.maxEvent)
@@ -176,7 +180,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 			return
 		}
 		if len(c.Error) > 0 && string(c.Error) != "null" {
-			b.Fail(classifyStreamError(data, p.cfg.KeySource))
+			b.Fail(classifyStreamError(data, p.keyOrigin))
 			return
 		}
 		if !m.apply(c) {
