@@ -61,6 +61,8 @@ type Provider struct {
 	maxEvent int
 	// keyOrigin is where the credentials come from, for authentication failures.
 	keyOrigin string
+	// logURL is the endpoint without credentials or query, for failures in the log.
+	logURL string
 }
 
 // New returns a provider for cfg. It fails only for an unusable BaseURL.
@@ -88,7 +90,7 @@ func New(cfg Config) (*Provider, error) {
 		return nil, fmt.Errorf("openai: base URL %q: %w", cfg.BaseURL, err)
 	}
 	p := &Provider{cfg: cfg, hc: hc, endpoint: endpoint.String(), clock: cfg.Clock, idle: cfg.IdleTimeout, host: strings.ToLower(u.Hostname()), maxEvent: sse.DefaultMaxEvent,
-		keyOrigin: failure.KeyOrigin(cfg.KeySource, cfg.APIKey != "", cfg.Headers)}
+		keyOrigin: failure.KeyOrigin(cfg.KeySource, cfg.APIKey != "", cfg.Headers), logURL: failure.LogURL(endpoint)}
 	if p.clock == nil {
 		p.clock = SystemClock{}
 	}
@@ -96,6 +98,12 @@ func New(cfg Config) (*Provider, error) {
 		p.idle = DefaultIdleTimeout
 	}
 	return p, nil
+}
+
+// fail ends the message with f, which names the endpoint for the log.
+func (p *Provider) fail(b *core.MessageBuilder, f *core.ProviderError) {
+	f.URL = p.logURL
+	b.Fail(f)
 }
 
 // Stream implements [core.Provider].
@@ -120,7 +128,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 
 	httpReq, err := p.newRequest(ctx, req)
 	if err != nil {
-		b.Fail(&core.ProviderError{Kind: core.ErrorOther, Message: err.Error()})
+		p.fail(b, &core.ProviderError{Kind: core.ErrorOther, Message: err.Error()})
 		return
 	}
 
@@ -128,7 +136,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 	defer wd.Stop()
 	resp, err := p.hc.Do(httpReq)
 	if err != nil {
-		b.Fail(p.requestFailure(parent, wd, err))
+		p.fail(b, p.requestFailure(parent, wd, err))
 		return
 	}
 	defer func() { _ = resp.Body.Close() }()
@@ -137,10 +145,10 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 		// The error body counts as waiting for the server too.
 		errBody := failure.ReadErrorBody(body)
 		if f := p.requestFailure(parent, wd, nil); f != nil {
-			b.Fail(f)
+			p.fail(b, f)
 			return
 		}
-		b.Fail(classifyHTTP(resp.StatusCode, resp.Header, errBody, p.keyOrigin, p.clock.Now()))
+		p.fail(b, classifyHTTP(resp.StatusCode, resp.Header, errBody, p.keyOrigin, p.clock.Now()))
 		return
 	}
 	events := sse.NewReader(body, p.maxEvent)
@@ -176,11 +184,11 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 				// The first event is not JSON: the server speaks something else.
 				kind = core.ErrorOther
 			}
-			b.Fail(&core.ProviderError{Kind: kind, Message: fmt.Sprintf("Provider sent malformed data: %s (%v)", failure.Snippet(data), err)})
+			p.fail(b, &core.ProviderError{Kind: kind, Message: fmt.Sprintf("Provider sent malformed data: %s (%v)", failure.Snippet(data), err)})
 			return
 		}
 		if len(c.Error) > 0 && string(c.Error) != "null" {
-			b.Fail(classifyStreamError(data, p.keyOrigin))
+			p.fail(b, classifyStreamError(data, p.keyOrigin))
 			return
 		}
 		if !m.apply(c) {
@@ -190,25 +198,25 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 
 	switch {
 	case parent.Err() != nil:
-		b.Fail(core.Aborted())
+		p.fail(b, core.Aborted())
 		return
 	case wd.Expired():
-		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: wd.Message()})
+		p.fail(b, &core.ProviderError{Kind: core.ErrorRetryable, Message: wd.Message()})
 		return
 	case errors.Is(readErr, sse.ErrTooLarge):
-		b.Fail(&core.ProviderError{Kind: core.ErrorOther, Message: "Provider sent " + readErr.Error()})
+		p.fail(b, &core.ProviderError{Kind: core.ErrorOther, Message: "Provider sent " + readErr.Error()})
 		return
 	case readErr != nil:
-		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: "Connection to provider lost mid-stream: " + readErr.Error()})
+		p.fail(b, &core.ProviderError{Kind: core.ErrorRetryable, Message: "Connection to provider lost mid-stream: " + readErr.Error()})
 		return
 	case m.failure != nil:
-		b.Fail(m.failure)
+		p.fail(b, m.failure)
 		return
 	case m.chunks == 0 && !done:
-		b.Fail(failure.NotAStream(resp, body.Head))
+		p.fail(b, failure.NotAStream(resp, body.Head))
 		return
 	case !done && !m.sawFinish:
-		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: "Provider stream ended without a finish reason (connection closed early)"})
+		p.fail(b, &core.ProviderError{Kind: core.ErrorRetryable, Message: "Provider stream ended without a finish reason (connection closed early)"})
 		return
 	}
 	if !m.sawFinish && m.sawToolUse {

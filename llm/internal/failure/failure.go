@@ -7,6 +7,7 @@ package failure
 import (
 	"math"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -147,6 +148,14 @@ func KeyOrigin(keySource string, keySent bool, headers map[string]string) string
 
 // envName matches an environment variable's name.
 var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`) })
+
+// LogURL is u as failures name it in the log: without user information or query, where
+// credentials may hide.
+func LogURL(u *url.URL) string {
+	c := *u
+	c.User, c.RawQuery, c.ForceQuery, c.Fragment, c.RawFragment = nil, "", false, "", ""
+	return c.String()
+}
 
 // Snippet returns the start of a body for an error message, on one line.
 func Snippet(body []byte) string {

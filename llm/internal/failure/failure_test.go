@@ -1,6 +1,9 @@
 package failure
 
-import "testing"
+import (
+	"net/url"
+	"testing"
+)
 
 // KeyOrigin names the setting a key came from only when a key was sent; otherwise it says
 // none was, and which setting was empty.
@@ -27,5 +30,20 @@ func TestKeyOrigin(t *testing.T) {
 				t.Errorf("KeyOrigin(%q, %v, %v) = %q, want %q", tc.keySource, tc.keySent, tc.headers, got, tc.want)
 			}
 		})
+	}
+}
+
+// LogURL keeps credentials that a base URL may carry (user information, an api-key query)
+// out of the log.
+func TestLogURL(t *testing.T) {
+	u, err := url.Parse("https://user:secret@gw.example:8443/v1/chat/completions?api-key=sk-1#x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := LogURL(u), "https://gw.example:8443/v1/chat/completions"; got != want {
+		t.Errorf("LogURL = %q, want %q", got, want)
+	}
+	if u.User == nil || u.RawQuery == "" {
+		t.Errorf("LogURL changed its argument: %v", u)
 	}
 }
