@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -86,7 +87,7 @@ func setupAgent(c *config, getenv func(string) string, now time.Time) (*agentSet
 		s.model = script.Model
 		s.models = &modelSet{fixed: []core.Model{script.Model}, fixedProvider: s.provider}
 	} else if err := s.setupModels(c, getenv); err != nil {
-		return nil, err
+		return nil, withWarnings(err, s.logWarnings)
 	}
 
 	s.thinking = core.ThinkingMedium
@@ -96,9 +97,19 @@ func setupAgent(c *config, getenv func(string) string, now time.Time) (*agentSet
 	s.thinking = s.model.ClampThinkingLevel(s.thinking)
 
 	if err := s.setupTools(c, now); err != nil {
-		return nil, err
+		return nil, withWarnings(err, s.logWarnings)
 	}
 	return s, nil
+}
+
+// withWarnings adds the models.json warnings (unknown keys) to a startup error: the process
+// stops before its log would show them, and a misspelt key is often the error's cause (a
+// provider whose "modls" left it without models).
+func withWarnings(err error, warnings []string) error {
+	if len(warnings) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w\n%s", err, strings.Join(warnings, "\n"))
 }
 
 // setupTools builds the tools, the system prompt and its context files for s.cwd.

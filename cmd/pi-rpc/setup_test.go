@@ -186,6 +186,23 @@ func TestNamedModelWithoutKey(t *testing.T) {
 	}
 }
 
+// A startup error after models.json was read shows the file's unknown keys too: here the
+// misspelt "modls" is why local has no model m1.
+func TestStartupErrorShowsUnknownKeys(t *testing.T) {
+	models := filepath.Join(t.TempDir(), "models.json")
+	data := "{\"providers\": {\"local\": {\"baseUrl\": \"http://127.0.0.1:1/v1\", \"api\": \"openai-completions\",\n  \"modls\": [{\"id\": \"m1\"}]}}}"
+	if err := os.WriteFile(models, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"PI_RPC_HOME": t.TempDir()}
+	c := &config{model: "local/m1", modelsFile: models, cwd: t.TempDir(), idleTimeout: time.Second}
+	_, err := setupAgent(c, func(k string) string { return env[k] }, time.Now())
+	want := `--model: provider "local" (` + models + `) has no model "m1": it lists no models` + "\n" + models + ":2: unknown key providers.local.modls (ignored)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("setupAgent error = %v, want %q", err, want)
+	}
+}
+
 // TestResolveAcrossProviders checks setModel's lookup: a Claude model and an OpenAI model
 // each get their own provider, cached per endpoint.
 func TestResolveAcrossProviders(t *testing.T) {
