@@ -67,26 +67,27 @@ func (r RetrySettings) retryDelay(n int, failure *core.ProviderError) (time.Dura
 // or nothing (the final failure). An overflow that compaction recovers from is not logged:
 // compaction_start says it.
 func (s *Supervisor) logFailedReplyLocked(p *period, m *core.AssistantMessage) {
+	log := s.failureLogger(m)
 	switch {
 	case p.next.kind == nextRetry:
-		s.failureEvent(s.log.Warn(), m).Int("attempt", p.retryAttempt).Int("maxAttempts", s.cfg.Retry.MaxRetries).Int64("delayMs", p.next.delay).
+		log.Warn().Int("attempt", p.retryAttempt).Int("maxAttempts", s.cfg.Retry.MaxRetries).Int64("delayMs", p.next.delay).
 			Msg("provider request failed; retrying")
 	case p.failure != nil:
-		s.failureEvent(s.log.Warn(), m).Str("kind", string(p.failure.Kind)).Msg("provider request failed")
+		log.Warn().Str("kind", string(p.failure.Kind)).Msg("provider request failed")
 	}
 }
 
-// failureEvent adds a failed reply's fields to ev: session, model, and the request's URL,
-// HTTP status and the provider's message.
-func (s *Supervisor) failureEvent(ev *zerolog.Event, m *core.AssistantMessage) *zerolog.Event {
-	ev = ev.Str("sessionId", s.store.SessionID()).Str("model", m.Provider+"/"+m.Model)
+// failureLogger is the session's logger with a failed reply's fields: session, model, and
+// the request's URL, HTTP status and the provider's message.
+func (s *Supervisor) failureLogger(m *core.AssistantMessage) zerolog.Logger {
+	c := s.log.With().Str("sessionId", s.store.SessionID()).Str("model", m.Provider+"/"+m.Model)
 	if f := m.Failure; f != nil {
 		if f.URL != "" {
-			ev = ev.Str("url", f.URL)
+			c = c.Str("url", f.URL)
 		}
 		if f.Status != 0 {
-			ev = ev.Int("status", f.Status)
+			c = c.Int("status", f.Status)
 		}
 	}
-	return ev.Str("error", m.ErrorMessage)
+	return c.Str("error", m.ErrorMessage).Logger()
 }
