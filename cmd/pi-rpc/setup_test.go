@@ -203,6 +203,21 @@ func TestStartupErrorShowsUnknownKeys(t *testing.T) {
 	}
 }
 
+// setModel to a model its models.json provider does not list says which models it has.
+func TestResolveModelNotInProvider(t *testing.T) {
+	models := filepath.Join(t.TempDir(), "models.json")
+	writeModels(t, models, "local", "m1")
+	env := map[string]string{"PI_RPC_HOME": t.TempDir(), "OPENAI_API_KEY": "o"}
+	s, err := setupAgent(&config{modelsFile: models, cwd: t.TempDir(), idleTimeout: time.Second}, func(k string) string { return env[k] }, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = s.models.Resolve("local", "m2")
+	if want := `provider "local" (` + models + `) has no model "m2"; its models: m1`; err == nil || err.Error() != want {
+		t.Errorf("Resolve(local, m2) error = %v, want %q", err, want)
+	}
+}
+
 // TestResolveAcrossProviders checks setModel's lookup: a Claude model and an OpenAI model
 // each get their own provider, cached per endpoint.
 func TestResolveAcrossProviders(t *testing.T) {
