@@ -125,6 +125,9 @@ type ProviderError struct {
 	RetryAfter    time.Duration
 	HasRetryAfter bool
 	Message       string
+	// URL is the URL the failed request went to (without credentials or query), for the
+	// log; empty when the provider has none.
+	URL string
 }
 
 func (e *ProviderError) Error() string { return e.Message }

@@ -40,6 +40,11 @@
 //     ids under it); a session never calls its host.
 //   - Ids (inputs, runs, permission requests, bash commands) come from an [IDs] shared by every
 //     session of a process.
+//   - Failed model calls are logged at warn through Config.Logger, the injected logger (no
+//     global one): each retry with its attempt and delay, and the failure that ends a
+//     period, each with the request's URL, HTTP status and the provider's message
+//     (core.ProviderError). They are written under Supervisor.mu, so the logger's writer must
+//     not block (the binary's stderr writer drops lines rather than wait).
 //   - Lock order: Supervisor.mu, then the agent's or the sink's lock; core calls listeners
 //     without holding its own lock. Store appends happen under Supervisor.mu (one write
 //     each); fsync runs after agent_settled, outside the lock.

@@ -120,6 +120,7 @@ func (s *Supervisor) decideLocked(p *period, produced []core.Message) bool {
 			if p.retryAttempt <= s.cfg.Retry.MaxRetries {
 				if delay, ok := s.cfg.Retry.retryDelay(p.retryAttempt, last.Failure); ok {
 					p.next = next{kind: nextRetry, delay: delay.Milliseconds(), error: last.ErrorMessage}
+					s.logFailedReplyLocked(p, last)
 					return true
 				}
 			}
@@ -132,6 +133,7 @@ func (s *Supervisor) decideLocked(p *period, produced []core.Message) bool {
 		default:
 			p.failure = &SettleError{Kind: SettleErrorProvider, Message: last.ErrorMessage}
 		}
+		s.logFailedReplyLocked(p, last)
 		// A failed reply can still leave the context over the threshold (estimated, as in pi); the
 		// period compacts before it settles as failed.
 		if p.next.kind == nextSettle && s.options.AutoCompaction && s.thresholdExceededLocked(last) {

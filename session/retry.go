@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
@@ -58,4 +60,34 @@ func (r RetrySettings) retryDelay(n int, failure *core.ProviderError) (time.Dura
 		return failure.RetryAfter, true
 	}
 	return r.BaseDelay << (n - 1), true
+}
+
+// logFailedReplyLocked logs a reply that failed, at warn: what the provider said (its URL,
+// HTTP status and message) and what the period does next, a retry (its attempt and delay)
+// or nothing (the final failure). An overflow that compaction recovers from is not logged:
+// compaction_start says it.
+func (s *Supervisor) logFailedReplyLocked(p *period, m *core.AssistantMessage) {
+	log := s.failureLogger(m)
+	switch {
+	case p.next.kind == nextRetry:
+		log.Warn().Int("attempt", p.retryAttempt).Int("maxAttempts", s.cfg.Retry.MaxRetries).Int64("delayMs", p.next.delay).
+			Msg("provider request failed; retrying")
+	case p.failure != nil:
+		log.Warn().Str("kind", string(p.failure.Kind)).Msg("provider request failed")
+	}
+}
+
+// failureLogger is the session's logger with a failed reply's fields: session, model, and
+// the request's URL, HTTP status and the provider's message.
+func (s *Supervisor) failureLogger(m *core.AssistantMessage) zerolog.Logger {
+	c := s.log.With().Str("sessionId", s.store.SessionID()).Str("model", m.Provider+"/"+m.Model)
+	if f := m.Failure; f != nil {
+		if f.URL != "" {
+			c = c.Str("url", f.URL)
+		}
+		if f.Status != 0 {
+			c = c.Int("status", f.Status)
+		}
+	}
+	return c.Str("error", m.ErrorMessage).Logger()
 }

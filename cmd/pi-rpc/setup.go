@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -88,7 +89,7 @@ func setupAgent(c *config, getenv func(string) string, now time.Time) (*agentSet
 		s.model = script.Model
 		s.models = &modelSet{fixed: []core.Model{script.Model}, fixedProvider: s.provider}
 	} else if err := s.setupModels(c, getenv); err != nil {
-		return nil, err
+		return nil, withWarnings(err, s.logWarnings)
 	}
 
 	s.thinking = core.ThinkingMedium
@@ -98,9 +99,19 @@ func setupAgent(c *config, getenv func(string) string, now time.Time) (*agentSet
 	s.thinking = s.model.ClampThinkingLevel(s.thinking)
 
 	if err := s.setupTools(c, now); err != nil {
-		return nil, err
+		return nil, withWarnings(err, s.logWarnings)
 	}
 	return s, nil
+}
+
+// withWarnings adds the models.json warnings (unknown keys) to a startup error: the process
+// stops before its log would show them, and a misspelt key is often the error's cause (a
+// provider whose "modls" left it without models).
+func withWarnings(err error, warnings []string) error {
+	if len(warnings) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w\n%s", err, strings.Join(warnings, "\n"))
 }
 
 // setupTools builds the tools, the system prompt and its context files for s.cwd.
@@ -175,11 +186,16 @@ func (s *agentSetup) setupModels(c *config, getenv func(string) string) error {
 	} else if c.baseURL != "" {
 		baseURL, openaiKeyless = c.baseURL, true
 	}
+	// How to name a keyless server for each endpoint: --base-url sets the --provider one's.
+	openaiURLHint, anthropicURLHint := "pass --base-url", "set ANTHROPIC_BASE_URL"
+	if c.provider == anthropic.ProviderName {
+		openaiURLHint, anthropicURLHint = "set OPENAI_BASE_URL", "pass --base-url"
+	}
 	set := &modelSet{
 		registry: openai.NewRegistryWith([]openai.Builtin{{Provider: anthropic.ProviderName, API: anthropic.API, Models: anthropic.Catalogue()}}, files...),
 		builtins: map[string]endpoint{
-			openai.ProviderName:    {name: "OpenAI", url: baseURL, key: apiKey, keySource: "OPENAI_API_KEY", keyless: openaiKeyless},
-			anthropic.ProviderName: {name: "Anthropic", url: anthropicURL, key: anthropicKey, keySource: "ANTHROPIC_API_KEY", keyless: anthropicKeyless},
+			openai.ProviderName:    {name: "OpenAI", url: baseURL, key: apiKey, keySource: "OPENAI_API_KEY", keyless: openaiKeyless, urlHint: openaiURLHint},
+			anthropic.ProviderName: {name: "Anthropic", url: anthropicURL, key: anthropicKey, keySource: "ANTHROPIC_API_KEY", keyless: anthropicKeyless, urlHint: anthropicURLHint},
 		},
 		idleTimeout: c.idleTimeout, contextWindow: c.contextWindow, providers: map[string]core.Provider{},
 	}
@@ -199,7 +215,9 @@ func (s *agentSetup) setupModels(c *config, getenv func(string) string) error {
 		s.warnings = append(s.warnings, res.Warning)
 	}
 	s.model = res.Model
-	if b := set.builtins[res.ProviderName]; res.Provider == nil && c.provider == "" && b.key == "" && !b.keyless {
+	// Nothing chosen and nothing configured: no provider. A model the user named has a
+	// provider, whose missing key is the problem (providerFor names its setting).
+	if b := set.builtins[res.ProviderName]; res.Provider == nil && c.provider == "" && c.model == "" && b.key == "" && !b.keyless {
 		s.problems = append(s.problems, protocol.Problem{Kind: "noProvider",
 			Message: "No model provider is configured: set OPENAI_API_KEY or ANTHROPIC_API_KEY, pass --base-url for a local server, pick a models.json provider with --model provider/id, or use --provider faux"})
 		return nil
@@ -241,6 +259,8 @@ type endpoint struct {
 	// keyless: the endpoint was named explicitly (--base-url or *_BASE_URL), so it works
 	// without a key.
 	keyless bool
+	// urlHint says how to name a server of this endpoint that needs no key.
+	urlHint string
 }
 
 // List returns the selectable models.
@@ -308,7 +328,7 @@ func (m *modelSet) providerFor(e openai.Entry) (core.Provider, string, error) {
 			var err error
 			key, err = openai.ResolveValue(context.Background(), e.Provider.APIKey, os.LookupEnv)
 			if err != nil {
-				problem = fmt.Sprintf("No API key for provider %s: %v", e.ProviderName, err)
+				problem = fmt.Sprintf("No API key for provider %s: apiKey %q in %s: %v", e.ProviderName, e.Provider.APIKey, e.File, err)
 			}
 			keySource = openai.KeySource(e.File, e.ProviderName, e.Provider.APIKey)
 		}
@@ -320,7 +340,7 @@ func (m *modelSet) providerFor(e openai.Entry) (core.Provider, string, error) {
 		}
 	}
 	if isBuiltin && key == "" && keySource == builtin.keySource && !builtin.keyless {
-		problem = fmt.Sprintf("No API key for %s: set %s (or pass --base-url for a server that needs none)", builtin.name, keySource)
+		problem = fmt.Sprintf("No API key for %s: set %s (or %s for a server that needs none)", builtin.name, keySource, builtin.urlHint)
 	}
 	var p core.Provider
 	var err error

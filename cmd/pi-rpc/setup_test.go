@@ -128,6 +128,96 @@ func TestAnthropicSetup(t *testing.T) {
 	}
 }
 
+// A model the user names has a provider: without its key the problem names that provider's
+// setting (the environment variable, or the models.json apiKey), not "no provider"; a
+// provider/id that the models.json provider does not list stops the start naming its models.
+func TestNamedModelWithoutKey(t *testing.T) {
+	models := filepath.Join(t.TempDir(), "models.json")
+	data := `{"providers": {"local": {"baseUrl": "http://127.0.0.1:1/v1", "api": "openai-completions", "apiKey": "$PI_RPC_TEST_UNSET_KEY", "models": [{"id": "m1"}]}}}`
+	if err := os.WriteFile(models, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		c       config
+		env     map[string]string
+		problem string
+		err     string
+	}{
+		{name: "Claude model", c: config{model: "claude-haiku-4-5"},
+			problem: "noApiKey: No API key for Anthropic: set ANTHROPIC_API_KEY (or set ANTHROPIC_BASE_URL for a server that needs none)"},
+		{name: "OpenAI model", c: config{model: "gpt-4.1-mini"},
+			problem: "noApiKey: No API key for OpenAI: set OPENAI_API_KEY (or pass --base-url for a server that needs none)"},
+		{name: "OpenAI model with only the Anthropic key", c: config{model: "gpt-4.1-mini"}, env: map[string]string{"ANTHROPIC_API_KEY": "a"},
+			problem: "noApiKey: No API key for OpenAI: set OPENAI_API_KEY (or pass --base-url for a server that needs none)"},
+		{name: "Claude model with --provider anthropic", c: config{provider: "anthropic", model: "claude-opus-4-5"},
+			problem: "noApiKey: No API key for Anthropic: set ANTHROPIC_API_KEY (or pass --base-url for a server that needs none)"},
+		{name: "models.json provider", c: config{model: "local/m1"},
+			problem: `noApiKey: No API key for provider local: apiKey "$PI_RPC_TEST_UNSET_KEY" in ` + models + `: environment variable PI_RPC_TEST_UNSET_KEY is not set`},
+		{name: "model not in its models.json provider", c: config{model: "local/m2"},
+			err: `--model: provider "local" (` + models + `) has no model "m2"; its models: m1`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]string{"PI_RPC_HOME": t.TempDir()}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			c := tc.c
+			c.cwd, c.modelsFile, c.idleTimeout = t.TempDir(), models, time.Second
+			s, err := setupAgent(&c, func(k string) string { return env[k] }, time.Now())
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err {
+					t.Fatalf("setupAgent error = %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var problems []string
+			for _, p := range s.problems {
+				problems = append(problems, p.Kind+": "+p.Message)
+			}
+			if !slices.Equal(problems, []string{tc.problem}) {
+				t.Errorf("problems = %q, want %q", problems, tc.problem)
+			}
+		})
+	}
+}
+
+// A startup error after models.json was read shows the file's unknown keys too: here the
+// misspelt "modls" is why local has no model m1.
+func TestStartupErrorShowsUnknownKeys(t *testing.T) {
+	models := filepath.Join(t.TempDir(), "models.json")
+	data := "{\"providers\": {\"local\": {\"baseUrl\": \"http://127.0.0.1:1/v1\", \"api\": \"openai-completions\",\n  \"modls\": [{\"id\": \"m1\"}]}}}"
+	if err := os.WriteFile(models, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"PI_RPC_HOME": t.TempDir()}
+	c := &config{model: "local/m1", modelsFile: models, cwd: t.TempDir(), idleTimeout: time.Second}
+	_, err := setupAgent(c, func(k string) string { return env[k] }, time.Now())
+	want := `--model: provider "local" (` + models + `) has no model "m1": it lists no models` + "\n" + models + ":2: unknown key providers.local.modls (ignored)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("setupAgent error = %v, want %q", err, want)
+	}
+}
+
+// setModel to a model its models.json provider does not list says which models it has.
+func TestResolveModelNotInProvider(t *testing.T) {
+	models := filepath.Join(t.TempDir(), "models.json")
+	writeModels(t, models, "local", "m1")
+	env := map[string]string{"PI_RPC_HOME": t.TempDir(), "OPENAI_API_KEY": "o"}
+	s, err := setupAgent(&config{modelsFile: models, cwd: t.TempDir(), idleTimeout: time.Second}, func(k string) string { return env[k] }, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = s.models.Resolve("local", "m2")
+	if want := `provider "local" (` + models + `) has no model "m2"; its models: m1`; err == nil || err.Error() != want {
+		t.Errorf("Resolve(local, m2) error = %v, want %q", err, want)
+	}
+}
+
 // TestResolveAcrossProviders checks setModel's lookup: a Claude model and an OpenAI model
 // each get their own provider, cached per endpoint.
 func TestResolveAcrossProviders(t *testing.T) {

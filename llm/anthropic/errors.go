@@ -45,10 +45,10 @@ func describe(typ, msg string) string {
 }
 
 // classifyHTTP classifies a failed HTTP response as the OpenAI provider does: 401/403 are
-// authentication failures naming the key's source; a prompt over the context window is an
+// authentication failures naming the key's origin ([failure.KeyOrigin]); a prompt over the context window is an
 // overflow; 429, 529 (overloaded), 408, 409, 425 and other 5xx are retryable, with the
 // server's Retry-After; anything else is not retried.
-func classifyHTTP(status int, header http.Header, body []byte, keySource string, now time.Time) *core.ProviderError {
+func classifyHTTP(status int, header http.Header, body []byte, keyOrigin string, now time.Time) *core.ProviderError {
 	typ, text, isJSON := parseErrorBody(body)
 	var msg string
 	switch {
@@ -65,7 +65,7 @@ func classifyHTTP(status int, header http.Header, body []byte, keySource string,
 	}
 	pe := &core.ProviderError{Status: status, Message: msg, Kind: kindOf(status, typ, msg)}
 	if pe.Kind == core.ErrorAuth {
-		pe.Message = msg + " (" + failure.KeyOrigin(keySource) + ")"
+		pe.Message = msg + " (" + keyOrigin + ")"
 	}
 	if d, ok := failure.ParseRetryAfter(header, now); ok && pe.Kind == core.ErrorRetryable {
 		pe.RetryAfter, pe.HasRetryAfter = d, true
@@ -96,7 +96,7 @@ func kindOf(status int, typ, msg string) core.ErrorKind {
 
 // classifyStreamError classifies an error event sent inside the stream, such as
 // {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}.
-func classifyStreamError(e *event, data []byte, keySource string) *core.ProviderError {
+func classifyStreamError(e *event, data []byte, keyOrigin string) *core.ProviderError {
 	typ, text := e.Error.Type, e.Error.Message
 	if typ == "" && text == "" {
 		text = failure.Snippet(data)
@@ -104,7 +104,7 @@ func classifyStreamError(e *event, data []byte, keySource string) *core.Provider
 	msg := "Provider error: " + describe(typ, text)
 	pe := &core.ProviderError{Message: msg, Kind: kindOf(0, typ, msg)}
 	if pe.Kind == core.ErrorAuth {
-		pe.Message += " (" + failure.KeyOrigin(keySource) + ")"
+		pe.Message += " (" + keyOrigin + ")"
 	}
 	return pe
 }

@@ -183,6 +183,23 @@ func TestNoKeyConfigured(t *testing.T) {
 	}
 }
 
+// A 401 on a request sent without a key (an ANTHROPIC_BASE_URL server, no
+// ANTHROPIC_API_KEY) says no key was sent and which setting was empty, never that the key
+// came from it.
+func TestNoKeySentNamesEmptySetting(t *testing.T) {
+	srv := mockanthropic.New(&mockanthropic.Script{Responses: []mockanthropic.Response{mockanthropic.AuthError()}})
+	defer srv.Close()
+	p, err := New(Config{BaseURL: srv.URL(), KeySource: "ANTHROPIC_API_KEY", IdleTimeout: -1, HTTPClient: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, final := run(t, context.Background(), p, hiRequest(t, "claude-sonnet-4-5"))
+	want := "401 authentication_error: invalid x-api-key (no API key was sent: ANTHROPIC_API_KEY is not set)"
+	if final.ErrorMessage != want || srv.Requests()[0].Header.Get("X-Api-Key") != "" {
+		t.Errorf("error = %q, want %q", final.ErrorMessage, want)
+	}
+}
+
 // TestCancel cancels the context mid-stream: the open text block ends (as pi ends it), the
 // stream ends aborted with the partial content, and the server sees the client go away (the HTTP request was closed).
 func TestCancel(t *testing.T) {

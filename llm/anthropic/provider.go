@@ -36,7 +36,8 @@ type Config struct {
 	// APIKey is sent as the x-api-key header when non-empty.
 	APIKey string
 	// KeySource says where APIKey came from ("ANTHROPIC_API_KEY", "models.json provider
-	// x"), so that an authentication failure names the setting to fix.
+	// x"), so that an authentication failure names the setting to fix; with no APIKey it is
+	// the setting that was empty.
 	KeySource string
 	// Headers are added to every request (models.json provider headers).
 	Headers map[string]string
@@ -58,6 +59,10 @@ type Provider struct {
 	client sdk.Client
 	clock  Clock
 	idle   time.Duration
+	// keyOrigin is where the credentials come from, for authentication failures.
+	keyOrigin string
+	// logURL is the Messages endpoint without credentials or query, for failures in the log.
+	logURL string
 }
 
 // New returns a provider for cfg. It fails only for an unusable BaseURL.
@@ -73,7 +78,8 @@ func New(cfg Config) (*Provider, error) {
 	if hc == nil {
 		hc = &http.Client{}
 	}
-	p := &Provider{cfg: cfg, clock: cfg.Clock, idle: cfg.IdleTimeout}
+	p := &Provider{cfg: cfg, clock: cfg.Clock, idle: cfg.IdleTimeout, keyOrigin: failure.KeyOrigin(cfg.KeySource, cfg.APIKey != "", cfg.Headers),
+		logURL: failure.LogURL(u.JoinPath("v1", "messages"))}
 	if p.clock == nil {
 		p.clock = idle.SystemClock{}
 	}
@@ -101,6 +107,12 @@ func New(cfg Config) (*Provider, error) {
 	return p, nil
 }
 
+// fail ends the message with f, which names the endpoint for the log.
+func (p *Provider) fail(b *core.MessageBuilder, f *core.ProviderError) {
+	f.URL = p.logURL
+	b.Fail(f)
+}
+
 // Stream implements [core.Provider].
 func (p *Provider) Stream(ctx context.Context, req *core.Request) iter.Seq[core.AssistantEvent] {
 	return func(yield func(core.AssistantEvent) bool) {
@@ -123,7 +135,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 
 	params, opts, err := buildRequest(req)
 	if err != nil {
-		b.Fail(&core.ProviderError{Kind: core.ErrorOther, Message: err.Error()})
+		p.fail(b, &core.ProviderError{Kind: core.ErrorOther, Message: err.Error()})
 		return
 	}
 
@@ -135,7 +147,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 		if resp != nil && resp.Body != nil {
 			_ = resp.Body.Close()
 		}
-		b.Fail(p.requestFailure(parent, wd, err))
+		p.fail(b, p.requestFailure(parent, wd, err))
 		return
 	}
 	body := &idle.Body{RC: resp.Body, W: wd}
@@ -161,11 +173,11 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 				// The first event is not JSON: the server speaks something else.
 				kind = core.ErrorOther
 			}
-			b.Fail(&core.ProviderError{Kind: kind, Message: fmt.Sprintf("Provider sent malformed data: %s (%v)", failure.Snippet(data), err)})
+			p.fail(b, &core.ProviderError{Kind: kind, Message: fmt.Sprintf("Provider sent malformed data: %s (%v)", failure.Snippet(data), err)})
 			return
 		}
 		if ev.Type == "error" || e.Type == "error" {
-			b.Fail(classifyStreamError(&e, data, p.cfg.KeySource))
+			p.fail(b, classifyStreamError(&e, data, p.keyOrigin))
 			return
 		}
 		if !m.apply(&e) {
@@ -178,22 +190,22 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 
 	switch {
 	case parent.Err() != nil:
-		b.Fail(core.Aborted())
+		p.fail(b, core.Aborted())
 		return
 	case wd.Expired():
-		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: wd.Message()})
+		p.fail(b, &core.ProviderError{Kind: core.ErrorRetryable, Message: wd.Message()})
 		return
 	case m.failure != nil:
-		b.Fail(m.failure)
+		p.fail(b, m.failure)
 		return
 	case dec.Err() != nil:
-		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: "Connection to provider lost mid-stream: " + dec.Err().Error()})
+		p.fail(b, &core.ProviderError{Kind: core.ErrorRetryable, Message: "Connection to provider lost mid-stream: " + dec.Err().Error()})
 		return
 	case m.events == 0:
-		b.Fail(failure.NotAStream(resp, body.Head))
+		p.fail(b, failure.NotAStream(resp, body.Head))
 		return
 	case !m.stopped:
-		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: "Anthropic stream ended before message_stop (connection closed early)"})
+		p.fail(b, &core.ProviderError{Kind: core.ErrorRetryable, Message: "Anthropic stream ended before message_stop (connection closed early)"})
 		return
 	}
 	b.Done()
@@ -210,7 +222,7 @@ func (p *Provider) requestFailure(parent context.Context, wd *idle.Watchdog, err
 	}
 	var apierr *sdk.Error
 	if errors.As(err, &apierr) && apierr.Response != nil {
-		return classifyHTTP(apierr.StatusCode, apierr.Response.Header, failure.ErrorBody(apierr.Response), p.cfg.KeySource, p.clock.Now())
+		return classifyHTTP(apierr.StatusCode, apierr.Response.Header, failure.ErrorBody(apierr.Response), p.keyOrigin, p.clock.Now())
 	}
 	return failure.Transport(err)
 }

@@ -99,9 +99,9 @@ func parseErrorBody(body []byte) (errorInfo, bool) {
 	return info, true
 }
 
-// classifyHTTP classifies a failed HTTP response: its status, headers and body. keySource
-// names where the API key came from, for authentication failures.
-func classifyHTTP(status int, header http.Header, body []byte, keySource string, now time.Time) *core.ProviderError {
+// classifyHTTP classifies a failed HTTP response: its status, headers and body. keyOrigin
+// says where the credentials came from ([failure.KeyOrigin]), for authentication failures.
+func classifyHTTP(status int, header http.Header, body []byte, keyOrigin string, now time.Time) *core.ProviderError {
 	info, isJSON := parseErrorBody(body)
 	var msg string
 	switch {
@@ -116,7 +116,7 @@ func classifyHTTP(status int, header http.Header, body []byte, keySource string,
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		pe.Kind = core.ErrorAuth
-		pe.Message = msg + " (" + failure.KeyOrigin(keySource) + ")"
+		pe.Message = msg + " (" + keyOrigin + ")"
 	case info.code == "context_length_exceeded" || failure.IsOverflowMessage(msg):
 		pe.Kind = core.ErrorOverflow
 	case status == http.StatusTooManyRequests && info.code == "insufficient_quota":
@@ -138,17 +138,17 @@ func classifyHTTP(status int, header http.Header, body []byte, keySource string,
 
 // classifyStreamError classifies an error object the server sent inside the event stream
 // (OpenRouter does this when the upstream provider fails mid-response).
-func classifyStreamError(data []byte, keySource string) *core.ProviderError {
+func classifyStreamError(data []byte, keyOrigin string) *core.ProviderError {
 	info, ok := parseErrorBody(data)
 	if !ok || info.message == "" {
 		info.message = failure.Snippet(data)
 	}
 	msg := "Provider error: " + info.message
 	if s := info.numericCode; s >= 400 && s < 600 {
-		pe := classifyHTTP(s, http.Header{}, data, keySource, time.Time{})
+		pe := classifyHTTP(s, http.Header{}, data, keyOrigin, time.Time{})
 		pe.Message = msg
 		if pe.Kind == core.ErrorAuth {
-			pe.Message += " (" + failure.KeyOrigin(keySource) + ")"
+			pe.Message += " (" + keyOrigin + ")"
 		}
 		return pe
 	}

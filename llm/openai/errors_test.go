@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/internal/failure"
 )
 
 func TestClassifyHTTP(t *testing.T) {
@@ -57,7 +58,7 @@ func TestClassifyHTTP(t *testing.T) {
 			if h == nil {
 				h = http.Header{}
 			}
-			got := classifyHTTP(tc.status, h, []byte(tc.body), tc.keySource, now)
+			got := classifyHTTP(tc.status, h, []byte(tc.body), failure.KeyOrigin(tc.keySource, tc.keySource != "", nil), now)
 			if got.Kind != tc.kind || got.Message != tc.msg || got.Status != tc.status {
 				t.Errorf("got %s %d %q, want %s %d %q", got.Kind, got.Status, got.Message, tc.kind, tc.status, tc.msg)
 			}

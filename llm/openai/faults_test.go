@@ -243,6 +243,22 @@ func TestConsumerStops(t *testing.T) {
 	}
 }
 
+// A 401 on a request sent without a key (an OPENAI_BASE_URL server, no OPENAI_API_KEY) says
+// no key was sent and which setting was empty, never that the key came from it.
+func TestNoKeySentNamesEmptySetting(t *testing.T) {
+	srv := mockopenai.New(&mockopenai.Script{Responses: []mockopenai.Response{{Status: 401, Error: &mockopenai.ErrorBody{Message: "Missing bearer token"}}}})
+	defer srv.Close()
+	p, err := New(Config{BaseURL: srv.URL(), KeySource: "OPENAI_API_KEY", IdleTimeout: -1, HTTPClient: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, final := run(t, context.Background(), p, &core.Request{Model: modelByID(t, "gpt-4.1"), Messages: []core.Message{core.NewUserMessage("hi", nil, 1)}})
+	want := "401 Missing bearer token (no API key was sent: OPENAI_API_KEY is not set)"
+	if final.ErrorMessage != want || srv.Requests()[0].Header.Get("Authorization") != "" {
+		t.Errorf("error = %q, want %q", final.ErrorMessage, want)
+	}
+}
+
 // TestConnectionRefused checks a transport error before any response.
 func TestConnectionRefused(t *testing.T) {
 	srv := mockopenai.New(nil)

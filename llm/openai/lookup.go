@@ -3,6 +3,7 @@ package openai
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -14,6 +15,8 @@ import (
 type Registry struct {
 	entries  []Entry
 	builtins []Builtin
+	// files are the models.json files that define each provider not built in, by name.
+	files map[string][]string
 }
 
 // Builtin is a provider whose models are built in: OpenAI's catalogue always, and others the
@@ -50,7 +53,7 @@ func NewRegistry(files ...*ModelsFile) *Registry { return NewRegistryWith(nil, f
 
 // NewRegistryWith is [NewRegistry] with more built-in providers, listed after OpenAI's.
 func NewRegistryWith(extra []Builtin, files ...*ModelsFile) *Registry {
-	r := &Registry{builtins: append([]Builtin{{Provider: ProviderName, API: API, Models: Catalogue()}}, extra...)}
+	r := &Registry{builtins: append([]Builtin{{Provider: ProviderName, API: API, Models: Catalogue()}}, extra...), files: map[string][]string{}}
 	for _, b := range r.builtins {
 		for _, m := range b.Models {
 			r.entries = append(r.entries, Entry{Model: m, ProviderName: b.Provider})
@@ -65,6 +68,8 @@ func NewRegistryWith(extra []Builtin, files ...*ModelsFile) *Registry {
 			pp := &p
 			if r.builtin(name) != nil {
 				r.patchBuiltins(name, pp, f.Path)
+			} else if !slices.Contains(r.files[name], f.Path) {
+				r.files[name] = append(r.files[name], f.Path)
 			}
 			for _, me := range p.Models {
 				m := modelFromEntry(name, pp, &me)
@@ -132,7 +137,8 @@ func (r *Registry) Entries() []Entry { return append([]Entry(nil), r.entries...)
 // catalogues and models.json; an unknown id is used as given with default metadata
 // (docs/configuration.md, "Model"): contextWindow (or 128000 when 0), maxTokens 16384, no reasoning,
 // text input, cost 0, and a warning. A model of a provider whose api no built-in provider
-// serves is an error.
+// serves is an error, and so is "provider/id" of a models.json provider that lists no such
+// model ([*UnknownModelError]).
 func (r *Registry) Lookup(id string, contextWindow int) (Resolution, error) {
 	return r.LookupFor(id, contextWindow, "")
 }
@@ -162,6 +168,9 @@ func (r *Registry) LookupFor(id string, contextWindow int, provider string) (Res
 		}
 		return Resolution{Entry: *found, Source: src}, nil
 	}
+	if err := r.notInProvider(id); err != nil {
+		return Resolution{}, err
+	}
 	b := r.builtin(provider)
 	if b == nil {
 		b = &r.builtins[0]
@@ -181,6 +190,49 @@ func (r *Registry) LookupFor(id string, contextWindow int, provider string) (Res
 		Warning: fmt.Sprintf("model %q is in neither the built-in catalogue nor models.json; using default metadata: context window %d tokens, max output %d tokens, no reasoning, text input only, cost not tracked",
 			id, cw, DefaultMaxTokens),
 	}, nil
+}
+
+// UnknownModelError is a "provider/id" whose provider comes from models.json and lists no
+// such model. Its message names the provider, its files and the models it has.
+type UnknownModelError struct {
+	Provider, ID string
+	// Files are the models.json files that define the provider; Models its model ids.
+	Files  []string
+	Models []string
+}
+
+func (e *UnknownModelError) Error() string {
+	where := strings.Join(e.Files, " and ")
+	if len(e.Models) == 0 {
+		return fmt.Sprintf("provider %q (%s) has no model %q: it lists no models", e.Provider, where, e.ID)
+	}
+	const most = 20
+	list := strings.Join(e.Models[:min(len(e.Models), most)], ", ")
+	if len(e.Models) > most {
+		list += fmt.Sprintf(" and %d more", len(e.Models)-most)
+	}
+	return fmt.Sprintf("provider %q (%s) has no model %q; its models: %s", e.Provider, where, e.ID, list)
+}
+
+// notInProvider returns an [*UnknownModelError] when id is "provider/model" for a models.json
+// provider (not a built-in one) that lists no such model. Such an id is a mistake, not a model
+// to send with default metadata: the provider's models are all the file says it serves.
+func (r *Registry) notInProvider(id string) error {
+	name, model, ok := strings.Cut(id, "/")
+	if !ok {
+		return nil
+	}
+	files, ok := r.files[name]
+	if !ok {
+		return nil
+	}
+	e := &UnknownModelError{Provider: name, ID: model, Files: files, Models: []string{}}
+	for _, en := range r.entries {
+		if en.ProviderName == name {
+			e.Models = append(e.Models, en.Model.ID)
+		}
+	}
+	return e
 }
 
 // apis lists the served apis for messages.

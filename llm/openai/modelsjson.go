@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -75,50 +74,87 @@ func LoadModelsFile(path string) (*ModelsFile, error) {
 	return ParseModelsFile(path, data)
 }
 
-// ParseModelsFile is [LoadModelsFile] on bytes already read; path is used in messages.
+// ParseModelsFile is [LoadModelsFile] on bytes already read; path is used in messages. An
+// error after the JSON is read is a [*ModelsFileError], which carries the unknown keys too.
 func ParseModelsFile(path string, data []byte) (*ModelsFile, error) {
-	f := &ModelsFile{Path: path}
-	if err := json.Unmarshal(data, f); err != nil {
+	if !json.Valid(data) {
+		var v any
+		err := json.Unmarshal(data, &v)
 		var syn *json.SyntaxError
-		var typ *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &syn):
+		if errors.As(err, &syn) {
 			return nil, fmt.Errorf("%s:%d: invalid JSON: %w", path, lineAt(data, syn.Offset), err)
-		case errors.As(err, &typ):
-			return nil, fmt.Errorf("%s:%d: field %s: expected %s, got JSON %s", path, lineAt(data, typ.Offset), typ.Field, typ.Type, typ.Value)
-		default:
-			return nil, fmt.Errorf("%s: %w", path, err)
 		}
+		return nil, fmt.Errorf("%s: invalid JSON: %w", path, err)
 	}
 	idx := indexPaths(data)
+	var warnings []string
 	var unknown []string
 	unknownKeys(data, reflect.TypeFor[ModelsFile](), "", &unknown)
 	for _, key := range unknown {
-		f.Warnings = append(f.Warnings, fmt.Sprintf("%s:%d: unknown key %s (ignored)", path, idx.line(key), key))
+		warnings = append(warnings, fmt.Sprintf("%s:%d: unknown key %s (ignored)", path, idx.line(key), key))
+	}
+	f := &ModelsFile{Path: path}
+	if err := decodeModelsFile(f, data, idx); err != nil {
+		return nil, &ModelsFileError{Err: err, Warnings: warnings}
+	}
+	f.Warnings = warnings
+	return f, nil
+}
+
+// ModelsFileError is a models.json that could not be used. Its message is the error, then
+// the file's unknown keys, one a line: a misspelt key is often the reason a field is missing.
+type ModelsFileError struct {
+	Err      error
+	Warnings []string
+}
+
+func (e *ModelsFileError) Error() string {
+	return strings.Join(append([]string{e.Err.Error()}, e.Warnings...), "\n")
+}
+
+func (e *ModelsFileError) Unwrap() error { return e.Err }
+
+// decodeModelsFile decodes a valid JSON document into f and checks it. Every error names
+// the file, the line and the field's whole path.
+func decodeModelsFile(f *ModelsFile, data []byte, idx pathIndex) error {
+	path := f.Path
+	if err := json.Unmarshal(data, f); err != nil {
+		var typ *json.UnmarshalTypeError
+		if !errors.As(err, &typ) {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		field, ok := idx.at(typ.Offset)
+		if !ok {
+			field = typ.Field
+		}
+		if field == "" {
+			return fmt.Errorf("%s:%d: expected %s, got JSON %s", path, lineAt(data, typ.Offset), jsonKind(typ.Type), typ.Value)
+		}
+		return fmt.Errorf("%s:%d: field %s: expected %s, got JSON %s", path, idx.line(field), field, jsonKind(typ.Type), typ.Value)
 	}
 	fail := func(field, format string, args ...any) error {
 		return fmt.Errorf("%s:%d: field %s: %s", path, idx.line(field), field, fmt.Sprintf(format, args...))
 	}
 	if f.Providers == nil {
-		return nil, fail("providers", "missing (the file must be an object with a \"providers\" object)")
+		return fail("providers", "missing (the file must be an object with a \"providers\" object)")
 	}
 	for _, name := range sortedKeys(f.Providers) {
 		p := f.Providers[name]
 		base := "providers." + name
 		if p.API != "" && !knownAPI(p.API) {
-			return nil, fail(base+".api", "unknown api %q", p.API)
+			return fail(base+".api", "unknown api %q", p.API)
 		}
 		if len(p.Models) > 0 && p.BaseURL == "" && builtinAPIs[name] == "" {
-			return nil, fail(base+".baseUrl", "required for a provider that defines models")
+			return fail(base+".baseUrl", "required for a provider that defines models")
 		}
 		seen := map[string]bool{}
 		for i, m := range p.Models {
 			mf := fmt.Sprintf("%s.models[%d]", base, i)
 			if m.ID == "" {
-				return nil, fail(mf+".id", "required")
+				return fail(mf+".id", "required")
 			}
 			if seen[m.ID] {
-				return nil, fail(mf+".id", "duplicate model id %q", m.ID)
+				return fail(mf+".id", "duplicate model id %q", m.ID)
 			}
 			seen[m.ID] = true
 			api := m.API
@@ -126,23 +162,23 @@ func ParseModelsFile(path string, data []byte) (*ModelsFile, error) {
 				api = p.API
 			}
 			if api == "" && builtinAPIs[name] == "" {
-				return nil, fail(mf+".api", "no api for model %q (set api on the provider or the model)", m.ID)
+				return fail(mf+".api", "no api for model %q (set api on the provider or the model)", m.ID)
 			}
 			if api != "" && !knownAPI(api) {
-				return nil, fail(mf+".api", "unknown api %q", api)
+				return fail(mf+".api", "unknown api %q", api)
 			}
 			if err := checkModel(&m, mf, fail); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		for _, id := range sortedKeys(p.ModelOverrides) {
 			m := p.ModelOverrides[id]
 			if err := checkModel(&m, base+".modelOverrides."+id, fail); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
-	return f, nil
+	return nil
 }
 
 // unknownKeys appends to out the path of every object key in raw that t (a struct, or
@@ -276,112 +312,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-func lineAt(data []byte, offset int64) int {
-	offset = min(max(offset, 0), int64(len(data)))
-	return 1 + bytes.Count(data[:offset], []byte("\n"))
-}
-
-// pathIndex maps a field path ("providers.x.models[0].id") to the line of its value.
-type pathIndex map[string]int
-
-// line returns the line of field, or of its closest recorded parent.
-func (p pathIndex) line(field string) int {
-	for field != "" {
-		if l, ok := p[field]; ok {
-			return l
-		}
-		i := strings.LastIndexAny(field, ".[")
-		if i < 0 {
-			break
-		}
-		field = field[:i]
-	}
-	return 1
-}
-
-// indexPaths walks a JSON document and records the line of every value by its path.
-func indexPaths(data []byte) pathIndex {
-	idx := pathIndex{}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var stack []*pathFrame
-	valuePath := func() string {
-		if len(stack) == 0 {
-			return ""
-		}
-		top := stack[len(stack)-1]
-		if top.isArray {
-			return top.path + "[" + strconv.Itoa(top.n) + "]"
-		}
-		if top.path == "" {
-			return top.key
-		}
-		return top.path + "." + top.key
-	}
-	for {
-		off := dec.InputOffset()
-		tok, err := dec.Token()
-		if err != nil {
-			return idx
-		}
-		var top *pathFrame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		if top != nil && !top.isArray && top.wantKey {
-			if k, ok := tok.(string); ok {
-				top.key = k
-				top.wantKey = false
-				continue
-			}
-		}
-		switch tok {
-		case json.Delim('}'), json.Delim(']'):
-			stack = stack[:len(stack)-1]
-			if len(stack) > 0 {
-				advance(stack[len(stack)-1])
-			}
-			continue
-		}
-		p := valuePath()
-		// off is where the previous token ended; the value starts after separators.
-		start := off
-		for start < int64(len(data)) && strings.IndexByte(" \t\r\n:,", data[start]) >= 0 {
-			start++
-		}
-		if p != "" {
-			idx[p] = lineAt(data, start)
-		}
-		switch tok {
-		case json.Delim('{'):
-			stack = append(stack, &pathFrame{path: p, wantKey: true})
-		case json.Delim('['):
-			stack = append(stack, &pathFrame{path: p, isArray: true})
-		default:
-			if top != nil {
-				advance(top)
-			}
-		}
-	}
-}
-
-// pathFrame is an open object or array while indexing paths.
-type pathFrame struct {
-	path    string
-	isArray bool
-	n       int
-	key     string
-	wantKey bool
-}
-
-// advance moves past one value of the container.
-func advance(f *pathFrame) {
-	if f.isArray {
-		f.n++
-	} else {
-		f.wantKey = true
-	}
 }
 
 var envRef = sync.OnceValue(func() *regexp.Regexp {

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -36,7 +37,7 @@ func TestModelsFileErrors(t *testing.T) {
 		name, data, want string
 	}{
 		{"syntax", "{\n  \"providers\": {\n    \"x\": {,\n  }\n}", "m.json:3: invalid JSON"},
-		{"type", "{\n  \"providers\": {\n    \"x\": {\n      \"baseUrl\": \"u\", \"api\": \"openai-completions\",\n      \"models\": [{\"id\": \"a\", \"contextWindow\": \"big\"}]\n    }\n  }\n}", "m.json:5: field providers.models.contextWindow: expected int"},
+		{"type", "{\n  \"providers\": {\n    \"x\": {\n      \"baseUrl\": \"u\", \"api\": \"openai-completions\",\n      \"models\": [{\"id\": \"a\", \"contextWindow\": \"big\"}]\n    }\n  }\n}", "m.json:5: field providers.x.models[0].contextWindow: expected an integer, got JSON string"},
 		{"missing id", "{\n  \"providers\": {\n    \"x\": {\n      \"baseUrl\": \"u\", \"api\": \"openai-completions\",\n      \"models\": [\n        {\"name\": \"a\"}\n      ]\n    }\n  }\n}", "m.json:6: field providers.x.models[0].id: required"},
 		{"missing baseUrl", "{\n  \"providers\": {\n    \"x\": {\n      \"api\": \"openai-completions\",\n      \"models\": [{\"id\": \"a\"}]\n    }\n  }\n}", "m.json:3: field providers.x.baseUrl: required"},
 		{"bad input", "{\"providers\": {\"x\": {\"baseUrl\": \"u\", \"api\": \"openai-completions\",\n \"models\": [{\"id\": \"a\",\n \"input\": [\"text\", \"audio\"]}]}}}", `m.json:3: field providers.x.models[0].input[1]: must be "text" or "image", got "audio"`},
@@ -48,6 +49,71 @@ func TestModelsFileErrors(t *testing.T) {
 			_, err := ParseModelsFile("m.json", []byte(tc.data))
 			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 				t.Errorf("got %v, want prefix %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// A value of the wrong type is named by its whole path (map keys and indexes included) and
+// its line, at every depth of the file.
+func TestModelsFileTypeErrorPaths(t *testing.T) {
+	tests := []struct {
+		name, data, want string
+	}{
+		{"document", "[]", "m.json:1: expected an object, got JSON array"},
+		{"providers", "{\"providers\": [1]}", "m.json:1: field providers: expected an object, got JSON array"},
+		{"provider", "{\"providers\": {\n \"ollama\": \"http://x\"}}", "m.json:2: field providers.ollama: expected an object, got JSON string"},
+		{"provider field", "{\"providers\": {\"ollama\": {\n \"baseUrl\": 5}}}", "m.json:2: field providers.ollama.baseUrl: expected a string, got JSON number"},
+		{"authHeader", "{\"providers\": {\"ollama\": {\"baseUrl\": \"u\",\n \"authHeader\": \"yes\"}}}", "m.json:2: field providers.ollama.authHeader: expected true or false, got JSON string"},
+		{"header value", "{\"providers\": {\"ollama\": {\"baseUrl\": \"u\", \"headers\": {\"x-a\": \"1\",\n \"x-b\": 2}}}}", "m.json:2: field providers.ollama.headers.x-b: expected a string, got JSON number"},
+		{"models", "{\"providers\": {\"ollama\": {\"baseUrl\": \"u\",\n \"models\": {\"id\": \"a\"}}}}", "m.json:2: field providers.ollama.models: expected an array, got JSON object"},
+		{"model", "{\"providers\": {\"ollama\": {\"baseUrl\": \"u\", \"models\": [{\"id\": \"a\"},\n \"b\"]}}}", "m.json:2: field providers.ollama.models[1]: expected an object, got JSON string"},
+		{"contextWindow", "{\"providers\": {\"ollama\": {\"baseUrl\": \"u\", \"models\": [{\"id\": \"a\"}, {\"id\": \"b\",\n \"contextWindow\": \"big\"}]}}}", "m.json:2: field providers.ollama.models[1].contextWindow: expected an integer, got JSON string"},
+		{"fractional maxTokens", "{\"providers\": {\"ollama\": {\"baseUrl\": \"u\", \"models\": [{\"id\": \"a\",\n \"maxTokens\": 1.5}]}}}", "m.json:2: field providers.ollama.models[0].maxTokens: expected an integer, got JSON number 1.5"},
+		{"reasoning", "{\"providers\": {\"ollama\": {\"baseUrl\": \"u\", \"models\": [{\"id\": \"a\", \"reasoning\": \"yes\"}]}}}", "m.json:1: field providers.ollama.models[0].reasoning: expected true or false, got JSON string"},
+		{"input element", "{\"providers\": {\"ollama\": {\"baseUrl\": \"u\", \"models\": [{\"id\": \"a\",\n \"input\": [\"text\",\n 7]}]}}}", "m.json:3: field providers.ollama.models[0].input[1]: expected a string, got JSON number"},
+		{"cost field", "{\"providers\": {\"ollama\": {\"baseUrl\": \"u\", \"models\": [{\"id\": \"a\", \"cost\": {\"input\": 1,\n \"output\": \"free\"}}]}}}", "m.json:2: field providers.ollama.models[0].cost.output: expected a number, got JSON string"},
+		{"thinkingLevelMap value", "{\"providers\": {\"ollama\": {\"baseUrl\": \"u\", \"models\": [{\"id\": \"a\", \"thinkingLevelMap\": {\"high\": 3}}]}}}", "m.json:1: field providers.ollama.models[0].thinkingLevelMap.high: expected a string, got JSON number"},
+		{"model headers", "{\"providers\": {\"ollama\": {\"baseUrl\": \"u\", \"models\": [{\"id\": \"a\", \"headers\": [\"x\"]}]}}}", "m.json:1: field providers.ollama.models[0].headers: expected an object, got JSON array"},
+		{"override", "{\"providers\": {\"openai\": {\"modelOverrides\": {\"gpt-4.1\": {\n \"contextWindow\": true}}}}}", "m.json:2: field providers.openai.modelOverrides.gpt-4.1.contextWindow: expected an integer, got JSON bool"},
+		{"override cost", "{\"providers\": {\"openai\": {\"modelOverrides\": {\"gpt-4.1\": {\"cost\": {\"cacheRead\": [0]}}}}}}", "m.json:1: field providers.openai.modelOverrides.gpt-4.1.cost.cacheRead: expected a number, got JSON array"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseModelsFile("m.json", []byte(tc.data))
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("ParseModelsFile error = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// The unknown keys are reported even when the file cannot be used: a misspelt key is often
+// why a required field is missing or a type is wrong.
+func TestModelsFileErrorKeepsUnknownKeys(t *testing.T) {
+	tests := []struct {
+		name, data string
+		want       []string
+	}{
+		{"missing id", "{\"providers\": {\"local\": {\"baseUrl\": \"u\", \"api\": \"openai-completions\",\n \"models\": [{\"idd\": \"m1\"}]}}}",
+			[]string{"m.json:2: field providers.local.models[0].id: required", "m.json:2: unknown key providers.local.models[0].idd (ignored)"}},
+		{"wrong type", "{\"providers\": {\"local\": {\"baseUrl\": \"u\",\n \"apiKy\": \"k\",\n \"models\": [{\"id\": \"m1\", \"maxTokens\": \"8k\"}]}}}",
+			[]string{"m.json:3: field providers.local.models[0].maxTokens: expected an integer, got JSON string", "m.json:2: unknown key providers.local.apiKy (ignored)"}},
+		{"no providers", "{\"provider\": {}}",
+			[]string{"m.json:1: field providers: missing (the file must be an object with a \"providers\" object)", "m.json:1: unknown key provider (ignored)"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseModelsFile("m.json", []byte(tc.data))
+			var mfe *ModelsFileError
+			if !errors.As(err, &mfe) {
+				t.Fatalf("ParseModelsFile error = %v, want a *ModelsFileError", err)
+			}
+			if got := strings.Split(err.Error(), "\n"); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("error:\n%s\nwant:\n%s", err, strings.Join(tc.want, "\n"))
+			}
+			if len(mfe.Warnings) != 1 || mfe.Warnings[0] != tc.want[1] {
+				t.Errorf("Warnings = %q, want [%q]", mfe.Warnings, tc.want[1])
 			}
 		})
 	}
@@ -239,5 +305,45 @@ func TestLookupWithAnthropic(t *testing.T) {
 	// Without the Anthropic built-in (NewRegistry), anthropic-messages is refused.
 	if _, err := NewRegistry(f).Lookup("claude-x", 0); err == nil || !strings.Contains(err.Error(), "supports only openai-completions") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// "provider/id" of a models.json provider that does not list id is an error naming the
+// provider, its file and its models, not an unknown model sent with default metadata.
+func TestLookupModelNotInProvider(t *testing.T) {
+	one, err := ParseModelsFile("/a/models.json", []byte(`{"providers": {"local": {"baseUrl": "http://l/v1", "api": "openai-completions", "models": [{"id": "m1"}]}, "empty": {"baseUrl": "http://e/v1", "api": "openai-completions"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := ParseModelsFile("/b/models.json", []byte(`{"providers": {"local": {"baseUrl": "http://l/v1", "api": "openai-completions", "models": [{"id": "m3"}]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		files []*ModelsFile
+		id    string
+		want  string
+	}{
+		{"one file", []*ModelsFile{one}, "local/m2", `provider "local" (/a/models.json) has no model "m2"; its models: m1`},
+		{"two files", []*ModelsFile{one, two}, "local/m2", `provider "local" (/a/models.json and /b/models.json) has no model "m2"; its models: m1, m3`},
+		{"no models", []*ModelsFile{one}, "empty/m", `provider "empty" (/a/models.json) has no model "m": it lists no models`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := NewRegistry(tc.files...).LookupFor(tc.id, 0, "")
+			var ume *UnknownModelError
+			if !errors.As(err, &ume) || err.Error() != tc.want {
+				t.Errorf("LookupFor(%q) error = %v, want %q", tc.id, err, tc.want)
+			}
+		})
+	}
+	// Ids of a built-in provider, or with a prefix that is no provider, keep the default
+	// metadata: the catalogues are not every model a server has.
+	r := NewRegistry(one)
+	for _, id := range []string{"openai/gpt-5-next", "meta-llama/llama-4", "local/m1"} {
+		if _, err := r.LookupFor(id, 0, ""); err != nil {
+			t.Errorf("LookupFor(%q) error = %v, want none", id, err)
+		}
 	}
 }

@@ -31,7 +31,8 @@ type Config struct {
 	// APIKey is sent as a bearer token when non-empty (local servers often need none).
 	APIKey string
 	// KeySource says where APIKey came from ("OPENAI_API_KEY", "models.json provider
-	// ollama"), so that an authentication failure names the setting to fix.
+	// ollama"), so that an authentication failure names the setting to fix; with no APIKey
+	// it is the setting that was empty.
 	KeySource string
 	// Headers are added to every request (models.json provider headers).
 	Headers map[string]string
@@ -58,6 +59,10 @@ type Provider struct {
 	host     string
 	// maxEvent bounds one event of the stream (sse.DefaultMaxEvent; tests lower it).
 	maxEvent int
+	// keyOrigin is where the credentials come from, for authentication failures.
+	keyOrigin string
+	// logURL is the endpoint without credentials or query, for failures in the log.
+	logURL string
 }
 
 // New returns a provider for cfg. It fails only for an unusable BaseURL.
@@ -84,7 +89,8 @@ func New(cfg Config) (*Provider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openai: base URL %q: %w", cfg.BaseURL, err)
 	}
-	p := &Provider{cfg: cfg, hc: hc, endpoint: endpoint.String(), clock: cfg.Clock, idle: cfg.IdleTimeout, host: strings.ToLower(u.Hostname()), maxEvent: sse.DefaultMaxEvent}
+	p := &Provider{cfg: cfg, hc: hc, endpoint: endpoint.String(), clock: cfg.Clock, idle: cfg.IdleTimeout, host: strings.ToLower(u.Hostname()), maxEvent: sse.DefaultMaxEvent,
+		keyOrigin: failure.KeyOrigin(cfg.KeySource, cfg.APIKey != "", cfg.Headers), logURL: failure.LogURL(endpoint)}
 	if p.clock == nil {
 		p.clock = SystemClock{}
 	}
@@ -92,6 +98,12 @@ func New(cfg Config) (*Provider, error) {
 		p.idle = DefaultIdleTimeout
 	}
 	return p, nil
+}
+
+// fail ends the message with f, which names the endpoint for the log.
+func (p *Provider) fail(b *core.MessageBuilder, f *core.ProviderError) {
+	f.URL = p.logURL
+	b.Fail(f)
 }
 
 // Stream implements [core.Provider].
@@ -116,7 +128,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 
 	httpReq, err := p.newRequest(ctx, req)
 	if err != nil {
-		b.Fail(&core.ProviderError{Kind: core.ErrorOther, Message: err.Error()})
+		p.fail(b, &core.ProviderError{Kind: core.ErrorOther, Message: err.Error()})
 		return
 	}
 
@@ -124,7 +136,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 	defer wd.Stop()
 	resp, err := p.hc.Do(httpReq)
 	if err != nil {
-		b.Fail(p.requestFailure(parent, wd, err))
+		p.fail(b, p.requestFailure(parent, wd, err))
 		return
 	}
 	defer func() { _ = resp.Body.Close() }()
@@ -133,10 +145,10 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 		// The error body counts as waiting for the server too.
 		errBody := failure.ReadErrorBody(body)
 		if f := p.requestFailure(parent, wd, nil); f != nil {
-			b.Fail(f)
+			p.fail(b, f)
 			return
 		}
-		b.Fail(classifyHTTP(resp.StatusCode, resp.Header, errBody, p.cfg.KeySource, p.clock.Now()))
+		p.fail(b, classifyHTTP(resp.StatusCode, resp.Header, errBody, p.keyOrigin, p.clock.Now()))
 		return
 	}
 	events := sse.NewReader(body, p.maxEvent)
@@ -172,11 +184,11 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 				// The first event is not JSON: the server speaks something else.
 				kind = core.ErrorOther
 			}
-			b.Fail(&core.ProviderError{Kind: kind, Message: fmt.Sprintf("Provider sent malformed data: %s (%v)", failure.Snippet(data), err)})
+			p.fail(b, &core.ProviderError{Kind: kind, Message: fmt.Sprintf("Provider sent malformed data: %s (%v)", failure.Snippet(data), err)})
 			return
 		}
 		if len(c.Error) > 0 && string(c.Error) != "null" {
-			b.Fail(classifyStreamError(data, p.cfg.KeySource))
+			p.fail(b, classifyStreamError(data, p.keyOrigin))
 			return
 		}
 		if !m.apply(c) {
@@ -186,25 +198,25 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 
 	switch {
 	case parent.Err() != nil:
-		b.Fail(core.Aborted())
+		p.fail(b, core.Aborted())
 		return
 	case wd.Expired():
-		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: wd.Message()})
+		p.fail(b, &core.ProviderError{Kind: core.ErrorRetryable, Message: wd.Message()})
 		return
 	case errors.Is(readErr, sse.ErrTooLarge):
-		b.Fail(&core.ProviderError{Kind: core.ErrorOther, Message: "Provider sent " + readErr.Error()})
+		p.fail(b, &core.ProviderError{Kind: core.ErrorOther, Message: "Provider sent " + readErr.Error()})
 		return
 	case readErr != nil:
-		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: "Connection to provider lost mid-stream: " + readErr.Error()})
+		p.fail(b, &core.ProviderError{Kind: core.ErrorRetryable, Message: "Connection to provider lost mid-stream: " + readErr.Error()})
 		return
 	case m.failure != nil:
-		b.Fail(m.failure)
+		p.fail(b, m.failure)
 		return
 	case m.chunks == 0 && !done:
-		b.Fail(failure.NotAStream(resp, body.Head))
+		p.fail(b, failure.NotAStream(resp, body.Head))
 		return
 	case !done && !m.sawFinish:
-		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: "Provider stream ended without a finish reason (connection closed early)"})
+		p.fail(b, &core.ProviderError{Kind: core.ErrorRetryable, Message: "Provider stream ended without a finish reason (connection closed early)"})
 		return
 	}
 	if !m.sawFinish && m.sawToolUse {

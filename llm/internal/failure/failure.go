@@ -7,6 +7,7 @@ package failure
 import (
 	"math"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -119,13 +120,41 @@ func ClassifyMessage(msg string) *core.ProviderError {
 	return pe
 }
 
-// KeyOrigin says where the API key came from, so that an authentication failure tells the
-// user which setting to fix.
-func KeyOrigin(keySource string) string {
-	if keySource == "" {
-		return "no API key was configured"
+// KeyOrigin says where the credentials of a request came from, so that an authentication
+// failure tells the user which setting to fix: keySource ("ANTHROPIC_API_KEY", "models.json
+// provider x") when a key was sent; else the configured header that carried credentials;
+// else that no key was sent, and which setting was empty.
+func KeyOrigin(keySource string, keySent bool, headers map[string]string) string {
+	if keySent {
+		if keySource == "" {
+			return "API key from the provider's configuration"
+		}
+		return "API key from " + keySource
 	}
-	return "API key from " + keySource
+	for name := range headers {
+		switch strings.ToLower(name) {
+		case "authorization", "x-api-key", "api-key":
+			return "credentials from the configured " + name + " header"
+		}
+	}
+	switch {
+	case keySource == "":
+		return "no API key was configured"
+	case envName().MatchString(keySource):
+		return "no API key was sent: " + keySource + " is not set"
+	}
+	return "no API key was sent: " + keySource + " gives none"
+}
+
+// envName matches an environment variable's name.
+var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`) })
+
+// LogURL is u as failures name it in the log: without user information or query, where
+// credentials may hide.
+func LogURL(u *url.URL) string {
+	c := *u
+	c.User, c.RawQuery, c.ForceQuery, c.Fragment, c.RawFragment = nil, "", false, "", ""
+	return c.String()
 }
 
 // Snippet returns the start of a body for an error message, on one line.
