@@ -36,8 +36,10 @@ const closeGrace = 2 * time.Second
 type server struct {
 	cfg  ServerConfig
 	opts *Options
-	// changed is called (without locks held) when the server's tools changed or it failed.
+	// changed is called (without locks held) when the server's tools changed or it failed;
+	// failed (likewise) when a connected server failed, before changed.
 	changed func()
+	failed  func(*server)
 
 	mu        sync.Mutex
 	state     string
@@ -59,8 +61,8 @@ type server struct {
 	stderrEOF chan struct{} // closed when the stderr reader ends, or when none started
 }
 
-func newServer(cfg ServerConfig, opts *Options, changed func()) *server {
-	return &server{cfg: cfg, opts: opts, changed: changed, state: StateConnecting,
+func newServer(cfg ServerConfig, opts *Options, changed func(), failed func(*server)) *server {
+	return &server{cfg: cfg, opts: opts, changed: changed, failed: failed, state: StateConnecting,
 		watched: make(chan struct{}), stderrEOF: make(chan struct{})}
 }
 
@@ -246,6 +248,7 @@ func (s *server) watch(session *sdk.ClientSession) {
 	}
 	s.fail(s.withStderr(msg))
 	s.kill()
+	s.failed(s)
 	s.opts.fault(Fault{Server: s.cfg.Name, Message: s.failureMessage()})
 	s.changed()
 }
