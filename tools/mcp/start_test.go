@@ -166,7 +166,9 @@ func TestCrashIsReported(t *testing.T) {
 			crash = tool.(*Tool)
 		}
 	}
-	go func() { _, _ = crash.Execute(context.Background(), core.ToolCall{ID: "c1", Name: "mcp__crashy__crash", Args: map[string]any{}}, nil) }()
+	go func() {
+		_, _ = crash.Execute(context.Background(), core.ToolCall{ID: "c1", Name: "mcp__crashy__crash", Args: map[string]any{}}, nil)
+	}()
 	if st := rec.next(t); st.Name != "crashy" || st.State != StateFailed || st.Error == "" {
 		t.Fatalf("status after the crash %+v", st)
 	}
