@@ -22,8 +22,9 @@ const (
 	EventThinkingLevelChanged = "thinking_level_changed"
 	EventBashUpdate           = "bash_update"
 	EventPlanUpdate           = "plan_update"
-	// EventMCPServerStatus reports an MCP server's start; the front end's MCP host emits it
-	// (the session knows no MCP), with protocol.MCPServerStatusUpdate as its payload.
+	// EventMCPServerStatus reports an MCP server's start; the process's MCP host has the
+	// session emit it (Supervisor.ReportMCPStatus; the session knows no MCP), with
+	// protocol.MCPServerStatusUpdate as its payload.
 	EventMCPServerStatus = "mcp_server_status"
 )
 

@@ -706,7 +706,7 @@ export interface CreateSessionParams {
    */
   sessionFile?: string;
   /**
-   * MCPServers are MCP servers of this session only, in the shape of initialize's: their tools join the process's MCP tools for this session, and they stop when it closes.
+   * MCPServers are MCP servers of this session only, in the shape of initialize's: started without being waited for (mcp_server_status events with the session's id; its prompts wait for them), their tools join the process's MCP tools for this session, and they stop when it closes.
    */
   mcpServers?: {
     [k: string]: MCPServerConfig | undefined;
@@ -1323,7 +1323,7 @@ export interface InitializeParams {
   clientInfo?: ClientInfo;
   capabilities?: ClientCapabilities;
   /**
-   * MCPServers are MCP servers to connect, by name, in the mcpServers shape of config files (docs/mcp.md); initialize answers once each is connected or has failed.
+   * MCPServers are MCP servers to connect, by name, in the mcpServers shape of config files (docs/mcp.md). initialize answers at once; each server's start is reported as mcp_server_status events, and a prompt waits for the servers still starting.
    */
   mcpServers?: {
     [k: string]: MCPServerConfig | undefined;
