@@ -230,11 +230,11 @@ func (s *Set) run(ctx context.Context, st *start) {
 	srv := st.srv
 	if err := srv.connect(ctx); err != nil {
 		st.err = fmt.Errorf("MCP server %s: %w", srv.cfg.Name, err)
-		if !s.isClosed() {
+		if s.reporting(srv) {
 			s.report(srv)
 			s.opts.fault(Fault{Server: srv.cfg.Name, Message: srv.failureMessage()})
 		}
-	} else if !s.isClosed() {
+	} else if s.reporting(srv) {
 		s.opts.Logger.Info().Str("mcpServer", srv.cfg.Name).Int("tools", len(srv.snapshot().tools)).
 			Int64("ms", time.Since(began).Milliseconds()).Msg("MCP server ready")
 		s.report(srv)
@@ -247,15 +247,17 @@ func (s *Set) run(ctx context.Context, st *start) {
 	s.mu.Unlock()
 }
 
-func (s *Set) isClosed() bool {
+// reporting says whether what happens to srv is reported: not once the set is closing, nor
+// for a server another of its name replaced.
+func (s *Set) reporting(srv *server) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.closed
+	return !s.closed && s.servers[srv.cfg.Name] == srv
 }
 
-// reportFailure reports a connected server that failed, unless the set is closing.
+// reportFailure reports a connected server that failed.
 func (s *Set) reportFailure(srv *server) {
-	if !s.isClosed() {
+	if s.reporting(srv) {
 		s.report(srv)
 	}
 }

@@ -173,3 +173,31 @@ func TestCrashIsReported(t *testing.T) {
 		t.Fatalf("status after the crash %+v", st)
 	}
 }
+
+// A server replaced while it starts is not reported failed: only its successor's start is.
+func TestReplacedWhileStartingIsNotReported(t *testing.T) {
+	g := newGate(t)
+	set, rec, _ := startSet(t, Options{}, stdioServer("a", "-gate", g.path))
+	if st := rec.next(t); st.State != StateConnecting {
+		t.Fatalf("status %+v", st)
+	}
+	if err := set.Start([]ServerConfig{stdioServer("a")}); err != nil {
+		t.Fatal(err)
+	}
+	if st := rec.next(t); st.State != StateConnecting {
+		t.Fatalf("the successor's first status %+v", st)
+	}
+	if st := rec.next(t); st.State != StateConnected {
+		t.Fatalf("the successor's status %+v, want connected", st)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), hangTimeout)
+	defer cancel()
+	if err := set.WaitStarted(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case st := <-rec:
+		t.Fatalf("a status after the successor's start: %+v", st)
+	default:
+	}
+}
