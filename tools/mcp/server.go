@@ -97,6 +97,19 @@ func (s *server) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The SSE transport keeps the context of Connect for its stream, so the connection gets a
+	// context of its own, ended by close; the start's bounds (the timeout, the caller giving
+	// up) end it only while the start is under way. It is registered before anything starts,
+	// under the lock close takes: a close from now on ends the start, and one before it is
+	// seen here.
+	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
+	s.mu.Lock()
+	s.endLife = endLife
+	closing := s.closing
+	s.mu.Unlock()
+	if closing {
+		return errors.New("closed while starting")
+	}
 	var transport sdk.Transport
 	switch cfg.Transport() {
 	case TransportStdio:
@@ -114,13 +127,6 @@ func (s *server) start(ctx context.Context) error {
 		// The refresh calls the server, so it must not run on the connection's reader.
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { go s.refresh() },
 	})
-	// The SSE transport keeps the context of Connect for its stream, so the connection gets a
-	// context of its own, ended by close; the start's bounds (the timeout, the caller giving
-	// up) end it only while the start is under way.
-	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
-	s.mu.Lock()
-	s.endLife = endLife
-	s.mu.Unlock()
 	var timedOut atomic.Bool
 	timer := time.AfterFunc(s.opts.callTimeout(), func() {
 		timedOut.Store(true)
@@ -137,7 +143,7 @@ func (s *server) start(ctx context.Context) error {
 		return s.reason("cannot start", err, timedOut.Load())
 	}
 	s.mu.Lock()
-	closing := s.closing
+	closing = s.closing
 	if !closing {
 		s.session = session
 		s.info = session.InitializeResult().ServerInfo
