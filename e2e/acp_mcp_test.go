@@ -63,41 +63,79 @@ func TestACPSessionMCPServers(t *testing.T) {
 	}
 }
 
-// A session/new whose MCP server is slow to start does not hold up the connection: a
-// session/new sent after it is answered first, and the slow one is answered when its
-// server gives up (it then has no tools of that server).
+// A session/new whose MCP server is slow to start does not hold up the connection: it is
+// answered at once, like one without servers, whose prompt runs at once too; a prompt of the
+// slow session waits for its server, so the model's first request of it offers its tools.
 func TestACPSlowMCPServerDoesNotBlock(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "release")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	gate := filepath.Join(t.TempDir(), "release")
+	if err := syscall.Mkfifo(gate, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	mock := mockOf(mockopenai.Response{Text: "ok"})
+	mock := mockOf(mockopenai.Response{Text: "ok"}, mockopenai.Response{Text: "with the slow server"})
 	defer mock.Close()
 	p := startACP(t, mock, "--mcp-timeout", "10m")
 	p.initialize()
-	// The server reads the fifo, then exits without speaking MCP.
+	// The server waits at the gate before it speaks MCP.
 	p.request(1, "session/new", map[string]any{"cwd": p.ws, "mcpServers": []any{
-		map[string]any{"name": "slow", "command": "/bin/sh", "args": []any{"-c", "read x < " + fifo}, "env": []any{}},
+		map[string]any{"name": "slow", "command": mcpTestServer(t), "args": []any{"-gate", gate}, "env": []any{}},
 	}})
+	slow := sessionIDOf(t, p.response(1))
 	p.request(2, "session/new", map[string]any{"cwd": p.ws, "mcpServers": []any{}})
-	first := p.until(func(m acpMsg) bool { return m.isResponse(1) || m.isResponse(2) })
-	if !first.isResponse(2) {
-		t.Fatalf("the slow session/new held up the next one:\n%s", p.dump())
-	}
-	fast := sessionIDOf(t, first)
+	fast := sessionIDOf(t, p.response(2))
 	p.request(3, "session/prompt", textPrompt(fast, "hi"))
 	if r := stopReason(t, p.response(3)); r != "end_turn" {
 		t.Fatal(r)
 	}
-	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	p.request(4, "session/prompt", textPrompt(slow, "use the slow server"))
+	f, err := os.OpenFile(gate, os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, _ = f.WriteString("go\n")
 	_ = f.Close()
-	slow := p.response(1)
-	if sid := sessionIDOf(t, slow); sid == "" || sid == fast {
-		t.Fatalf("slow session/new: %s", slow.raw)
+	if r := stopReason(t, p.response(4)); r != "end_turn" {
+		t.Fatal(r)
+	}
+	reqs := mock.Requests()
+	if len(reqs) != 2 || strings.Contains(strings.Join(requestTools(reqs[0]), ","), "mcp__slow__") ||
+		!strings.Contains(strings.Join(requestTools(reqs[1]), ","), "mcp__slow__echo") {
+		t.Fatalf("the sessions' requests: %d, tools %v", len(reqs), requestToolLists(reqs))
+	}
+}
+
+func requestToolLists(reqs []*mockopenai.Request) [][]string {
+	var out [][]string
+	for _, r := range reqs {
+		out = append(out, requestTools(r))
+	}
+	return out
+}
+
+// The servers of --mcp-config do not hold up ACP's initialize (before, stdin was read only
+// once they had started); a prompt waits for them.
+func TestACPInitializeDoesNotWaitForMCPConfig(t *testing.T) {
+	gate := filepath.Join(t.TempDir(), "release")
+	if err := syscall.Mkfifo(gate, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mock := mockOf(mockopenai.Response{Text: "with the server"})
+	defer mock.Close()
+	cfg := writeMCPConfig(t, map[string]any{"slow": map[string]any{"command": mcpTestServer(t), "args": []string{"-gate", gate}}})
+	p := startACP(t, mock, "--mcp-config", cfg, "--mcp-timeout", "10m")
+	p.initialize()
+	sid := p.newSession(1)
+	p.request(2, "session/prompt", textPrompt(sid, "hi"))
+	f, err := os.OpenFile(gate, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = f.WriteString("go\n")
+	_ = f.Close()
+	if r := stopReason(t, p.response(2)); r != "end_turn" {
+		t.Fatal(r)
+	}
+	if reqs := mock.Requests(); len(reqs) != 1 || !strings.Contains(strings.Join(requestTools(reqs[0]), ","), "mcp__slow__echo") {
+		t.Fatalf("requests' tools %v", requestToolLists(reqs))
 	}
 }
 

@@ -154,6 +154,37 @@ func noOrphans(t *testing.T, pids []int) {
 	}
 }
 
+// mcpStarted waits until the start of each named MCP server has ended (its mcp_server_status
+// connected or failed, already read or still to come) and returns those events by name.
+// initialize and createSession do not wait for their servers.
+func (p *proc) mcpStarted(names ...string) map[string]*message {
+	p.t.Helper()
+	ended := map[string]*message{}
+	note := func(m *message) {
+		if m.isEvent() && m.typ() == "mcp_server_status" && (m.str("state") == "connected" || m.str("state") == "failed") {
+			ended[m.str("name")] = m
+		}
+	}
+	for _, m := range p.history()[:p.cursor] {
+		note(m)
+	}
+	complete := func() bool {
+		for _, n := range names {
+			if ended[n] == nil {
+				return false
+			}
+		}
+		return true
+	}
+	if !complete() {
+		p.waitFor("the start of MCP servers "+strings.Join(names, ", "), func(m *message) bool {
+			note(m)
+			return complete()
+		})
+	}
+	return ended
+}
+
 // settle waits for agent_settled and returns the messages up to it.
 func (p *proc) settleCollect() []*message {
 	p.t.Helper()
@@ -173,6 +204,7 @@ func TestMCPToolCallEndToEnd(t *testing.T) {
 	cfg := writeMCPConfig(t, map[string]any{"test": map[string]any{"command": server}})
 	p := start(t, options{mock: mock, args: []string{"--mcp-config", cfg}})
 	p.result("initialize", map[string]any{"capabilities": map[string]any{"permissions": true}}, nil)
+	p.mcpStarted("test")
 
 	var lt struct {
 		Tools []struct {
@@ -245,23 +277,35 @@ func TestMCPFaultsEndInErrorResults(t *testing.T) {
 	}})
 	t.Cleanup(mock.Close)
 	p := start(t, options{mock: mock, args: []string{"--mcp-timeout", "3s", "--approval", "auto"}})
-	var init struct {
-		Problems []struct{ Kind, Server, Message string }
-	}
 	p.result("initialize", map[string]any{"mcpServers": map[string]any{
 		"crashy":  map[string]any{"command": server},
 		"hangy":   map[string]any{"command": server},
 		"noisy":   map[string]any{"command": server},
 		"missing": map[string]any{"command": "/nonexistent/mcp-server"},
 		"needenv": map[string]any{"command": server, "env": map[string]string{"TOKEN": "${PI_RPC_TEST_UNSET_VAR}"}},
-	}}, &init)
+	}}, nil)
+	// initialize does not wait for the servers: their failures are events, then problems.
+	ended := p.mcpStarted("crashy", "hangy", "noisy", "missing", "needenv")
 	failed := map[string]string{}
-	for _, pr := range init.Problems {
-		failed[pr.Server] = pr.Message
+	for name, m := range ended {
+		if m.str("state") == "failed" {
+			failed[name] = m.str("error")
+		}
 	}
-	if !strings.Contains(failed["missing"], "MCP server missing failed: cannot start") ||
+	if !strings.Contains(failed["missing"], "cannot start") ||
 		!strings.Contains(failed["needenv"], "environment variable PI_RPC_TEST_UNSET_VAR is not set") || len(failed) != 2 {
-		t.Fatalf("initialize problems = %+v", init.Problems)
+		t.Fatalf("failed servers = %v", failed)
+	}
+	var st0 struct {
+		Problems []struct{ Kind, Server, Message string }
+	}
+	p.result("getState", nil, &st0)
+	problems := map[string]string{}
+	for _, pr := range st0.Problems {
+		problems[pr.Server] = pr.Message
+	}
+	if !strings.Contains(problems["missing"], "MCP server missing failed: cannot start") || len(problems) != 2 {
+		t.Fatalf("getState problems = %+v", st0.Problems)
 	}
 
 	p.result("prompt", map[string]any{"message": "break things"}, nil)
@@ -351,6 +395,9 @@ func TestMCPThirdPartyFilesystemServer(t *testing.T) {
 		"capabilities": map[string]any{"permissions": true},
 		"mcpServers":   map[string]any{"fs": map[string]any{"command": "node", "args": []string{entry, real}}},
 	}, nil)
+	if m := p.mcpStarted("fs")["fs"]; m.str("state") != "connected" {
+		t.Fatalf("fs: %s", m)
+	}
 	var lt struct {
 		Tools []struct {
 			Name          string
@@ -402,6 +449,8 @@ func TestMCPConfigFiles(t *testing.T) {
 	}
 	flagCfg := writeMCPConfig(t, map[string]any{"shared": map[string]any{"command": server}})
 	p := start(t, options{faux: fauxScript(), env: []string{"PI_RPC_HOME=" + home}, args: []string{"--mcp-config", flagCfg}})
+	p.result("initialize", nil, nil)
+	p.mcpStarted("home", "shared")
 	var lt struct {
 		MCPServers []struct{ Name, State, Source string }
 	}

@@ -178,6 +178,10 @@ func TestCreateSessionMCPServers(t *testing.T) {
 		SessionID string `json:"sessionId"`
 	}
 	p.result("createSession", map[string]any{"mcpServers": map[string]any{"own": map[string]any{"command": server}}}, &created)
+	// createSession does not wait for its servers: their status events carry its id.
+	if m := p.mcpStarted("own")["own"]; m.str("state") != "connected" || m.str("sessionId") != created.SessionID {
+		t.Fatalf("the session's server: %s", m)
+	}
 	toolNames := func(sid string) string {
 		var lt struct{ Tools []struct{ Name string } }
 		params := map[string]any{}

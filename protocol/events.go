@@ -241,6 +241,28 @@ type PlanUpdateEvent struct {
 	Envelope
 }
 
+// MCPServerStatusEvent reports an MCP server's start as it happens: state connecting when
+// its start begins (at startup for the configured servers, on initialize or createSession for
+// theirs), then connected with its tools or failed with the error (a start bounded by
+// --mcp-timeout); failed again if a connected server's connection ends. A prompt sent while a
+// server is connecting waits for it. On a connection with several sessions, the event of a
+// server of createSession's mcpServers carries that session's sessionId; one of the process's
+// servers has none.
+type MCPServerStatusEvent struct {
+	Type string `json:"type" jsonschema:"enum=mcp_server_status"`
+	MCPServerStatusUpdate
+	Envelope
+}
+
+// MCPServerStatusUpdate is the payload of mcp_server_status: the server's status, as
+// listTools reports it, and the number of its tools.
+type MCPServerStatusUpdate struct {
+	MCPServerStatus
+	// ToolCount is the number of the server's tools the agent is offered (0 unless
+	// connected).
+	ToolCount int `json:"toolCount"`
+}
+
 // Event is any event, told apart by type.
 type Event struct{}
 
@@ -302,6 +324,7 @@ var eventDefs = []eventDef{
 	{sessionapi.EventThinkingLevelChanged, "ThinkingLevelChangedEvent", ThinkingLevelChangedEvent{}},
 	{sessionapi.EventBashUpdate, "BashUpdateEvent", BashUpdateEvent{}},
 	{sessionapi.EventPlanUpdate, "PlanUpdateEvent", PlanUpdateEvent{}},
+	{sessionapi.EventMCPServerStatus, "MCPServerStatusEvent", MCPServerStatusEvent{}},
 }
 
 // PermissionRequestParams are the params of permission/request, the server's request for

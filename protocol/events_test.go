@@ -176,6 +176,10 @@ func handBuiltEvents(t *testing.T) map[string][][]byte {
 		{session.EventSessionError, session.SessionError{Message: "write failed"}},
 		{session.EventModelChanged, session.ModelChanged{Model: model}},
 		{session.EventThinkingLevelChanged, session.ThinkingLevelChanged{Level: core.ThinkingHigh}},
+		{session.EventMCPServerStatus, protocol.MCPServerStatusUpdate{MCPServerStatus: protocol.MCPServerStatus{Name: "fs", Transport: "stdio", State: "connecting", Source: "initialize", Tools: []protocol.MCPToolStatus{}}}},
+		{session.EventMCPServerStatus, protocol.MCPServerStatusUpdate{ToolCount: 1, MCPServerStatus: protocol.MCPServerStatus{Name: "fs", Transport: "stdio", State: "connected", Source: "/home/u/mcp.json",
+			ServerInfo: &protocol.ServerInfo{Name: "fs-server", Version: "1.0"}, Tools: []protocol.MCPToolStatus{{Name: "mcp__fs__read", ServerTool: "read", Description: "Reads", ReadOnly: true}}}}},
+		{session.EventMCPServerStatus, protocol.MCPServerStatusUpdate{MCPServerStatus: protocol.MCPServerStatus{Name: "gh", Transport: "http", State: "failed", Error: "cannot start: no answer within 60s", Tools: []protocol.MCPToolStatus{}}}},
 	}
 	for _, ev := range sessionEvents {
 		add(ev.typ, sessionEvent(t, ev.typ, ev.payload, ""))

@@ -34,7 +34,8 @@ type InitializeParams struct {
 	ClientInfo      *ClientInfo        `json:"clientInfo,omitempty"`
 	Capabilities    ClientCapabilities `json:"capabilities,omitempty"`
 	// MCPServers are MCP servers to connect, by name, in the mcpServers shape of config files
-	// (docs/mcp.md); initialize answers once each is connected or has failed.
+	// (docs/mcp.md). initialize answers at once; each server's start is reported as
+	// mcp_server_status events, and a prompt waits for the servers still starting.
 	MCPServers map[string]MCPServerConfig `json:"mcpServers,omitempty"`
 }
 
@@ -229,8 +230,10 @@ type CreateSessionParams struct {
 	Model string `json:"model,omitempty"`
 	// SessionFile resumes a session file or id instead of starting a new session.
 	SessionFile string `json:"sessionFile,omitempty"`
-	// MCPServers are MCP servers of this session only, in the shape of initialize's: their
-	// tools join the process's MCP tools for this session, and they stop when it closes.
+	// MCPServers are MCP servers of this session only, in the shape of initialize's: started
+	// without being waited for (mcp_server_status events with the session's id; its prompts
+	// wait for them), their tools join the process's MCP tools for this session, and they
+	// stop when it closes.
 	MCPServers map[string]MCPServerConfig `json:"mcpServers,omitempty"`
 }
 

@@ -10,9 +10,10 @@ import (
 // MCPHost is the session's MCP servers as the protocol sees them; cmd/pi-rpc implements it
 // over tools/mcp.
 type MCPHost interface {
-	// Add connects initialize's mcpServers and returns when each is connected or has failed;
-	// their tools are then the agent's.
-	Add(ctx context.Context, servers map[string]protocol.MCPServerConfig)
+	// Add starts initialize's mcpServers and returns at once; each server's start is
+	// reported as mcp_server_status events, its tools become the agent's when it is
+	// connected, and a prompt waits for the servers still starting.
+	Add(servers map[string]protocol.MCPServerConfig)
 	// Servers is every server's status, sorted by name.
 	Servers() []protocol.MCPServerStatus
 	// Problems is one problem per failed or faulting server.

@@ -35,7 +35,7 @@ type fakeMCP struct {
 	added map[string]protocol.MCPServerConfig
 }
 
-func (f *fakeMCP) Add(_ context.Context, servers map[string]protocol.MCPServerConfig) {
+func (f *fakeMCP) Add(servers map[string]protocol.MCPServerConfig) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.added = servers

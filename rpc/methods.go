@@ -136,10 +136,10 @@ func inputResult(a session.Accepted, err error) (*protocol.InputResult, error) {
 	return &protocol.InputResult{InputID: a.InputID, Disposition: string(a.Disposition)}, nil
 }
 
-func (s *Server) initialize(ctx context.Context, _ *session.Supervisor, p *protocol.InitializeParams) (*protocol.InitializeResult, error) {
+func (s *Server) initialize(_ context.Context, _ *session.Supervisor, p *protocol.InitializeParams) (*protocol.InitializeResult, error) {
 	if len(p.MCPServers) > 0 && s.opts.MCP != nil {
-		// Connected before the answer, so the first prompt has the servers' tools.
-		s.opts.MCP.Add(ctx, p.MCPServers)
+		// Started, not waited for: a prompt waits for the servers still starting.
+		s.opts.MCP.Add(p.MCPServers)
 	}
 	s.mu.Lock()
 	s.caps = p.Capabilities

@@ -29,10 +29,16 @@ func (s *Server) attach(sup *session.Supervisor) {
 type createSessionParams protocol.CreateSessionParams
 
 // createSession opens a session beside the others through the host; the process's opener
-// connects the session's own MCP servers (OpenRequest.Extra) before it returns.
+// starts the session's own MCP servers (OpenRequest.Extra), whose mcp_server_status events
+// may come while it opens.
 func (s *Server) createSession(_ context.Context, _ *session.Supervisor, p *createSessionParams) (*protocol.CreateSessionResult, error) {
+	// From the second session on, every event says which session it belongs to: the new
+	// session's from its first (its MCP servers' connecting, during the open).
+	every := s.opts.Writer.EverySessionID()
+	s.opts.Writer.SetEverySessionID(true)
 	opened, err := s.host.Open(session.OpenRequest{Cwd: p.Cwd, Model: p.Model, SessionFile: p.SessionFile, Extra: p.MCPServers, Sink: s.opts.Writer})
 	if err != nil {
+		s.opts.Writer.SetEverySessionID(every)
 		return nil, err
 	}
 	sup := opened.Supervisor
@@ -44,8 +50,6 @@ func (s *Server) createSession(_ context.Context, _ *session.Supervisor, p *crea
 	if initialized {
 		sup.SettleApprovalDefault(caps.Permissions)
 	}
-	// From the second session on, every event says which session it belongs to.
-	s.opts.Writer.SetEverySessionID(true)
 	st := sup.State()
 	return &protocol.CreateSessionResult{SessionID: st.SessionID, SessionFile: st.SessionFile, Cwd: opened.Cwd, Model: st.Model}, nil
 }

@@ -66,4 +66,5 @@ const (
 	EventThinkingLevelChanged = sessionapi.EventThinkingLevelChanged
 	EventBashUpdate           = sessionapi.EventBashUpdate
 	EventPlanUpdate           = sessionapi.EventPlanUpdate
+	EventMCPServerStatus      = sessionapi.EventMCPServerStatus
 )

@@ -24,12 +24,13 @@
 //     NavigateTree with a summary, Bash, Host.Close) decide under the lock and return a
 //     [Pending]: a done channel, the outcome, and the seq the answer follows.
 //   - One goroutine drives each busy period (driver.go, started only by startDriverLocked):
-//     a pre-prompt or manual compaction or a branch summary that opens it, retries with
+//     the wait for tools still being prepared (Config.ToolsGate: MCP servers starting) or a
+//     pre-prompt or manual compaction or a branch summary that opens it, retries with
 //     backoff, compaction, continuation runs for queued inputs, and the settle. It is the
 //     only place a period settles: each stage's decision, taken under the lock, names the
 //     run or stage that follows, or none, and then the driver settles in that same critical
-//     section. Abort cancels the period's context (a backoff, a compaction or a branch
-//     summary stop with it) and the agent's run context.
+//     section. Abort cancels the period's context (a tools wait, a backoff, a compaction or
+//     a branch summary stop with it) and the agent's run context.
 //   - The session is the only owner of the steering and follow-up queues (the period's
 //     queued inputs, in acceptance order, drained by the session's queue modes); the agent's
 //     loop pulls from them through core.Queues (queues.go), and a pulled input can no longer

@@ -71,10 +71,20 @@ func (s *Supervisor) drive(p *period, o outcome) {
 	}
 }
 
-// promptStage compacts before the prompt, then starts its run.
-func (s *Supervisor) promptStage(p *period, in *input) *stage {
+// promptStage waits for the tools still being prepared when gated (ToolsGate), compacts
+// before the prompt when that is due, then starts its run. An abort ends the wait.
+func (s *Supervisor) promptStage(p *period, in *input, gated bool) *stage {
 	return &stage{
-		work: func() { _, _ = s.runCompaction(p, compactionRun{reason: CompactionThreshold, onlyIfDue: true}) },
+		work: func() {
+			if gated {
+				s.log.Info().Str("inputId", in.id).Msg("the prompt waits for the MCP servers still starting")
+				s.cfg.ToolsGate.Wait(p.ctx)
+				if p.ctx.Err() != nil {
+					return
+				}
+			}
+			_, _ = s.runCompaction(p, compactionRun{reason: CompactionThreshold, onlyIfDue: true})
+		},
 		decide: func() outcome {
 			if p.aborted {
 				return settles

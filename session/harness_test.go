@@ -137,6 +137,8 @@ type harnessOpts struct {
 	model      *core.Model
 	// sessionID is the store's session id ("session-1" when empty).
 	sessionID string
+	// gate is the session's ToolsGate.
+	gate session.ToolsGate
 }
 
 func newHarness(t *testing.T, o harnessOpts, steps ...faux.Step) *harness {
@@ -168,6 +170,7 @@ func newHarness(t *testing.T, o harnessOpts, steps ...faux.Step) *harness {
 		Clock:      h.clock,
 		Retry:      retry,
 		Compaction: compaction,
+		ToolsGate:  o.gate,
 	})
 	return h
 }

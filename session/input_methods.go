@@ -146,8 +146,9 @@ func (s *Supervisor) startLocked(kind inputKind, id, text string, images []core.
 	p := s.newPeriodLocked()
 	p.inputs = append(p.inputs, in)
 	a := s.acceptedLocked(in, DispositionStarted)
-	if s.needsPrePromptCompactionLocked() {
-		s.startDriverLocked(p, outcome{next: s.promptStage(p, in)})
+	gated := s.cfg.ToolsGate != nil && s.cfg.ToolsGate.Pending()
+	if gated || s.needsPrePromptCompactionLocked() {
+		s.startDriverLocked(p, outcome{next: s.promptStage(p, in, gated)})
 		return a
 	}
 	s.startDriverLocked(p, s.promptLocked(p, in))

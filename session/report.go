@@ -10,6 +10,15 @@ func (s *Supervisor) ReportError(message string) {
 	s.emitLocked(EventSessionError, SessionError{Message: message})
 }
 
+// ReportMCPStatus emits an mcp_server_status event with payload (the front end's, such as
+// protocol.MCPServerStatusUpdate): an MCP server whose tools the session uses is starting,
+// ready or failed. It may be called from any goroutine.
+func (s *Supervisor) ReportMCPStatus(payload any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.emitLocked(EventMCPServerStatus, payload)
+}
+
 // SetTools replaces the agent's tools; they apply from the next model request, so a change
 // during a run takes effect between turns.
 func (s *Supervisor) SetTools(tools []core.Tool) { s.agent.SetTools(tools) }

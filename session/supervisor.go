@@ -71,8 +71,22 @@ type Config struct {
 	Sessions *Catalog
 	// IDs hands out input, run, permission and bash ids; sessions of one process share it.
 	// Nil gives the session its own.
-	IDs    *IDs
-	Logger zerolog.Logger
+	IDs *IDs
+	// ToolsGate, when set, says whether tools of the session are still being prepared (MCP
+	// servers starting): a prompt that starts a busy period meanwhile waits for them, after
+	// its answer and before its run, so that its first model request offers them.
+	ToolsGate ToolsGate
+	Logger    zerolog.Logger
+}
+
+// ToolsGate is what a session asks of whoever prepares its tools (cmd/pi-rpc's MCP host).
+type ToolsGate interface {
+	// Pending reports, without blocking, whether tools are still being prepared.
+	Pending() bool
+	// Wait returns once nothing is pending any more, the session's tools then given to it
+	// with SetTools, or when ctx ends (an abort). Tools that could not be prepared in time
+	// are left out, and the preparer reports why.
+	Wait(ctx context.Context)
 }
 
 // Supervisor runs one agent for one client. See the package documentation.

@@ -22,6 +22,10 @@ const (
 	EventThinkingLevelChanged = "thinking_level_changed"
 	EventBashUpdate           = "bash_update"
 	EventPlanUpdate           = "plan_update"
+	// EventMCPServerStatus reports an MCP server's start; the process's MCP host has the
+	// session emit it (Supervisor.ReportMCPStatus; the session knows no MCP), with
+	// protocol.MCPServerStatusUpdate as its payload.
+	EventMCPServerStatus = "mcp_server_status"
 )
 
 // Event is one event of the engine, as a typed value: a core event (Core) or a session event

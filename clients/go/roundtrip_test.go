@@ -115,6 +115,14 @@ func TestEveryEventTypeRoundTrips(t *testing.T) {
 	errEv, _ := waitEvent(ctx, t, failing.c, session.EventSessionError)
 	events = append(events, errEv)
 
+	// An MCP server's start, as cmd/pi-rpc's MCP host reports it through the session.
+	s.sup.ReportMCPStatus(protocol.MCPServerStatusUpdate{ToolCount: 1, MCPServerStatus: protocol.MCPServerStatus{
+		Name: "fs", Transport: "stdio", State: "connected", Source: "initialize", ServerInfo: &protocol.ServerInfo{Name: "fs", Version: "1"},
+		Tools: []protocol.MCPToolStatus{{Name: "mcp__fs__read", ServerTool: "read", Description: "Reads", ReadOnly: true}},
+	}})
+	mcpEv, _ := waitEvent(ctx, t, c, session.EventMCPServerStatus)
+	events = append(events, mcpEv)
+
 	seen := map[string]int{}
 	for _, ev := range events {
 		seen[ev.Type]++

@@ -72,6 +72,7 @@ type testServer struct {
 	c     *piclient.Client
 	model *faux.Provider
 	dir   string
+	sup   *session.Supervisor
 }
 
 // pipeConn is the client's end of the two pipes.
@@ -149,7 +150,7 @@ func startServer(t *testing.T, o serverOpts, steps ...faux.Step) *testServer {
 		writer.Close(time.Second)
 		_ = outW.Close()
 	})
-	return &testServer{c: c, model: p, dir: dir}
+	return &testServer{c: c, model: p, dir: dir, sup: sup}
 }
 
 func limitCtx(t *testing.T) context.Context {

@@ -50,6 +50,8 @@ func runACP(cfg *config, setup *agentSetup, stdin io.Reader, stdout io.Writer, l
 	}
 	defer host.close()
 	log.Info().Str("version", version).Str("protocol", "acp").Msg("pi-rpc started")
+	// ACP has no event for it: the servers' starts are in the log; a prompt waits for them.
+	host.start()
 	sessionHost := newSessionHost(cfg, setup, acpOpener(cfg, setup, host, acpToolNames(cfg), log))
 	server := acp.NewServer(acp.Options{
 		In: stdin, Out: stdout, Host: sessionHost,
@@ -91,7 +93,8 @@ const drainTimeout = 10 * time.Second
 
 // acpOpener opens the new and saved sessions of the ACP front end: the tools names gives,
 // on the client's files and terminals where it offers them, and the editor's MCP servers as
-// tools of that session alone (OpenRequest.Extra is an acp.OpenExtra).
+// tools of that session alone (OpenRequest.Extra is an acp.OpenExtra), started without
+// holding up session/new: the session's prompts wait for them.
 func acpOpener(cfg *config, setup *agentSetup, host *mcpHost, names []string, log zerolog.Logger) session.Opener {
 	return func(req session.OpenRequest) (*session.Opened, error) {
 		extra, _ := req.Extra.(acp.OpenExtra)
@@ -102,20 +105,9 @@ func acpOpener(cfg *config, setup *agentSetup, host *mcpHost, names []string, lo
 		sup := b.sup
 		var own *mcp.Set
 		if len(extra.MCPServers) > 0 {
-			ctx := req.Ctx
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			own, err = mcp.Connect(ctx, extra.MCPServers, mcp.Options{
-				CallTimeout: cfg.mcpTimeout, Cwd: b.setup.cwd, ClientVersion: version, Logger: log,
-				OnToolsChanged: host.refresh,
-				OnFault:        func(f mcp.Fault) { sup.ReportError(faultMessage(f)) },
-			})
-			if err != nil {
-				log.Warn().Err(err).Msg("a session's MCP servers failed to start")
-			}
+			own = host.startOwn(extra.MCPServers, b.setup.cwd, sup)
 		}
-		host.attach(sup, b.setup.tools, own)
+		host.attach(b.gate, sup, b.setup.tools, own)
 		return &session.Opened{
 			Supervisor: sup, Cwd: b.setup.cwd, ContextFiles: b.setup.contextFiles,
 			// detach also stops the session's own servers

@@ -145,9 +145,13 @@ func serve(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpHos
 		problem = setup.problems[0].Message
 	}
 	sessionHost := newSessionHost(cfg, setup, sessionOpener(cfg, setup, host, log))
-	sup := newSupervisor(cfg, setup, host.toolsWith(setup.tools, nil), problem, sessions, writer, sessionHost.IDs(), log)
-	host.attach(sup, setup.tools, nil)
+	gate := host.newGate()
+	sup := newSupervisor(cfg, setup, host.toolsWith(setup.tools, nil), problem, sessions, writer, sessionHost.IDs(), gate, log)
+	host.attach(gate, sup, setup.tools, nil)
 	sessionHost.Adopt(&session.Opened{Supervisor: sup, Cwd: setup.cwd, ContextFiles: setup.contextFiles})
+	// The servers start while the protocol is served; their starts are mcp_server_status
+	// events of the session (written once the client has spoken).
+	host.start()
 	server := rpc.NewServer(rpc.Options{
 		MCP: host, Host: sessionHost, Writer: writer, In: stdin,
 		FinishOnEOF: cfg.onEOF == "finish",

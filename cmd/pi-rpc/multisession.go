@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -20,7 +19,7 @@ import (
 
 // newSupervisor builds a started session from the command line's configuration, for the
 // agent setup of its working directory, on the store sessions opened.
-func newSupervisor(cfg *config, setup *agentSetup, tools []core.Tool, providerProblem string, sessions *startSessions, sink session.Sink, ids *session.IDs, log zerolog.Logger) *session.Supervisor {
+func newSupervisor(cfg *config, setup *agentSetup, tools []core.Tool, providerProblem string, sessions *startSessions, sink session.Sink, ids *session.IDs, gate session.ToolsGate, log zerolog.Logger) *session.Supervisor {
 	sup := session.New(session.Config{
 		Agent: core.Options{
 			Provider: setup.provider, Model: setup.model, ThinkingLevel: setup.thinking,
@@ -37,6 +36,7 @@ func newSupervisor(cfg *config, setup *agentSetup, tools []core.Tool, providerPr
 		ApprovalFixed:   cfg.approval != "",
 		Shell:           shellRunner(setup.cwd),
 		IDs:             ids,
+		ToolsGate:       gate,
 		Logger:          log,
 	})
 	sup.StartSession()
@@ -57,11 +57,12 @@ type sessionSpec struct {
 	beforeToolCall func(context.Context, *core.BeforeToolCallContext) (*core.BeforeToolCallResult, error)
 }
 
-// builtSession is a started session and the setup it was built from (its cwd, tools and
-// context files).
+// builtSession is a started session, the setup it was built from (its cwd, tools and
+// context files) and its MCP gate, to attach.
 type builtSession struct {
 	sup   *session.Supervisor
 	setup agentSetup
+	gate  *mcpGate
 }
 
 // buildSession opens a session with the provider, models and flags of the process and the
@@ -129,8 +130,9 @@ func buildSession(cfg *config, base *agentSetup, host *mcpHost, spec sessionSpec
 		}
 		return nil, &session.Error{Kind: kind, Message: err.Error()}
 	}
-	sup := newSupervisor(cfg, &setup, host.toolsWith(setup.tools, nil), problem, sessions, spec.sink, spec.ids, log)
-	return &builtSession{sup: sup, setup: setup}, nil
+	gate := host.newGate()
+	sup := newSupervisor(cfg, &setup, host.toolsWith(setup.tools, nil), problem, sessions, spec.sink, spec.ids, gate, log)
+	return &builtSession{sup: sup, setup: setup, gate: gate}, nil
 }
 
 // newSessionHost is the process's session host: the model catalogue, the startup's provider
@@ -168,7 +170,7 @@ func savedSessions(cfg *config, base *agentSetup) session.Lister {
 }
 
 // sessionOpener opens the sessions the JSON-RPC front end asks for; OpenRequest.Extra holds
-// the session's own MCP servers, connected before it returns.
+// the session's own MCP servers, started (not waited for) before it returns.
 func sessionOpener(cfg *config, base *agentSetup, host *mcpHost, log zerolog.Logger) session.Opener {
 	return func(req session.OpenRequest) (*session.Opened, error) {
 		b, err := buildSession(cfg, base, host, sessionSpec{cwd: req.Cwd, model: req.Model, sessionFile: req.SessionFile, sink: req.Sink, ids: req.IDs}, log)
@@ -178,11 +180,9 @@ func sessionOpener(cfg *config, base *agentSetup, host *mcpHost, log zerolog.Log
 		sup := b.sup
 		var own *mcp.Set
 		if servers, _ := req.Extra.(map[string]protocol.MCPServerConfig); len(servers) > 0 {
-			ctx, cancel := context.WithTimeout(context.Background(), cfg.mcpTimeout)
-			own = host.connectOwn(ctx, servers, b.setup.cwd, sup)
-			cancel()
+			own = host.startOwn(serverList(servers, "createSession"), b.setup.cwd, sup)
 		}
-		host.attach(sup, b.setup.tools, own)
+		host.attach(b.gate, sup, b.setup.tools, own)
 		return &session.Opened{
 			Supervisor:   sup,
 			Cwd:          b.setup.cwd,

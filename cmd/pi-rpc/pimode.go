@@ -35,8 +35,11 @@ func servePi(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpH
 	}
 	// pi has one session per process: the host opens no other.
 	sessionHost := newSessionHost(cfg, setup, nil)
-	sup := newSupervisor(&pcfg, setup, host.toolsWith(setup.tools, nil), problem, sessions, writer, sessionHost.IDs(), log)
-	host.attach(sup, setup.tools, nil)
+	gate := host.newGate()
+	sup := newSupervisor(&pcfg, setup, host.toolsWith(setup.tools, nil), problem, sessions, writer, sessionHost.IDs(), gate, log)
+	host.attach(gate, sup, setup.tools, nil)
+	// pi's protocol has no event for them: the servers' starts are in the log only.
+	host.start()
 	sessionHost.Adopt(&session.Opened{Supervisor: sup, Cwd: setup.cwd, ContextFiles: setup.contextFiles})
 	var scope []core.Model
 	if len(cfg.piScope) > 0 {

@@ -4,9 +4,11 @@
 // Servers come as [ServerConfig] values: read from an mcpServers object in the shape Claude
 // Code, Cursor and Zed use ([ParseConfig], [ParseServers], [LoadFile], layered with [Merge]),
 // or filled in directly by a caller that maps another shape. A [Set] owns the connections of
-// one session: [Connect] (or [NewSet] and [Set.Add]) starts them, [Set.Tools] lists their tools
-// as core.Tool values named mcp__<server>__<tool>, [Set.Status] says how each server is doing,
-// and [Set.Close] ends them.
+// one session: [Connect] (or [NewSet] and [Set.Add]) starts them and waits, [Set.Start] starts
+// them without waiting ([Options.OnStatus] and the log report each start's beginning and end,
+// [Set.Starting] and [Set.WaitStarted] say whether one is under way), [Set.Tools] lists their
+// tools as core.Tool values named mcp__<server>__<tool>, [Set.Status] says how each server is
+// doing, and [Set.Close] ends them.
 //
 // Transports: stdio (the server is a child process in its own process group, its stderr copied
 // to the log, the group killed on close), streamable HTTP and SSE. ${VAR} and ${VAR:-default}

@@ -36,8 +36,10 @@ const closeGrace = 2 * time.Second
 type server struct {
 	cfg  ServerConfig
 	opts *Options
-	// changed is called (without locks held) when the server's tools changed or it failed.
+	// changed is called (without locks held) when the server's tools changed or it failed;
+	// failed (likewise) when a connected server failed, before changed.
 	changed func()
+	failed  func(*server)
 
 	mu        sync.Mutex
 	state     string
@@ -59,8 +61,8 @@ type server struct {
 	stderrEOF chan struct{} // closed when the stderr reader ends, or when none started
 }
 
-func newServer(cfg ServerConfig, opts *Options, changed func()) *server {
-	return &server{cfg: cfg, opts: opts, changed: changed, state: StateConnecting,
+func newServer(cfg ServerConfig, opts *Options, changed func(), failed func(*server)) *server {
+	return &server{cfg: cfg, opts: opts, changed: changed, failed: failed, state: StateConnecting,
 		watched: make(chan struct{}), stderrEOF: make(chan struct{})}
 }
 
@@ -95,6 +97,19 @@ func (s *server) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The SSE transport keeps the context of Connect for its stream, so the connection gets a
+	// context of its own, ended by close; the start's bounds (the timeout, the caller giving
+	// up) end it only while the start is under way. It is registered before anything starts,
+	// under the lock close takes: a close from now on ends the start, and one before it is
+	// seen here.
+	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
+	s.mu.Lock()
+	s.endLife = endLife
+	closing := s.closing
+	s.mu.Unlock()
+	if closing {
+		return errors.New("closed while starting")
+	}
 	var transport sdk.Transport
 	switch cfg.Transport() {
 	case TransportStdio:
@@ -112,13 +127,6 @@ func (s *server) start(ctx context.Context) error {
 		// The refresh calls the server, so it must not run on the connection's reader.
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { go s.refresh() },
 	})
-	// The SSE transport keeps the context of Connect for its stream, so the connection gets a
-	// context of its own, ended by close; the start's bounds (the timeout, the caller giving
-	// up) end it only while the start is under way.
-	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
-	s.mu.Lock()
-	s.endLife = endLife
-	s.mu.Unlock()
 	var timedOut atomic.Bool
 	timer := time.AfterFunc(s.opts.callTimeout(), func() {
 		timedOut.Store(true)
@@ -135,7 +143,7 @@ func (s *server) start(ctx context.Context) error {
 		return s.reason("cannot start", err, timedOut.Load())
 	}
 	s.mu.Lock()
-	closing := s.closing
+	closing = s.closing
 	if !closing {
 		s.session = session
 		s.info = session.InitializeResult().ServerInfo
@@ -246,6 +254,7 @@ func (s *server) watch(session *sdk.ClientSession) {
 	}
 	s.fail(s.withStderr(msg))
 	s.kill()
+	s.failed(s)
 	s.opts.fault(Fault{Server: s.cfg.Name, Message: s.failureMessage()})
 	s.changed()
 }

@@ -33,12 +33,17 @@ type Options struct {
 	ClientVersion string
 	// Logger receives the servers' stderr and the set's warnings.
 	Logger zerolog.Logger
-	// OnToolsChanged is called, on a goroutine of the set, when the tools changed after
-	// Connect or Add returned: a server's tool list changed or a server failed. The caller
-	// fetches Tools again (the agent uses them from its next model request).
+	// OnToolsChanged is called, on a goroutine of the set, when the tools changed after a
+	// server's start: its tool list changed or it failed. The caller fetches Tools again (the
+	// agent uses them from its next model request).
 	OnToolsChanged func()
 	// OnFault is called when a server fails or a call faults (timeout, bad answer).
 	OnFault func(Fault)
+	// OnStatus is called when a server's start begins (state connecting, from Start or Add
+	// itself), when it ends (connected, with its tools, or failed, with the error; from a
+	// goroutine of the set, before Starting turns false for it) and when a connected server
+	// fails. Calls for one server come in that order; the tools change with them.
+	OnStatus func(ServerStatus)
 }
 
 // Fault is a server failure or a call's fault.
@@ -71,7 +76,11 @@ func (o *Options) environ() []string {
 }
 
 func (o *Options) fault(f Fault) {
-	o.Logger.Warn().Str("mcpServer", f.Server).Str("tool", f.Tool).Msg(f.Message)
+	if f.Tool == "" {
+		o.Logger.Warn().Str("mcpServer", f.Server).Str("error", f.Message).Msg("MCP server failed")
+	} else {
+		o.Logger.Warn().Str("mcpServer", f.Server).Str("tool", f.Tool).Msg(f.Message)
+	}
 	if o.OnFault != nil {
 		o.OnFault(f)
 	}
@@ -84,17 +93,23 @@ type Set struct {
 	ctx  context.Context // cancelled by Close: ends starts still under way
 	stop context.CancelFunc
 
-	mu       sync.Mutex
-	servers  map[string]*server
-	retired  []*server // replaced servers, waited for by Close
-	closed   bool
-	starting sync.WaitGroup
+	mu      sync.Mutex
+	servers map[string]*server
+	retired []*server // replaced servers, waited for by Close
+	closed  bool
+	// pending counts the servers whose start is under way; idle is closed when it drops to
+	// zero and made anew when it rises from zero.
+	pending int
+	idle    chan struct{}
+	starts  sync.WaitGroup // the start goroutines, waited for by Close
 }
 
-// NewSet returns a set without servers; Add connects them.
+// NewSet returns a set without servers; Start or Add connects them.
 func NewSet(opts Options) *Set {
 	ctx, stop := context.WithCancel(context.Background())
-	return &Set{opts: opts, ctx: ctx, stop: stop, servers: map[string]*server{}}
+	idle := make(chan struct{})
+	close(idle)
+	return &Set{opts: opts, ctx: ctx, stop: stop, servers: map[string]*server{}, idle: idle}
 }
 
 // Connect starts servers and returns when each is connected or has failed. A failed server
@@ -105,47 +120,154 @@ func Connect(ctx context.Context, servers []ServerConfig, opts Options) (*Set, e
 	return s, s.Add(ctx, servers)
 }
 
-// Add starts more servers, like Connect. A server whose name is already in the set replaces
-// the old one, which is closed first.
+// Add starts more servers, like Connect: it returns when each is connected or has failed,
+// and ending ctx ends the starts still under way. A server whose name is already in the set
+// replaces the old one, which is closed first.
 func (s *Set) Add(ctx context.Context, servers []ServerConfig) error {
+	starts, err := s.launch(ctx, servers)
+	if err != nil {
+		return err
+	}
+	errs := make([]error, len(starts))
+	for i, st := range starts {
+		<-st.done
+		errs[i] = st.err
+	}
+	return errors.Join(errs...)
+}
+
+// Start starts more servers and returns at once: each is connecting until its start (process,
+// handshake, tool list, within CallTimeout) ends, reported through OnStatus and the log;
+// Starting and WaitStarted say when none is under way any more. A server whose name is
+// already in the set replaces the old one, which is closed first.
+func (s *Set) Start(servers []ServerConfig) error {
+	_, err := s.launch(context.Background(), servers)
+	return err
+}
+
+// Starting reports whether a server's start is under way.
+func (s *Set) Starting() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pending > 0
+}
+
+// WaitStarted returns nil when no server's start is under way (each is connected or has
+// failed, and OnStatus has been called for it), or ctx's error when ctx ends first.
+func (s *Set) WaitStarted(ctx context.Context) error {
+	for {
+		s.mu.Lock()
+		pending, idle := s.pending, s.idle
+		s.mu.Unlock()
+		if pending == 0 {
+			return nil
+		}
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// start is one server's start: done is closed when it ended, err then says why it failed.
+type start struct {
+	srv  *server
+	done chan struct{}
+	err  error
+}
+
+// launch puts the servers in the set, reports each as connecting, and starts them on
+// goroutines of the set (after closing the servers they replace). ctx and Close end a start.
+func (s *Set) launch(ctx context.Context, servers []ServerConfig) ([]*start, error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return errors.New("the MCP server set is closed")
+		return nil, errors.New("the MCP server set is closed")
 	}
 	var replaced []*server
-	added := make([]*server, 0, len(servers))
+	starts := make([]*start, 0, len(servers))
 	for _, cfg := range servers {
 		if old := s.servers[cfg.Name]; old != nil {
 			replaced = append(replaced, old)
 			s.retired = append(s.retired, old)
 		}
-		srv := newServer(cfg, &s.opts, s.toolsChanged)
+		srv := newServer(cfg, &s.opts, s.toolsChanged, s.reportFailure)
 		s.servers[cfg.Name] = srv
-		added = append(added, srv)
+		starts = append(starts, &start{srv: srv, done: make(chan struct{})})
 	}
-	s.starting.Add(1)
+	if len(starts) > 0 && s.pending == 0 {
+		s.idle = make(chan struct{})
+	}
+	s.pending += len(starts)
+	s.starts.Add(1)
 	s.mu.Unlock()
-	defer s.starting.Done()
-	for _, old := range replaced {
-		old.close()
+	for _, st := range starts {
+		s.opts.Logger.Info().Str("mcpServer", st.srv.cfg.Name).Str("transport", st.srv.cfg.Transport()).Msg("MCP server starting")
+		s.report(st.srv)
 	}
+	go func() {
+		defer s.starts.Done()
+		for _, old := range replaced {
+			old.close()
+		}
+		var wg sync.WaitGroup
+		for _, st := range starts {
+			wg.Go(func() { s.run(ctx, st) })
+		}
+		wg.Wait()
+	}()
+	return starts, nil
+}
 
+// run carries out one start and reports how it ended.
+func (s *Set) run(ctx context.Context, st *start) {
+	defer close(st.done)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(s.ctx, cancel)()
-	errs := make([]error, len(added))
-	var wg sync.WaitGroup
-	for i, srv := range added {
-		wg.Go(func() {
-			if err := srv.connect(ctx); err != nil {
-				errs[i] = fmt.Errorf("MCP server %s: %w", srv.cfg.Name, err)
-				s.opts.fault(Fault{Server: srv.cfg.Name, Message: srv.failureMessage()})
-			}
-		})
+	began := time.Now()
+	srv := st.srv
+	if err := srv.connect(ctx); err != nil {
+		st.err = fmt.Errorf("MCP server %s: %w", srv.cfg.Name, err)
+		if s.reporting(srv) {
+			s.report(srv)
+			s.opts.fault(Fault{Server: srv.cfg.Name, Message: srv.failureMessage()})
+		}
+	} else if s.reporting(srv) {
+		s.opts.Logger.Info().Str("mcpServer", srv.cfg.Name).Int("tools", len(srv.snapshot().tools)).
+			Int64("ms", time.Since(began).Milliseconds()).Msg("MCP server ready")
+		s.report(srv)
 	}
-	wg.Wait()
-	return errors.Join(errs...)
+	s.mu.Lock()
+	s.pending--
+	if s.pending == 0 {
+		close(s.idle)
+	}
+	s.mu.Unlock()
+}
+
+// reporting says whether what happens to srv is reported: not once the set is closing, nor
+// for a server another of its name replaced.
+func (s *Set) reporting(srv *server) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.closed && s.servers[srv.cfg.Name] == srv
+}
+
+// reportFailure reports a connected server that failed.
+func (s *Set) reportFailure(srv *server) {
+	if s.reporting(srv) {
+		s.report(srv)
+	}
+}
+
+// report hands the server's status to OnStatus.
+func (s *Set) report(srv *server) {
+	if s.opts.OnStatus == nil {
+		return
+	}
+	s.opts.OnStatus(s.statusOf(srv, s.Tools()))
 }
 
 // toolsChanged tells the owner to fetch Tools again.
@@ -231,24 +353,29 @@ func (s *Set) Status() []ServerStatus {
 	slices.SortFunc(servers, func(a, b *server) int { return strings.Compare(a.cfg.Name, b.cfg.Name) })
 	out := make([]ServerStatus, 0, len(servers))
 	for _, srv := range servers {
-		snap := srv.snapshot()
-		st := ServerStatus{Name: srv.cfg.Name, Transport: srv.cfg.Transport(), State: snap.state, Error: snap.failure,
-			LastError: snap.lastError, Source: srv.cfg.Source, Tools: []ToolStatus{}}
-		if snap.info != nil {
-			st.ServerName, st.ServerVersion = snap.info.Name, snap.info.Version
-		}
-		for _, t := range tools {
-			mt := t.(*Tool)
-			if mt.srv != srv {
-				continue
-			}
-			info := mt.Info()
-			st.Tools = append(st.Tools, ToolStatus{Name: info.Name, ServerTool: mt.ServerTool(), Description: info.Description,
-				ReadOnly: mt.ReadOnly(), Destructive: mt.Destructive()})
-		}
-		out = append(out, st)
+		out = append(out, s.statusOf(srv, tools))
 	}
 	return out
+}
+
+// statusOf is one server's status; tools are the set's (Tools), which name its tools.
+func (s *Set) statusOf(srv *server, tools []core.Tool) ServerStatus {
+	snap := srv.snapshot()
+	st := ServerStatus{Name: srv.cfg.Name, Transport: srv.cfg.Transport(), State: snap.state, Error: snap.failure,
+		LastError: snap.lastError, Source: srv.cfg.Source, Tools: []ToolStatus{}}
+	if snap.info != nil {
+		st.ServerName, st.ServerVersion = snap.info.Name, snap.info.Version
+	}
+	for _, t := range tools {
+		mt := t.(*Tool)
+		if mt.srv != srv {
+			continue
+		}
+		info := mt.Info()
+		st.Tools = append(st.Tools, ToolStatus{Name: info.Name, ServerTool: mt.ServerTool(), Description: info.Description,
+			ReadOnly: mt.ReadOnly(), Destructive: mt.Destructive()})
+	}
+	return st
 }
 
 // Close closes every server (stdin closed, a grace period, then the process group killed)
@@ -275,7 +402,7 @@ func (s *Set) Close() error {
 		wg.Go(srv.close)
 	}
 	wg.Wait()
-	s.starting.Wait()
+	s.starts.Wait()
 	for _, srv := range servers {
 		srv.wait()
 	}

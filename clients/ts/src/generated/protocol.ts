@@ -77,7 +77,8 @@ export type Event =
   | ModelChangedEvent
   | ThinkingLevelChangedEvent
   | BashUpdateEvent
-  | PlanUpdateEvent;
+  | PlanUpdateEvent
+  | MCPServerStatusEvent;
 /**
  * ThinkingLevel is how much reasoning the model is asked for.
  */
@@ -705,7 +706,7 @@ export interface CreateSessionParams {
    */
   sessionFile?: string;
   /**
-   * MCPServers are MCP servers of this session only, in the shape of initialize's: their tools join the process's MCP tools for this session, and they stop when it closes.
+   * MCPServers are MCP servers of this session only, in the shape of initialize's: started without being waited for (mcp_server_status events with the session's id; its prompts wait for them), their tools join the process's MCP tools for this session, and they stop when it closes.
    */
   mcpServers?: {
     [k: string]: MCPServerConfig | undefined;
@@ -1214,6 +1215,61 @@ export interface PlanEntry {
   status: 'pending' | 'in_progress' | 'completed';
 }
 /**
+ * MCPServerStatusEvent reports an MCP server's start as it happens: state connecting when its start begins (at startup for the configured servers, on initialize or createSession for theirs), then connected with its tools or failed with the error (a start bounded by --mcp-timeout); failed again if a connected server's connection ends.
+ */
+export interface MCPServerStatusEvent {
+  type: 'mcp_server_status';
+  name: string;
+  transport: 'stdio' | 'http' | 'sse';
+  state: 'connecting' | 'connected' | 'failed' | 'closed';
+  /**
+   * Error is why the server failed.
+   */
+  error?: string;
+  /**
+   * LastError is the last fault of a call (timeout, bad answer), cleared by a good call.
+   */
+  lastError?: string;
+  serverInfo?: ServerInfo;
+  /**
+   * Source is the config file the server came from, or "initialize".
+   */
+  source?: string;
+  tools: MCPToolStatus[];
+  /**
+   * ToolCount is the number of the server's tools the agent is offered (0 unless connected).
+   */
+  toolCount: number;
+  /**
+   * Seq numbers the connection's events from 1, without gaps.
+   */
+  seq: number;
+  /**
+   * RunID is the run the event belongs to, present when a run is active.
+   */
+  runId?: string;
+}
+/**
+ * ServerInfo is what the server said it is.
+ */
+export interface ServerInfo {
+  name: string;
+  version: string;
+}
+/**
+ * MCPToolStatus is one tool of an MCP server.
+ */
+export interface MCPToolStatus {
+  /**
+   * Name is the agent's name for it, mcp__<server>__<tool>; ServerTool the server's.
+   */
+  name: string;
+  serverTool: string;
+  description?: string;
+  readOnly: boolean;
+  destructive: boolean;
+}
+/**
  * ForkResult is forkSession's result: the new session and the text of the user message it was forked before, for the client's editor.
  */
 export interface ForkResult {
@@ -1267,7 +1323,7 @@ export interface InitializeParams {
   clientInfo?: ClientInfo;
   capabilities?: ClientCapabilities;
   /**
-   * MCPServers are MCP servers to connect, by name, in the mcpServers shape of config files (docs/mcp.md); initialize answers once each is connected or has failed.
+   * MCPServers are MCP servers to connect, by name, in the mcpServers shape of config files (docs/mcp.md). initialize answers at once; each server's start is reported as mcp_server_status events, and a prompt waits for the servers still starting.
    */
   mcpServers?: {
     [k: string]: MCPServerConfig | undefined;
@@ -1278,7 +1334,7 @@ export interface InitializeParams {
  */
 export interface InitializeResult {
   protocolVersion: number;
-  serverInfo: ServerInfo;
+  serverInfo: ServerInfo1;
   capabilities: ServerCapabilities;
   model?: Model;
   sessionId: string;
@@ -1289,7 +1345,7 @@ export interface InitializeResult {
 /**
  * ServerInfo names the server.
  */
-export interface ServerInfo {
+export interface ServerInfo1 {
   name: string;
   version: string;
 }
@@ -1408,7 +1464,7 @@ export interface MCPServerStatus {
    * LastError is the last fault of a call (timeout, bad answer), cleared by a good call.
    */
   lastError?: string;
-  serverInfo?: ServerInfo1;
+  serverInfo?: ServerInfo2;
   /**
    * Source is the config file the server came from, or "initialize".
    */
@@ -1418,22 +1474,9 @@ export interface MCPServerStatus {
 /**
  * ServerInfo names the server.
  */
-export interface ServerInfo1 {
+export interface ServerInfo2 {
   name: string;
   version: string;
-}
-/**
- * MCPToolStatus is one tool of an MCP server.
- */
-export interface MCPToolStatus {
-  /**
-   * Name is the agent's name for it, mcp__<server>__<tool>; ServerTool the server's.
-   */
-  name: string;
-  serverTool: string;
-  description?: string;
-  readOnly: boolean;
-  destructive: boolean;
 }
 /**
  * MessagesResult is getMessages' result: the model context.
@@ -1950,6 +1993,7 @@ export const EVENT_TYPES = [
   'thinking_level_changed',
   'bash_update',
   'plan_update',
+  'mcp_server_status',
 ] as const;
 
 /** Event type names. */
