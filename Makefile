@@ -4,7 +4,7 @@ GO ?= go
 LINT := $(GO) tool -modfile=devtools/go.mod golangci-lint
 BIN := bin
 
-.PHONY: all build test test-go test-ts test-npm npm-host test-pi-npm test-pi-acp-npm mcp-npm acp-npm check lint generate check-generated check-ts-generated release bench demo clean compat
+.PHONY: all build test test-go test-ts test-npm npm-host test-pi-npm test-pi-acp-npm mcp-npm acp-npm check lint generate check-generated check-ts-generated release bench demo demo-live clean compat
 
 all: build
 
@@ -167,8 +167,14 @@ bench-compare: build
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
+## demo: the demo on the scripted model, offline whatever the environment holds (provider keys
+## included). demo-live: the same scenario on a real, billed OpenAI model (needs
+## OPENAI_API_KEY; DEMO_MODEL=<id> chooses the model).
 demo: build
-	@if [ -d cmd/demo ]; then $(GO) run ./cmd/demo; else echo "demo: not built yet (the JSON-RPC server issue adds it)"; fi
+	$(GO) run ./cmd/demo
+
+demo-live: build
+	$(GO) run ./cmd/demo -live $(if $(DEMO_MODEL),-model $(DEMO_MODEL))
 
 clean:
 	rm -rf $(BIN)
