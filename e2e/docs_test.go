@@ -199,7 +199,7 @@ func TestDocsExampleRequests(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(cwd, "a.txt"), []byte("hello\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			p := start(t, options{faux: docsScript, cwd: cwd, })
+			p := start(t, options{faux: docsScript, cwd: cwd})
 			p.send(r.raw + "\n")
 			got := p.responseRaw(r.id)
 			p.closeStdin()
