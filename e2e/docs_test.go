@@ -18,14 +18,19 @@ import (
 // docs/protocol.md is played against the binary, every example request in docs/*.md is sent
 // to it, and every relative link in README.md and docs/*.md must lead somewhere.
 
-// docFiles are the pages under test: README.md and docs/*.md, relative to the repository root.
+// docFiles are the pages under test, from this directory: README.md, docs/*.md and the
+// clients' README.md.
 func docFiles(t *testing.T) []string {
 	t.Helper()
-	pages, err := filepath.Glob(filepath.Join("..", "docs", "*.md"))
-	if err != nil {
-		t.Fatal(err)
+	pages := []string{filepath.Join("..", "README.md")}
+	for _, pattern := range []string{"docs/*.md", "clients/*/README.md"} {
+		m, err := filepath.Glob(filepath.Join("..", filepath.FromSlash(pattern)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, m...)
 	}
-	return append([]string{filepath.Join("..", "README.md")}, pages...)
+	return pages
 }
 
 // repoPath is a page's path from the repository root, as messages name it.
@@ -354,7 +359,7 @@ func sameShape(want, got any) bool {
 	}
 }
 
-// TestDocsLinks checks that every relative link of README.md and docs/*.md leads to a file or
+// TestDocsLinks checks that every relative link of the pages (docFiles) leads to a file or
 // directory of the repository, and a link with a #fragment into a page to one of its
 // headings; and that every docs/NAME.md the pages name in their text exists.
 func TestDocsLinks(t *testing.T) {
