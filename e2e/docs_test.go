@@ -195,17 +195,12 @@ func TestDocsExampleRequests(t *testing.T) {
 	}
 	for _, r := range reqs {
 		t.Run(r.where, func(t *testing.T) {
-			if strings.Contains(r.raw, `"mcpServers"`) {
-				// Starting the page's MCP server needs npx and the registry; mcp_test.go
-				// drives initialize's mcpServers against a locally installed one.
-				return
-			}
 			cwd := t.TempDir()
 			if err := os.WriteFile(filepath.Join(cwd, "a.txt"), []byte("hello\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			p := start(t, options{faux: docsScript, cwd: cwd})
-			p.send(r.raw + "\n")
+			p.send(offlineMCP(t, r.raw) + "\n")
 			got := p.responseRaw(r.id)
 			p.closeStdin()
 			var code int
@@ -224,6 +219,32 @@ func TestDocsExampleRequests(t *testing.T) {
 			}
 		})
 	}
+}
+
+// offlineMCP replaces the command of every MCP server a request starts (mcp.md's npx) with
+// one that exits at once: the request keeps its shape, and nothing is fetched from the
+// registry (mcp_test.go drives real servers, installed locally).
+func offlineMCP(t *testing.T, raw string) string {
+	t.Helper()
+	if !strings.Contains(raw, `"mcpServers"`) {
+		return raw
+	}
+	var req map[string]any
+	if err := json.Unmarshal([]byte(raw), &req); err != nil {
+		t.Fatal(err)
+	}
+	params, _ := req["params"].(map[string]any)
+	servers, _ := params["mcpServers"].(map[string]any)
+	for _, s := range servers {
+		if s, ok := s.(map[string]any); ok {
+			s["command"], s["args"] = "false", []any{}
+		}
+	}
+	out, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
 }
 
 // pageState matches requests that name things of the run a page recorded (entries, sessions,
