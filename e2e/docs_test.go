@@ -16,7 +16,8 @@ import (
 
 // The tests in this file hold the user documentation to the wire: the quick start of
 // docs/protocol.md is played against the binary, every example request in docs/*.md is sent
-// to it, and every relative link in README.md and docs/*.md must lead somewhere.
+// to it, the event examples of docs/events.md are held to what it sends, and every relative
+// link in README.md, docs/*.md and the clients' README.md must lead somewhere.
 
 // docFiles are the pages under test, from this directory: README.md, docs/*.md and the
 // clients' README.md.
