@@ -4,7 +4,7 @@ GO ?= go
 LINT := $(GO) tool -modfile=devtools/go.mod golangci-lint
 BIN := bin
 
-.PHONY: all build test test-go test-ts test-npm npm-host test-pi-npm test-pi-acp-npm mcp-npm acp-npm check lint generate check-generated check-ts-generated release bench demo clean compat
+.PHONY: all build test test-go test-ts test-npm npm-host test-pi-npm test-pi-acp-npm mcp-npm acp-npm check lint generate check-generated check-ts-generated release bench demo demo-live clean compat
 
 all: build
 
@@ -107,10 +107,13 @@ check-generated:
 VERSION ?= $(shell (git describe --tags --always --dirty 2>/dev/null || echo dev) | \
 	sed -e 's/^v\([0-9]\)/\1/' -e '/^[0-9][0-9]*\./!s/^/0.0.0-g/')
 RELEASE_PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+## Each step says what it builds or packs as it starts (the npm packs from pack.mjs).
 release:
 	rm -rf dist && mkdir -p dist
-	@set -e; for p in $(RELEASE_PLATFORMS); do \
-		os=$${p%/*}; arch=$${p#*/}; echo "dist/pi-rpc-$$os-$$arch ($(VERSION))"; \
+	@echo "release $(VERSION): $(words $(RELEASE_PLATFORMS)) binaries, then $(words x $(RELEASE_PLATFORMS)) npm packages, into dist/"
+	@set -e; i=0; for p in $(RELEASE_PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; i=$$((i+1)); \
+		echo "[$$i/$(words $(RELEASE_PLATFORMS))] building dist/pi-rpc-$$os-$$arch (GOOS=$$os GOARCH=$$arch, version $(VERSION))"; \
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath \
 			-ldflags "-s -w -X main.version=$(VERSION)" -o dist/pi-rpc-$$os-$$arch ./cmd/pi-rpc; \
 	done
@@ -118,6 +121,7 @@ release:
 		os=$${p%/*}; arch=$${p#*/}; cpu=$$arch; [ "$$arch" = amd64 ] && cpu=x64; \
 		packs="$$packs $$os-$$cpu=dist/pi-rpc-$$os-$$arch"; \
 	done; node clients/npm/scripts/pack.mjs --version $(VERSION) --out dist $$packs
+	@echo "writing dist/SHA256SUMS"
 	@cd dist && if command -v sha256sum >/dev/null; then sha256sum pi-rpc-*; else shasum -a 256 pi-rpc-*; fi > SHA256SUMS
 	@cat dist/SHA256SUMS
 
@@ -167,8 +171,14 @@ bench-compare: build
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
+## demo: the demo on the scripted model, offline whatever the environment holds (provider keys
+## included). demo-live: the same scenario on a real, billed OpenAI model (needs
+## OPENAI_API_KEY; DEMO_MODEL=<id> chooses the model).
 demo: build
-	@if [ -d cmd/demo ]; then $(GO) run ./cmd/demo; else echo "demo: not built yet (the JSON-RPC server issue adds it)"; fi
+	$(GO) run ./cmd/demo
+
+demo-live: build
+	$(GO) run ./cmd/demo -live $(if $(DEMO_MODEL),-model $(DEMO_MODEL))
 
 clean:
 	rm -rf $(BIN)

@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"testing"
 	"time"
@@ -102,6 +104,23 @@ func TestScenariosNumberedInOrder(t *testing.T) {
 	}
 	if _, err := pick(scenarios(), "11"); err == nil {
 		t.Fatal("scenario 11 accepted")
+	}
+}
+
+// The README says how many scenarios make bench runs, in words.
+func TestReadmeCountsTheScenarios(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("`make bench`: the (\\w+) end-to-end scenarios").FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("README.md does not say how many scenarios `make bench` runs")
+	}
+	words := []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+		"ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen"}
+	if n := len(scenarios()); n >= len(words) || string(m[1]) != words[n] {
+		t.Errorf("README.md says make bench runs %s scenarios; it runs %d", m[1], n)
 	}
 }
 

@@ -30,6 +30,10 @@ type Options struct {
 	// it may block (ask a person, make calls on the client); ctx is cancelled when the server
 	// withdraws the request or the connection ends. Nil answers every request with -32601,
 	// which the server counts as deny.
+	//
+	// Setting it makes [Client.Initialize] declare capabilities.permissions, which is what
+	// makes the server ask (docs/permissions.md#choosing-the-mode): call Initialize before the
+	// first prompt, or the server runs in approval mode auto and never asks.
 	OnPermission func(ctx context.Context, req PermissionRequest) PermissionDecision
 }
 

@@ -46,6 +46,9 @@
 // them, each on its own goroutine, with a context cancelled when the server withdraws the
 // request ($/cancelRequest) or the connection ends. Without a handler, and for any other
 // method, the client answers -32601 (method not found), which the server counts as deny.
+// With a handler set, [Client.Initialize] declares the permissions capability, so the server
+// asks before every write, edit and bash call (approval mode ask); without initialize, or
+// without a handler, it runs them unasked (auto) unless --approval says otherwise.
 //
 // # Process life
 //

@@ -14,8 +14,14 @@ import (
 
 // Initialize declares the client's capabilities. It is optional: the server applies defaults
 // without it (and the approval mode is fixed when it is answered,
-// docs/permissions.md#choosing-the-mode).
+// docs/permissions.md#choosing-the-mode). When [Options.OnPermission] is set it declares
+// capabilities.permissions, as the TypeScript client does, so that the server asks the
+// handler before write, edit and bash (approval mode ask) instead of running them (auto) or
+// refusing them (--approval ask without the capability).
 func (c *Client) Initialize(ctx context.Context, p protocol.InitializeParams) (*protocol.InitializeResult, error) {
+	if c.opts.OnPermission != nil {
+		p.Capabilities.Permissions = true
+	}
 	return callFor[protocol.InitializeResult](ctx, c, protocol.MethodInitialize, p)
 }
 

@@ -31,11 +31,27 @@ const (
 // config says which pi-rpc to drive and on which model.
 type config struct {
 	bin string
-	// openAI drives the real model (OPENAI_API_KEY is set) instead of the faux script.
-	openAI bool
-	model  string
+	// live drives a real OpenAI model (-live) instead of the faux script.
+	live  bool
+	model string
 	// stderr receives pi-rpc's stderr.
 	stderr io.Writer
+}
+
+// childEnv is pi-rpc's environment: the demo's, without the model providers' variables
+// (OPENAI_*, ANTHROPIC_*) unless the run is live, so that the offline demo cannot reach a
+// provider even if a flag were lost.
+func childEnv(env []string, live bool) []string {
+	if live {
+		return env
+	}
+	var out []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "OPENAI_") && !strings.HasPrefix(kv, "ANTHROPIC_") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // demo is one run of the scenario. Each step is a method that sends requests and prints the
@@ -78,8 +94,8 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 	// No session files, no AGENTS.md and a private PI_RPC_HOME: nothing outside the
 	// directory can change what the agent sees.
 	args := []string{"--cwd", dir, "--no-session", "--no-context-files", "--log-level", "warn"}
-	header := "pi-rpc demo on the scripted faux model (offline; set OPENAI_API_KEY for a real model)"
-	if cfg.openAI {
+	header := "pi-rpc demo on the scripted faux model (offline; make demo-live runs it on a real model)"
+	if cfg.live {
 		args = append(args, "--provider", "openai")
 		if cfg.model != "" {
 			args = append(args, "--model", cfg.model)
@@ -96,7 +112,7 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 		Binary: absPath(cfg.bin),
 		Args:   args,
 		Dir:    dir,
-		Env:    append(os.Environ(), "PI_RPC_HOME="+home),
+		Env:    append(childEnv(os.Environ(), cfg.live), "PI_RPC_HOME="+home),
 		Stderr: cfg.stderr,
 		// The demo declares the permissions capability, so pi-rpc asks before write, edit and
 		// bash: it approves changes to files and denies running commands.

@@ -5,9 +5,11 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -91,6 +93,77 @@ func TestDemoGolden(t *testing.T) {
 	}
 	if stderr.Len() > 0 {
 		t.Errorf("pi-rpc wrote to stderr at --log-level warn:\n%s", stderr.String())
+	}
+}
+
+// TestDemoOfflineWithKeys runs the demo command as `make demo` does, with provider keys in its
+// environment and every HTTP(S) connection sent to a proxy that refuses: it must still run on
+// the scripted model and print the golden transcript.
+func TestDemoOfflineWithKeys(t *testing.T) {
+	bin := buildPiRPC(t)
+	demo := filepath.Join(t.TempDir(), "demo")
+	if out, err := exec.Command("go", "build", "-o", demo, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/demo: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // hang detector
+	defer cancel()
+	cmd := exec.CommandContext(ctx, demo, "-bin", bin)
+	cmd.Env = append(os.Environ(),
+		"OPENAI_API_KEY=sk-dummy", "ANTHROPIC_API_KEY=sk-ant-dummy",
+		"HTTPS_PROXY=http://127.0.0.1:1", "HTTP_PROXY=http://127.0.0.1:1", "NO_PROXY=")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("demo with provider keys set: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	want, err := os.ReadFile(filepath.Join("testdata", "demo.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stdout.String() != string(want) {
+		t.Errorf("demo with provider keys set printed:\n%s\nwant testdata/demo.golden:\n%s", stdout.String(), want)
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	keys := map[string]string{"OPENAI_API_KEY": "sk-dummy", "ANTHROPIC_API_KEY": "sk-ant-dummy"}
+	tests := []struct {
+		name     string
+		args     []string
+		env      map[string]string
+		wantLive bool
+		wantErr  string
+	}{
+		{"keys do not make it live", nil, keys, false, ""},
+		{"no keys", nil, nil, false, ""},
+		{"live needs the OpenAI key", []string{"-live"}, map[string]string{"ANTHROPIC_API_KEY": "x"}, false, "set OPENAI_API_KEY"},
+		{"live", []string{"-live", "-model", "gpt-4.1-mini"}, keys, true, ""},
+		{"model only with live", []string{"-model", "gpt-4.1"}, keys, false, "-model chooses the model of -live"},
+		{"stray argument", []string{"live"}, nil, false, `unexpected argument "live"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := parseFlags(tc.args, func(k string) string { return tc.env[k] }, io.Discard)
+			switch {
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("parseFlags(%q) error = %v, want %q", tc.args, err, tc.wantErr)
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("parseFlags(%q): %v", tc.args, err)
+			}
+			if cfg.live != tc.wantLive {
+				t.Errorf("parseFlags(%q).live = %t, want %t", tc.args, cfg.live, tc.wantLive)
+			}
+		})
+	}
+}
+
+func TestChildEnvOffline(t *testing.T) {
+	env := []string{"PATH=/bin", "OPENAI_API_KEY=k", "OPENAI_BASE_URL=u", "ANTHROPIC_API_KEY=a", "HOME=/h"}
+	if got, want := childEnv(env, false), []string{"PATH=/bin", "HOME=/h"}; !slices.Equal(got, want) {
+		t.Errorf("childEnv offline = %q, want %q", got, want)
+	}
+	if got := childEnv(env, true); !slices.Equal(got, env) {
+		t.Errorf("childEnv live = %q, want the environment unchanged", got)
 	}
 }
 

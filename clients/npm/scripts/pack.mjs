@@ -48,13 +48,18 @@ export function parseArgs(argv) {
   return opts;
 }
 
-/** pack writes the tarballs into opts.out and returns their paths, the launcher's first. */
-export function pack({ version, out, binaries }) {
+/**
+ * pack writes the tarballs into opts.out and returns their paths, the launcher's first.
+ * progress, if given, is told what each step packs before it starts.
+ */
+export function pack({ version, out, binaries }, progress = () => {}) {
   mkdirSync(out, { recursive: true });
   const stage = mkdtempSync(path.join(tmpdir(), 'pi-rpc-npm-pack-'));
   try {
+    progress(`packing pi-rpc ${version} (the launcher, optionalDependencies pinned to ${version})`);
     const tarballs = [npmPack(stageLauncher(stage, version), out)];
     for (const [platform, binary] of Object.entries(binaries)) {
+      progress(`packing ${PLATFORM_PACKAGES[platform]} ${version} from ${binary}`);
       tarballs.push(npmPack(stagePlatform(stage, platform, binary, version), out));
     }
     return tarballs;
@@ -120,5 +125,6 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     process.stderr.write(`pack.mjs: ${err.message}\n`);
     process.exit(2);
   }
-  for (const t of pack(opts)) process.stdout.write(`${path.relative(process.cwd(), t)}\n`);
+  const tarballs = pack(opts, (step) => process.stderr.write(`${step}\n`));
+  for (const t of tarballs) process.stdout.write(`${path.relative(process.cwd(), t)}\n`);
 }
