@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"github.com/pi-rpc/pi-rpc/internal/fsmode"
 )
 
 // Session paths come from clients (createSession's sessionFile, openSession, ACP's
@@ -90,9 +92,16 @@ func openSessionFile(path string) (*os.File, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &NotSessionFileError{File: path, Reason: "it is " + describeMode(fi.Mode()) + ", not a regular file"}
+		return nil, &NotSessionFileError{File: path, Reason: "it is " + fsmode.Kind(fi.Mode()) + ", not a regular file"}
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	return openRegular(path, os.O_RDONLY, 0)
+}
+
+// openRegular opens path with flags, without blocking (O_NONBLOCK: a FIFO's open does not wait
+// for its other end) or taking a terminal (O_NOCTTY), and refuses on the descriptor anything
+// but a regular file (one swapped in after a check).
+func openRegular(path string, flags int, perm os.FileMode) (*os.File, error) {
+	f, err := os.OpenFile(path, flags|syscall.O_NONBLOCK|syscall.O_NOCTTY, perm)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +119,7 @@ func checkRegular(f *os.File, path string) error {
 		return err
 	}
 	if !fi.Mode().IsRegular() {
-		return &NotSessionFileError{File: path, Reason: "it is " + describeMode(fi.Mode()) + ", not a regular file"}
+		return &NotSessionFileError{File: path, Reason: "it is " + fsmode.Kind(fi.Mode()) + ", not a regular file"}
 	}
 	return nil
 }
@@ -129,34 +138,11 @@ func readSessionFile(path string) ([]byte, error) {
 // openAppend is the default [FileOptions.OpenAppend]: the session file opened for appending
 // (created if missing), without blocking on a FIFO and refusing anything but a regular file.
 func openAppend(path string) (AppendFile, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0o600)
+	f, err := openRegular(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkRegular(f, path); err != nil {
-		_ = f.Close()
-		return nil, err
+		return nil, err // a nil *os.File must not become a non-nil AppendFile
 	}
 	return f, nil
-}
-
-// describeMode names a file mode for the refusal: "a directory", "a named pipe (FIFO)", ...
-func describeMode(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "a special file"
 }
 
 // checkStillNew is the check before a new session's first write: the path must still be
@@ -171,7 +157,7 @@ func checkStillNew(path string) error {
 		return err
 	}
 	if !fi.Mode().IsRegular() {
-		return &NotSessionFileError{File: path, Reason: "it is " + describeMode(fi.Mode()) + ", not a regular file"}
+		return &NotSessionFileError{File: path, Reason: "it is " + fsmode.Kind(fi.Mode()) + ", not a regular file"}
 	}
 	if fi.Size() > 0 {
 		return &NotSessionFileError{File: path, Reason: "another program wrote it after the session was created"}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/pi-rpc/pi-rpc/internal/fsmode"
 )
 
 // The file tools open only regular files, and directories where they list them (the rule of
@@ -138,25 +140,7 @@ func isProcFDPath(p string) bool {
 }
 
 // kindOf names a file mode for error messages: "a named pipe (FIFO)", "a directory", ...
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m.IsRegular():
-		return "a regular file"
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "a special file"
-}
+func kindOf(m fs.FileMode) string { return fsmode.Kind(m) }
 
 // kindOfStat is kindOf for a raw stat mode (from fstat on an open descriptor).
 func kindOfStat(mode uint32) string {

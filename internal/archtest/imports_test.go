@@ -33,29 +33,29 @@ var allowed = map[string][]string{
 	"internal/mockhttp":      {},
 	"internal/mockopenai":    {"internal/mockhttp"},
 	"internal/mockanthropic": {"internal/mockhttp"},
-	"tools":                  {"core"},
+	"tools":                  {"core", "internal/fsmode"},
 	// tools/mcp knows neither the protocol nor the session; its internal test server only
 	// itself.
-	"tools/mcp":           {"core", "tools"},
+	"tools/mcp":           {"core", "tools", "internal/fsmode"},
 	"tools/mcp/internal/": {"tools/mcp"},
 	// The engine (core, sessionapi, session) imports no front end and no wire library.
 	"sessionapi":         {"core"},
-	"session":            {"core", "sessionapi", "internal/jsonscan"},
+	"session":            {"core", "sessionapi", "internal/jsonscan", "internal/fsmode"},
 	"protocol":           {"core", "sessionapi"},
-	"protocol/internal/": {"protocol", "core", "sessionapi", "session", "internal/jsonscan"},
+	"protocol/internal/": {"protocol", "core", "sessionapi", "session", "internal/jsonscan", "internal/fsmode"},
 	// e2e holds only tests of the built binary.
 	"e2e": {"*"},
 	// The transport (framing readers, bad-input classification, the one writer) knows no
 	// protocol and no engine: every front end uses it.
 	"internal/transport": {},
 	// Front ends sit on the engine and never import each other.
-	"rpc": {"core", "sessionapi", "session", "internal/jsonscan", "protocol", "tools", "internal/transport"},
+	"rpc": {"core", "sessionapi", "session", "internal/jsonscan", "protocol", "tools", "internal/transport", "internal/fsmode"},
 	// acp, the Agent Client Protocol front end, sits beside rpc: the engine, the tools (for
 	// titles, diffs and plans) and tools/mcp's configuration, never the JSON-RPC protocol.
-	"acp": {"core", "sessionapi", "session", "internal/jsonscan", "tools", "tools/mcp", "internal/transport"},
+	"acp": {"core", "sessionapi", "session", "internal/jsonscan", "tools", "tools/mcp", "internal/transport", "internal/fsmode"},
 	// pimode (pi's RPC protocol) is a front end beside rpc: the engine and the transport,
 	// never rpc.
-	"pimode": {"core", "sessionapi", "session", "internal/jsonscan", "internal/transport"},
+	"pimode": {"core", "sessionapi", "session", "internal/jsonscan", "internal/transport", "internal/fsmode"},
 	// clients/go needs the protocol's types only: not the engine, its files or its logging.
 	"clients/go":        {"protocol", "core", "sessionapi"},
 	"cmd/":              {"*"},
@@ -64,7 +64,9 @@ var allowed = map[string][]string{
 	// The JSON grammar's scanning pieces, shared by llm/openai's chunk decoder and
 	// session's line validator (so whatever imports session depends on it too).
 	"internal/jsonscan": {},
-	"internal/":         {"*"},
+	// How a file's kind is named in refusals: shared by tools and session.
+	"internal/fsmode": {},
+	"internal/":       {"*"},
 }
 
 // thirdParty lists libraries that only some packages may import directly.
