@@ -49,7 +49,7 @@ func TestACPSessionMCPServers(t *testing.T) {
 	if len(reqs) != 4 {
 		t.Fatalf("%d model requests", len(reqs))
 	}
-	if names := strings.Join(requestTools(reqs[0]), ","); !strings.Contains(names, "mcp__editor__echo") {
+	if names := strings.Join(mockopenai.ToolNames(reqs[0]), ","); !strings.Contains(names, "mcp__editor__echo") {
 		t.Fatalf("the session's tools: %s", names)
 	}
 	if got := toolResultOf(t, reqs[1], "c1"); got != "from the editor's server" {
@@ -58,7 +58,7 @@ func TestACPSessionMCPServers(t *testing.T) {
 	if got := toolResultOf(t, reqs[2], "c2"); got != "wrote n1" {
 		t.Fatalf("write_note result %q", got)
 	}
-	if names := strings.Join(requestTools(reqs[3]), ","); strings.Contains(names, "mcp__editor") {
+	if names := strings.Join(mockopenai.ToolNames(reqs[3]), ","); strings.Contains(names, "mcp__editor") {
 		t.Fatalf("the other session has the editor's tools: %s", names)
 	}
 }
@@ -97,8 +97,8 @@ func TestACPSlowMCPServerDoesNotBlock(t *testing.T) {
 		t.Fatal(r)
 	}
 	reqs := mock.Requests()
-	if len(reqs) != 2 || strings.Contains(strings.Join(requestTools(reqs[0]), ","), "mcp__slow__") ||
-		!strings.Contains(strings.Join(requestTools(reqs[1]), ","), "mcp__slow__echo") {
+	if len(reqs) != 2 || strings.Contains(strings.Join(mockopenai.ToolNames(reqs[0]), ","), "mcp__slow__") ||
+		!strings.Contains(strings.Join(mockopenai.ToolNames(reqs[1]), ","), "mcp__slow__echo") {
 		t.Fatalf("the sessions' requests: %d, tools %v", len(reqs), requestToolLists(reqs))
 	}
 }
@@ -106,7 +106,7 @@ func TestACPSlowMCPServerDoesNotBlock(t *testing.T) {
 func requestToolLists(reqs []*mockopenai.Request) [][]string {
 	var out [][]string
 	for _, r := range reqs {
-		out = append(out, requestTools(r))
+		out = append(out, mockopenai.ToolNames(r))
 	}
 	return out
 }
@@ -134,7 +134,7 @@ func TestACPInitializeDoesNotWaitForMCPConfig(t *testing.T) {
 	if r := stopReason(t, p.response(2)); r != "end_turn" {
 		t.Fatal(r)
 	}
-	if reqs := mock.Requests(); len(reqs) != 1 || !strings.Contains(strings.Join(requestTools(reqs[0]), ","), "mcp__slow__echo") {
+	if reqs := mock.Requests(); len(reqs) != 1 || !strings.Contains(strings.Join(mockopenai.ToolNames(reqs[0]), ","), "mcp__slow__echo") {
 		t.Fatalf("requests' tools %v", requestToolLists(reqs))
 	}
 }

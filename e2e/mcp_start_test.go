@@ -1,39 +1,13 @@
 package e2e_test
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
-
-// startGate is a named pipe that mcp-testserver -gate reads before it serves: the server's
-// start is under way until the test releases it (no sleeps: the test decides).
-func startGate(t *testing.T) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "gate")
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// releaseGate lets the server go on (opening the pipe waits for the server to have opened it).
-func releaseGate(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteString("go\n"); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // outline is the history's events, an MCP status as mcp_server_status:<name>:<state>.
 func (p *proc) outline() []string {
@@ -65,7 +39,7 @@ func position(t *testing.T, outline []string, want string) int {
 // (connecting, then connected with its tools), and a prompt sent meanwhile waits for it: the
 // model's first request offers the server's tools.
 func TestMCPSlowServerDoesNotHoldInitialize(t *testing.T) {
-	gate := startGate(t)
+	gate := testkit.NewGate(t)
 	mock := mockopenai.New(&mockopenai.Script{Responses: []mockopenai.Response{
 		toolCall("c1", "mcp__slow__echo", map[string]any{"text": "from the late server"}),
 		{Text: "done"},
@@ -86,7 +60,7 @@ func TestMCPSlowServerDoesNotHoldInitialize(t *testing.T) {
 		t.Fatalf("listTools while slow starts: %+v", lt.MCPServers)
 	}
 	p.result("prompt", map[string]any{"message": "use the late server"}, nil)
-	releaseGate(t, gate)
+	testkit.ReleaseGate(t, gate)
 	p.settleCollect()
 
 	outline := p.outline()
@@ -98,8 +72,8 @@ func TestMCPSlowServerDoesNotHoldInitialize(t *testing.T) {
 		t.Fatalf("connected status %s: want its tools and their count", m)
 	}
 	reqs := mock.Requests()
-	if len(reqs) != 2 || !slices.Contains(requestTools(reqs[0]), "mcp__slow__echo") {
-		t.Fatalf("the first request's tools: %v", requestTools(reqs[0]))
+	if len(reqs) != 2 || !slices.Contains(mockopenai.ToolNames(reqs[0]), "mcp__slow__echo") {
+		t.Fatalf("the first request's tools: %v", mockopenai.ToolNames(reqs[0]))
 	}
 	if got := toolResultOf(t, reqs[1], "c1"); got != "from the late server" {
 		t.Fatalf("echo result %q", got)
@@ -121,7 +95,7 @@ func TestMCPSlowServerDoesNotHoldInitialize(t *testing.T) {
 // that waited for it goes ahead without its tools, and the failure is an event, a
 // session_error and a warning in the log.
 func TestMCPServerNeverReadyTimesOut(t *testing.T) {
-	gate := startGate(t)
+	gate := testkit.NewGate(t)
 	mock := mockopenai.New(&mockopenai.Script{Responses: []mockopenai.Response{{Text: "went ahead"}}})
 	t.Cleanup(mock.Close)
 	p := start(t, options{mock: mock, args: []string{"--mcp-timeout", "1s"}})
@@ -142,8 +116,8 @@ func TestMCPServerNeverReadyTimesOut(t *testing.T) {
 	}
 	position(t, outline, "session_error")
 	reqs := mock.Requests()
-	if len(reqs) != 1 || slices.ContainsFunc(requestTools(reqs[0]), func(n string) bool { return strings.HasPrefix(n, "mcp__stuck__") }) {
-		t.Fatalf("the request's tools: %v", requestTools(reqs[0]))
+	if len(reqs) != 1 || slices.ContainsFunc(mockopenai.ToolNames(reqs[0]), func(n string) bool { return strings.HasPrefix(n, "mcp__stuck__") }) {
+		t.Fatalf("the request's tools: %v", mockopenai.ToolNames(reqs[0]))
 	}
 	p.closeStdin()
 	p.wait()
@@ -155,7 +129,7 @@ func TestMCPServerNeverReadyTimesOut(t *testing.T) {
 // abort while a prompt waits for a server ends the wait: the period settles aborted and the
 // model is never called.
 func TestMCPAbortWhileWaitingForServer(t *testing.T) {
-	gate := startGate(t)
+	gate := testkit.NewGate(t)
 	mock := mockopenai.New(&mockopenai.Script{Responses: []mockopenai.Response{{Text: "never"}}})
 	t.Cleanup(mock.Close)
 	cfg := writeMCPConfig(t, map[string]any{"slow": map[string]any{"command": mcpTestServer(t), "args": []string{"-gate", gate}}})
@@ -174,7 +148,7 @@ func TestMCPAbortWhileWaitingForServer(t *testing.T) {
 	if n := len(mock.Requests()); n != 0 {
 		t.Fatalf("%d model requests", n)
 	}
-	releaseGate(t, gate)
+	testkit.ReleaseGate(t, gate)
 	p.mcpStarted("slow")
 	p.closeStdin()
 	if code := p.wait(); code != 0 {
@@ -185,18 +159,18 @@ func TestMCPAbortWhileWaitingForServer(t *testing.T) {
 // pi mode reads its commands while a configured server starts (pi's protocol has no status
 // event; the log has the start), and a prompt waits for the server.
 func TestPiModeSlowMCPServer(t *testing.T) {
-	gate := startGate(t)
+	gate := testkit.NewGate(t)
 	mock := newMock(t, mockopenai.Response{Text: "with the server"})
 	cfg := writeMCPConfig(t, map[string]any{"slow": map[string]any{"command": mcpTestServer(t), "args": []string{"-gate", gate}}})
 	p := startPi(t, piOptions{mock: mock, args: []string{"--no-session", "--mcp-config", cfg}})
 	p.call("1", "get_state", nil)
 	p.send(map[string]any{"id": "2", "type": "prompt", "message": "hi"})
 	p.response("2")
-	releaseGate(t, gate)
+	testkit.ReleaseGate(t, gate)
 	p.event("agent_settled")
 	reqs := mock.Requests()
-	if len(reqs) != 1 || !slices.Contains(requestTools(reqs[0]), "mcp__slow__echo") {
-		t.Fatalf("the request's tools: %v", requestTools(reqs[0]))
+	if len(reqs) != 1 || !slices.Contains(mockopenai.ToolNames(reqs[0]), "mcp__slow__echo") {
+		t.Fatalf("the request's tools: %v", mockopenai.ToolNames(reqs[0]))
 	}
 	if !strings.Contains(p.stderrString(), `"message":"MCP server ready"`) {
 		t.Errorf("no ready line in the log:\n%s", p.stderrString())

@@ -108,19 +108,6 @@ func toolResultOf(t *testing.T, req *mockopenai.Request, id string) string {
 	return ""
 }
 
-// requestTools lists the tool names of a model request.
-func requestTools(req *mockopenai.Request) []string {
-	var names []string
-	tools, _ := req.Decoded["tools"].([]any)
-	for _, tool := range tools {
-		fn, _ := tool.(map[string]any)["function"].(map[string]any)
-		if name, ok := fn["name"].(string); ok {
-			names = append(names, name)
-		}
-	}
-	return names
-}
-
 // serverPIDs are the test servers' pids, from the lines they log at start.
 func serverPIDs(t *testing.T, stderr string) []int {
 	t.Helper()
@@ -248,7 +235,7 @@ func TestMCPToolCallEndToEnd(t *testing.T) {
 	if len(reqs) != 3 {
 		t.Fatalf("%d model requests, want 3", len(reqs))
 	}
-	if names := strings.Join(requestTools(reqs[0]), ","); !strings.Contains(names, "mcp__test__echo") || !strings.Contains(names, "read") {
+	if names := strings.Join(mockopenai.ToolNames(reqs[0]), ","); !strings.Contains(names, "mcp__test__echo") || !strings.Contains(names, "read") {
 		t.Fatalf("first request's tools: %s", names)
 	}
 	if got := toolResultOf(t, reqs[1], "c1"); got != "from mcp" {
@@ -337,7 +324,7 @@ func TestMCPFaultsEndInErrorResults(t *testing.T) {
 		}
 	}
 	// The crashed server's tools are gone from the next request; the others stay.
-	if names := strings.Join(requestTools(reqs[2]), ","); strings.Contains(names, "mcp__crashy__") || !strings.Contains(names, "mcp__hangy__echo") {
+	if names := strings.Join(mockopenai.ToolNames(reqs[2]), ","); strings.Contains(names, "mcp__crashy__") || !strings.Contains(names, "mcp__hangy__echo") {
 		t.Errorf("tools after the crash: %s", names)
 	}
 	var st struct {

@@ -11,11 +11,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
 
 // hangTimeout fails a wait that sees no progress: a hang detector, not a latency bound.
@@ -45,29 +45,6 @@ func mcpTestServer(t *testing.T) string {
 		t.Fatal(mcpServerErr)
 	}
 	return mcpServerBin
-}
-
-// startGate is a named pipe mcp-testserver -gate reads before it serves: its start is under
-// way until the test releases it.
-func startGate(t *testing.T) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "gate")
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-func releaseGate(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteString("go\n"); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // conn is pi-rpc's run over in-process pipes: every line it writes is kept in order.
@@ -182,18 +159,6 @@ func (c *conn) outline() []string {
 	return out
 }
 
-func requestToolNames(req *mockopenai.Request) []string {
-	var names []string
-	tools, _ := req.Decoded["tools"].([]any)
-	for _, tool := range tools {
-		fn, _ := tool.(map[string]any)["function"].(map[string]any)
-		if name, ok := fn["name"].(string); ok {
-			names = append(names, name)
-		}
-	}
-	return names
-}
-
 func writeConfig(t *testing.T, servers map[string]any) string {
 	t.Helper()
 	data, _ := json.Marshal(map[string]any{"mcpServers": servers})
@@ -224,7 +189,7 @@ func index(t *testing.T, outline []string, want string) int {
 // is still at its gate, its start is reported as it happens, and a prompt sent meanwhile
 // waits for it, so the model's first request offers its tools.
 func TestSlowMCPServerDoesNotHoldInitialize(t *testing.T) {
-	gate := startGate(t)
+	gate := testkit.NewGate(t)
 	mock := mockopenai.New(&mockopenai.Script{Responses: []mockopenai.Response{{Text: "done"}}})
 	t.Cleanup(mock.Close)
 	cfg := writeConfig(t, map[string]any{"slow": map[string]any{"command": mcpTestServer(t), "args": []string{"-gate", gate}}})
@@ -243,7 +208,7 @@ func TestSlowMCPServerDoesNotHoldInitialize(t *testing.T) {
 	if res := c.response(2); res["result"] == nil {
 		t.Fatalf("prompt: %v", res)
 	}
-	releaseGate(t, gate)
+	testkit.ReleaseGate(t, gate)
 	c.event("agent_settled")
 
 	outline := c.outline()
@@ -259,8 +224,8 @@ func TestSlowMCPServerDoesNotHoldInitialize(t *testing.T) {
 		}
 	}
 	reqs := mock.Requests()
-	if len(reqs) != 1 || !slices.Contains(requestToolNames(reqs[0]), "mcp__slow__echo") {
-		t.Fatalf("the first request's tools: %v", requestToolNames(reqs[0]))
+	if len(reqs) != 1 || !slices.Contains(mockopenai.ToolNames(reqs[0]), "mcp__slow__echo") {
+		t.Fatalf("the first request's tools: %v", mockopenai.ToolNames(reqs[0]))
 	}
 	if code := c.exit(); code != 0 {
 		t.Fatalf("exit %d", code)
@@ -298,7 +263,7 @@ func logged(t *testing.T, log, level, message string, fields ...string) map[stri
 // prompt waiting for it then runs without its tools, and the failure is reported (event,
 // session_error, log).
 func TestMCPServerNeverReadyTimesOut(t *testing.T) {
-	gate := startGate(t)
+	gate := testkit.NewGate(t)
 	mock := mockopenai.New(&mockopenai.Script{Responses: []mockopenai.Response{{Text: "went ahead"}}})
 	t.Cleanup(mock.Close)
 	env, args := mcpArgs(t, mock, "--mcp-timeout", "1s")
@@ -331,8 +296,8 @@ func TestMCPServerNeverReadyTimesOut(t *testing.T) {
 		t.Fatalf("failure %q, session_error %q", failure, sessionError)
 	}
 	reqs := mock.Requests()
-	if len(reqs) != 1 || slices.ContainsFunc(requestToolNames(reqs[0]), func(n string) bool { return strings.HasPrefix(n, "mcp__stuck__") }) {
-		t.Fatalf("the request's tools: %v", requestToolNames(reqs[0]))
+	if len(reqs) != 1 || slices.ContainsFunc(mockopenai.ToolNames(reqs[0]), func(n string) bool { return strings.HasPrefix(n, "mcp__stuck__") }) {
+		t.Fatalf("the request's tools: %v", mockopenai.ToolNames(reqs[0]))
 	}
 	logged(t, c.stderr.String(), "warn", "MCP server failed", "mcpServer", "stuck", "error", "cannot start: no answer within 1s")
 }

@@ -76,3 +76,16 @@ func writeError(w http.ResponseWriter, status int, e *ErrorBody) {
 	b, _ := json.Marshal(map[string]any{"error": e})
 	_, _ = w.Write(b)
 }
+
+// ToolNames lists the names of the tools a Chat Completions request offers, in its order.
+func ToolNames(r *Request) []string {
+	var names []string
+	tools, _ := r.Decoded["tools"].([]any)
+	for _, tool := range tools {
+		fn, _ := tool.(map[string]any)["function"].(map[string]any)
+		if name, ok := fn["name"].(string); ok {
+			names = append(names, name)
+		}
+	}
+	return names
+}
