@@ -69,8 +69,12 @@ func openSessions(cfg *config, setup *agentSetup, flag string) (*startSessions, 
 	return &startSessions{store: store, catalog: cat}, nil
 }
 
-// flagged prefixes err with the flag it concerns and the file, when there are any.
+// flagged prefixes err with the flag it concerns and the file, when there are any (not the
+// file when err names it already).
 func flagged(flag, file string, err error) error {
+	if session.IsNotSessionFile(err) {
+		file = ""
+	}
 	prefix := strings.TrimSpace(flag + " " + file)
 	if prefix == "" {
 		return err
