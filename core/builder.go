@@ -76,12 +76,6 @@ func NewMessageBuilder(model *Model, timestamp int64, yield func(AssistantEvent)
 // Message returns the message being built.
 func (b *MessageBuilder) Message() *AssistantMessage { return b.msg }
 
-// Started reports whether Start has been called.
-func (b *MessageBuilder) Started() bool { return b.started }
-
-// Ended reports whether Done or Fail has been called.
-func (b *MessageBuilder) Ended() bool { return b.ended }
-
 func (b *MessageBuilder) emit(ev AssistantEvent) bool {
 	ev.Partial = b.msg
 	return b.yield(ev)
