@@ -28,9 +28,9 @@
 // Requests carry the system prompt as systemInstruction; tools as function declarations whose
 // JSON Schema is reduced to the subset Gemini accepts (convertSchema lists what is kept and
 // what is dropped: $schema, $ref to anything but a local definition, $defs, definitions,
-// additionalProperties, patternProperties, allOf, not, if/then/else, exclusiveMinimum,
+// additionalProperties, patternProperties, not, if/then/else, exclusiveMinimum,
 // exclusiveMaximum, multipleOf, uniqueItems, examples, readOnly, writeOnly, deprecated and any
-// other keyword; oneOf becomes anyOf, const a one-value enum, local $refs are inlined);
+// other keyword; oneOf becomes anyOf, const a one-value enum, allOf is merged, local $refs are inlined);
 // images as inline data, in user turns and tool results; tool results as functionResponse
 // parts in a user turn; thinkingConfig by level as pi maps it (thinkingLevel on Gemini 3,
 // thinkingBudget on 2.5, includeThoughts: true); maxOutputTokens; temperature; the model's

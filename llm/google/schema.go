@@ -18,9 +18,9 @@ const maxSchemaDepth = 24
 // becomes anyOf, "null" in it nullable), description, title, enum (as strings), format,
 // properties (in their order), required, items, minItems, maxItems, minLength, maxLength,
 // minimum, maximum, minProperties, maxProperties, pattern, default, nullable and anyOf. Changed:
-// oneOf becomes anyOf, const becomes a one-value enum, and local $refs ("#/$defs/x",
-// "#/definitions/x") are inlined. Every other keyword is dropped: $schema, $id, $ref to
-// anything else, $defs, definitions, additionalProperties, patternProperties, allOf, not,
+// oneOf becomes anyOf, const becomes a one-value enum, allOf is merged into one schema, and
+// local $refs ("#/$defs/x", "#/definitions/x") are inlined. Every other keyword is dropped:
+// $schema, $id, $ref to anything else, $defs, definitions, additionalProperties, patternProperties, not,
 // if/then/else, exclusiveMinimum, exclusiveMaximum, multipleOf, uniqueItems, examples,
 // readOnly, writeOnly, deprecated and the like (docs/configuration.md lists them).
 func convertSchema(raw []byte) (*genai.Schema, error) {
@@ -153,6 +153,13 @@ func (c *schemaConverter) convert(node map[string]any, depth int) *genai.Schema 
 			s.AnyOf = append(s.AnyOf, c.convert(sub, depth+1))
 		}
 	}
+	if all, ok := node["allOf"].([]any); ok {
+		for _, a := range all {
+			if sub, ok := a.(map[string]any); ok {
+				merge(s, c.convert(sub, depth+1))
+			}
+		}
+	}
 	if len(s.AnyOf) == 1 && s.Type == "" {
 		only := s.AnyOf[0]
 		only.Description = firstNonEmpty(s.Description, only.Description)
@@ -162,6 +169,38 @@ func (c *schemaConverter) convert(node map[string]any, depth int) *genai.Schema 
 		return only
 	}
 	return s
+}
+
+// merge folds an allOf member into s: what s leaves unset, properties and required lists
+// joined.
+func merge(s, sub *genai.Schema) {
+	if s.Type == "" {
+		s.Type = sub.Type
+	}
+	s.Description = firstNonEmpty(s.Description, sub.Description)
+	s.Format = firstNonEmpty(s.Format, sub.Format)
+	s.Pattern = firstNonEmpty(s.Pattern, sub.Pattern)
+	if s.Enum == nil {
+		s.Enum = sub.Enum
+	}
+	if s.Items == nil {
+		s.Items = sub.Items
+	}
+	if s.Nullable == nil {
+		s.Nullable = sub.Nullable
+	}
+	if s.AnyOf == nil {
+		s.AnyOf = sub.AnyOf
+	}
+	for name, p := range sub.Properties {
+		if s.Properties == nil {
+			s.Properties = map[string]*genai.Schema{}
+		}
+		if s.Properties[name] == nil {
+			s.Properties[name] = p
+		}
+	}
+	s.Required = append(s.Required, sub.Required...)
 }
 
 // resolve finds a local reference ("#/$defs/name", "#/definitions/name", "#").
