@@ -127,9 +127,9 @@ func TestFaults(t *testing.T) {
 			kind: core.ErrorRetryable, retry: 4 * time.Second,
 		},
 		{
-			name: "per-chunk delays",
-			resp: mockgoogle.Response{ChunkDelayMs: 1, Events: []mockgoogle.Event{{DelayMs: 1}, {Text: "ok"}}},
-			want: []string{"start", "text_start 0", `text_delta 0 "ok"`, `text_end 0 "ok"`, "done stop"},
+			name:    "per-chunk delays",
+			resp:    mockgoogle.Response{ChunkDelayMs: 1, Events: []mockgoogle.Event{{DelayMs: 1}, {Text: "ok"}}},
+			want:    []string{"start", "text_start 0", `text_delta 0 "ok"`, `text_end 0 "ok"`, "done stop"},
 			content: `[{"type":"text","text":"ok"}]`,
 		},
 	}
