@@ -11,6 +11,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/anthropic"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
+	"github.com/pi-rpc/pi-rpc/llm/google"
 	"github.com/pi-rpc/pi-rpc/llm/openai"
 	"github.com/pi-rpc/pi-rpc/protocol"
 	"github.com/pi-rpc/pi-rpc/session"
@@ -22,6 +23,7 @@ import (
 const (
 	defaultOpenAIModel    = "gpt-4.1"
 	defaultAnthropicModel = "claude-sonnet-4-6"
+	defaultGoogleModel    = "gemini-2.5-pro"
 )
 
 // agentSetup is everything the command line configures about the agent.
@@ -167,17 +169,31 @@ func (s *agentSetup) setupModels(c *config, getenv func(string) string) error {
 	// (docs/configuration.md "Provider, endpoint and key").
 	openaiKeyless := getenv("OPENAI_BASE_URL") != ""
 	anthropicKeyless := getenv("ANTHROPIC_BASE_URL") != ""
+	googleKey, googleKeySource := getenv("GEMINI_API_KEY"), "GEMINI_API_KEY"
+	if googleKey == "" {
+		googleKey, googleKeySource = getenv("GOOGLE_API_KEY"), "GOOGLE_API_KEY"
+	}
+	if googleKey == "" {
+		googleKeySource = "GEMINI_API_KEY or GOOGLE_API_KEY"
+	}
+	googleURL, googleKeyless := google.DefaultBaseURL, false
 	// --base-url is the root of the endpoint --provider names (OpenAI's by default).
 	if c.baseURL != "" && c.provider == anthropic.ProviderName {
 		anthropicURL, anthropicKeyless = c.baseURL, true
+	} else if c.baseURL != "" && c.provider == google.ProviderName {
+		googleURL, googleKeyless = c.baseURL, true
 	} else if c.baseURL != "" {
 		baseURL, openaiKeyless = c.baseURL, true
 	}
 	set := &modelSet{
-		registry: openai.NewRegistryWith([]openai.Builtin{{Provider: anthropic.ProviderName, API: anthropic.API, Models: anthropic.Catalogue()}}, files...),
+		registry: openai.NewRegistryWith([]openai.Builtin{
+			{Provider: anthropic.ProviderName, API: anthropic.API, Models: anthropic.Catalogue()},
+			{Provider: google.ProviderName, API: google.API, Models: google.Catalogue()},
+		}, files...),
 		builtins: map[string]endpoint{
 			openai.ProviderName:    {name: "OpenAI", url: baseURL, key: apiKey, keySource: "OPENAI_API_KEY", keyless: openaiKeyless},
 			anthropic.ProviderName: {name: "Anthropic", url: anthropicURL, key: anthropicKey, keySource: "ANTHROPIC_API_KEY", keyless: anthropicKeyless},
+			google.ProviderName:    {name: "Google", url: googleURL, key: googleKey, keySource: googleKeySource, keyless: googleKeyless},
 		},
 		idleTimeout: c.idleTimeout, contextWindow: c.contextWindow, providers: map[string]core.Provider{},
 	}
@@ -187,6 +203,8 @@ func (s *agentSetup) setupModels(c *config, getenv func(string) string) error {
 		id = defaultOpenAIModel
 		if c.provider == anthropic.ProviderName || (c.provider == "" && apiKey == "" && anthropicKey != "") {
 			id = defaultAnthropicModel
+		} else if c.provider == google.ProviderName || (c.provider == "" && apiKey == "" && googleKey != "") {
+			id = defaultGoogleModel
 		}
 	}
 	res, err := set.registry.LookupFor(id, c.contextWindow, c.provider)
@@ -322,9 +340,12 @@ func (m *modelSet) providerFor(e openai.Entry) (core.Provider, string, error) {
 	}
 	var p core.Provider
 	var err error
-	if e.Model.API == anthropic.API {
+	switch e.Model.API {
+	case anthropic.API:
 		p, err = anthropic.New(anthropic.Config{BaseURL: url, APIKey: key, KeySource: keySource, Headers: headers, IdleTimeout: m.idleTimeout})
-	} else {
+	case google.API:
+		p, err = google.New(google.Config{BaseURL: url, APIKey: key, KeySource: keySource, Headers: headers, IdleTimeout: m.idleTimeout})
+	default:
 		p, err = openai.New(openai.Config{BaseURL: url, APIKey: key, KeySource: keySource, Headers: headers, IdleTimeout: m.idleTimeout})
 	}
 	if err != nil {
