@@ -194,3 +194,58 @@ func TestMockGoogleCommand(t *testing.T) {
 		t.Error("mock-google did not exit on stdin EOF")
 	}
 }
+
+// TestGoogleSignaturesSurviveResume saves a Gemini session whose thought, function-call and
+// text parts carry thought signatures, ends the process, resumes the session with --continue
+// in a new one and continues it: the next request carries every signature unchanged, on its
+// own part.
+func TestGoogleSignaturesSurviveResume(t *testing.T) {
+	cwd, home := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(cwd, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const sigThought, sigCall, sigText = "c2lnLXRob3VnaHQ=", "c2lnLWNhbGwvKzE=", "c2lnLXRleHQtMg=="
+	mock := mockgoogle.New(&mockgoogle.Script{Responses: []mockgoogle.Response{
+		{Events: []mockgoogle.Event{
+			{Reasoning: "Read a.txt.", Signature: sigThought},
+			{ToolCall: &mockgoogle.ToolCall{Name: "read", Arguments: `{"path":"a.txt"}`, Signature: sigCall}},
+		}},
+		{Text: "It says alpha.", Signature: sigText},
+		{Text: "Still alpha."},
+	}})
+	t.Cleanup(mock.Close)
+	models := googleModels(t, home, mock)
+	args := []string{"--models", models, "--model", "gem/gemini-3-flash-preview", "--thinking", "low"}
+	env := []string{"GEM_KEY=k"}
+
+	p := start(t, options{cwd: cwd, home: home, args: args, env: env})
+	p.result("prompt", map[string]any{"message": "What is in a.txt?"}, nil)
+	if s := settledOf(t, p.event("agent_settled")); s.Error != nil || s.Aborted {
+		t.Fatalf("first run: %+v\nstderr: %s", s, p.stderrTail(20))
+	}
+	p.closeStdin()
+	if code := p.wait(); code != 0 {
+		t.Fatalf("first process exited %d", code)
+	}
+
+	p2 := start(t, options{cwd: cwd, home: home, args: append(args, "--continue"), env: env})
+	p2.result("prompt", map[string]any{"message": "And now?"}, nil)
+	if s := settledOf(t, p2.event("agent_settled")); s.Error != nil || s.Aborted {
+		t.Fatalf("resumed run: %+v\nstderr: %s", s, p2.stderrTail(20))
+	}
+	reqs := mock.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("requests = %d, want 3", len(reqs))
+	}
+	contents := partsOf(reqs[2].Decoded)
+	if len(contents) != 5 {
+		t.Fatalf("resumed request has %d contents, want user, model, function response, model, user: %s", len(contents), toJSON(contents))
+	}
+	if got, want := toJSON(contents[1]["parts"]), `[{"text":"Read a.txt.","thought":true,"thoughtSignature":"`+sigThought+`"},`+
+		`{"functionCall":{"args":{"path":"a.txt"},"name":"read"},"thoughtSignature":"`+sigCall+`"}]`; got != want {
+		t.Errorf("first model turn after resume = %s\nwant %s", got, want)
+	}
+	if got, want := toJSON(contents[3]["parts"]), `[{"text":"It says alpha.","thoughtSignature":"`+sigText+`"}]`; got != want {
+		t.Errorf("second model turn after resume = %s\nwant %s", got, want)
+	}
+}
