@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -56,15 +54,6 @@ func newMockProvider(t *testing.T, cfg Config, responses ...mockgoogle.Response)
 type fixedClock struct{ idle.SystemClock }
 
 func (fixedClock) Now() time.Time { return time.UnixMilli(1700000000000) }
-
-func fixture(t *testing.T, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
 
 func hiRequest(t testing.TB, model string) *core.Request {
 	return &core.Request{Model: modelByID(t, model), Messages: []core.Message{core.NewUserMessage("hi", nil, 1)}}
