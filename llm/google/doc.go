@@ -11,8 +11,8 @@
 // 5xx are retryable with the delay the server gives (its RetryInfo detail, else Retry-After),
 // an input over the window ("The input token count ... exceeds the maximum") is a context
 // overflow, and 401/403 or an invalid key name the key's source. A transport under the SDK's
-// HTTP client sets the key header, records error responses for that classification and feeds
-// the idle timer.
+// HTTP client sets the key header, records error responses for that classification, feeds
+// the idle timer and drops the SSE comments and fields the SDK's reader cannot take.
 //
 // A response (GenerateContentStream, streamGenerateContent?alt=sse) is mapped chunk by chunk
 // onto core's [core.MessageBuilder] as pi maps it: text parts as text, parts with thought:

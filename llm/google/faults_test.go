@@ -127,6 +127,17 @@ func TestFaults(t *testing.T) {
 			kind: core.ErrorRetryable, retry: 4 * time.Second,
 		},
 		{
+			name: "keep-alive comments and other SSE fields are skipped",
+			resp: mockgoogle.Response{KeepAlive: "keep-alive", Events: []mockgoogle.Event{
+				{Text: "ab"},
+				{Comment: "still working"},
+				{Raw: "event: message\r\nid: 7\r\nretry: 100\r\n\r\n"},
+				{Text: "cd"},
+			}},
+			want:    []string{"start", "text_start 0", `text_delta 0 "ab"`, `text_delta 0 "cd"`, `text_end 0 "abcd"`, "done stop"},
+			content: `[{"type":"text","text":"abcd"}]`,
+		},
+		{
 			name:    "per-chunk delays",
 			resp:    mockgoogle.Response{ChunkDelayMs: 1, Events: []mockgoogle.Event{{DelayMs: 1}, {Text: "ok"}}},
 			want:    []string{"start", "text_start 0", `text_delta 0 "ok"`, `text_end 0 "ok"`, "done stop"},
