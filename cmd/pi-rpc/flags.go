@@ -76,6 +76,8 @@ Examples:
 Environment:
   OPENAI_API_KEY    key for the openai provider (makes openai the default provider)
   OPENAI_BASE_URL   API root when --base-url is not given (a named server needs no key)
+  ANTHROPIC_API_KEY key for the anthropic provider (Claude)
+  GEMINI_API_KEY    key for the google provider (Gemini); GOOGLE_API_KEY when it is not set
   PI_RPC_HOME       home directory (default ~/.pi-rpc): models.json, sessions, AGENTS.md
   $VAR in models.json apiKey and headers values is read from the environment.
 
