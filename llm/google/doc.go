@@ -23,7 +23,8 @@
 // usageMetadata (prompt less cached as input, cached as cache reads, candidates plus thoughts
 // as output) priced by the model; finishReason STOP as stop, MAX_TOKENS as length (toolUse
 // when the message has calls), any other reason (SAFETY, RECITATION, PROHIBITED_CONTENT, ...)
-// as an error naming it. Failures of every kind end the stream with an error event.
+// as an error naming it. Failures of every kind end the stream with an error event, including
+// the SDK's own panic on a chunk of an unexpected shape, which is recovered.
 //
 // Requests carry the system prompt as systemInstruction; tools as function declarations whose
 // JSON Schema is reduced to the subset Gemini accepts (convertSchema lists what is kept and

@@ -52,17 +52,21 @@ func (p *Provider) failure(parent context.Context, ex *exchange, m *mapper, err 
 	}
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
-	if errors.As(err, &se) || errors.As(err, &te) || strings.Contains(err.Error(), "invalid stream chunk") {
-		if m.chunks == 0 {
-			if ex.status == 0 {
-				return failure.Transport(err)
-			}
-			// The first chunk is not Gemini's: the server speaks something else.
+	var sp *sdkPanic
+	malformed := errors.As(err, &se) || errors.As(err, &te) || errors.As(err, &sp)
+	if notData := strings.Contains(err.Error(), "invalid stream chunk"); (malformed || notData) && ex.status != 0 {
+		kind := core.ErrorRetryable
+		switch {
+		case m.chunks == 0 && notData:
+			// The body does not start with a data line: the server speaks something else.
 			pe := ex.notAStream()
 			pe.Message += " (" + err.Error() + ")"
 			return pe
+		case m.chunks == 0:
+			// The first chunk is not Gemini's JSON: a retry will not change that.
+			kind = core.ErrorOther
 		}
-		return &core.ProviderError{Kind: core.ErrorRetryable, Message: "Provider sent malformed data: " + failure.Truncate(err.Error(), 300)}
+		return &core.ProviderError{Kind: kind, Message: "Provider sent malformed data: " + failure.Truncate(err.Error(), 300)}
 	}
 	if ex.status != 0 {
 		// The response started: its body broke off.

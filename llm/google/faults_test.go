@@ -109,6 +109,26 @@ func TestFaults(t *testing.T) {
 			kind: core.ErrorRetryable, content: `[{"type":"text","text":"ab"}]`,
 		},
 		{
+			name: "non-JSON data as the first chunk",
+			resp: mockgoogle.Response{SSE: "data: hello\r\n\r\n"},
+			want: []string{"start", "error error other: Provider sent malformed data: iterateResponseStream: error unmarshalling data data: hello. error: invalid character 'h' looking for beginning of value"},
+			kind: core.ErrorOther,
+		},
+		{
+			// The SDK panics on it: the panic is the request's failure, not the process's.
+			name: "a chunk of the wrong shape",
+			resp: mockgoogle.Response{Events: []mockgoogle.Event{{Text: "ab"}, {Raw: "data: {\"candidates\":\"none\"}\r\n\r\n"}}},
+			want: []string{"start", "text_start 0", `text_delta 0 "ab"`,
+				`error error retryable: Provider sent malformed data: the SDK could not read a chunk: interface conversion: interface {} is string, not []interface {}`},
+			kind: core.ErrorRetryable, content: `[{"type":"text","text":"ab"}]`,
+		},
+		{
+			name: "a field of the wrong type",
+			resp: mockgoogle.Response{Events: []mockgoogle.Event{{Raw: "data: {\"responseId\":5}\r\n\r\n"}}},
+			want: []string{"start", `error error other: Provider sent malformed data: mapToStruct: error unmarshalling input map[string]interface {}{"responseId":5}: json: cannot unmarshal number into Go struct field .Alias.responseId of type string`},
+			kind: core.ErrorOther,
+		},
+		{
 			name: "clean close without a finishReason",
 			resp: mockgoogle.Response{Text: "par", NoDone: true},
 			want: []string{"start", "text_start 0", `text_delta 0 "par"`, "error error retryable: Gemini stream ended before a finishReason (connection closed early)"},

@@ -162,19 +162,24 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 	ctx = context.WithValue(ctx, exchangeKey{}, ex)
 
 	m := newMapper(b, &model, p.newCallID)
-	for chunk, err := range p.client.Models.GenerateContentStream(ctx, model.ID, contents, config) {
-		if err != nil {
-			b.Fail(p.failure(parent, ex, m, err))
-			return
-		}
+	consumerStopped := false
+	err = p.each(ctx, model.ID, contents, config, func(chunk *genai.GenerateContentResponse) bool {
 		wd.Touch()
 		if !m.apply(chunk) {
-			return
+			consumerStopped = true
+			return false
 		}
-		if m.failure != nil {
-			b.Fail(m.failure)
-			return
-		}
+		return m.failure == nil
+	})
+	switch {
+	case consumerStopped:
+		return
+	case err != nil:
+		b.Fail(p.failure(parent, ex, m, err))
+		return
+	case m.failure != nil:
+		b.Fail(m.failure)
+		return
 	}
 	switch {
 	case parent.Err() != nil:
@@ -189,6 +194,40 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 		b.Done()
 	}
 }
+
+// each calls f with every chunk of the response until f returns false, and returns the
+// stream's error. The SDK panics on some chunks of an unexpected shape (a type assertion in
+// its response converter); each recovers that panic as an [sdkPanic] error, so a server's
+// garbage fails the request instead of the process. A panic inside f is not the SDK's and
+// goes on.
+func (p *Provider) each(ctx context.Context, model string, contents []*genai.Content, config *genai.GenerateContentConfig, f func(*genai.GenerateContentResponse) bool) (err error) {
+	inF := false
+	defer func() {
+		if r := recover(); r != nil {
+			if inF {
+				panic(r)
+			}
+			err = &sdkPanic{value: r}
+		}
+	}()
+	for chunk, err := range p.client.Models.GenerateContentStream(ctx, model, contents, config) {
+		if err != nil {
+			return err
+		}
+		inF = true
+		ok := f(chunk)
+		inF = false
+		if !ok {
+			return nil
+		}
+	}
+	return nil
+}
+
+// sdkPanic is a panic of the SDK while it read the response.
+type sdkPanic struct{ value any }
+
+func (e *sdkPanic) Error() string { return fmt.Sprintf("the SDK could not read a chunk: %v", e.value) }
 
 // newCallID makes an id for a function call the API sent without one (Gemini 2.5 and 3
 // send none): the function's name, the time and a counter, as pi makes them. It is saved
