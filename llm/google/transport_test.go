@@ -1,6 +1,7 @@
 package google
 
 import (
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -24,7 +25,7 @@ func TestSSEFilter(t *testing.T) {
 	}
 	// A read error after data: the data first, then the error.
 	got, err := io.ReadAll(newSSEFilter(io.NopCloser(io.MultiReader(strings.NewReader("data: {}\n\n"), iotest.ErrReader(io.ErrUnexpectedEOF)))))
-	if string(got) != "data: {}\n\n" || err != io.ErrUnexpectedEOF {
+	if string(got) != "data: {}\n\n" || !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("%q, %v", got, err)
 	}
 }
