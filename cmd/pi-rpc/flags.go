@@ -78,6 +78,8 @@ Examples:
 Environment:
   OPENAI_API_KEY    key for the openai provider (makes openai the default provider)
   OPENAI_BASE_URL   API root when --base-url is not given (a named server needs no key)
+  ANTHROPIC_API_KEY key for the anthropic provider (Claude)
+  GEMINI_API_KEY    key for the google provider (Gemini); GOOGLE_API_KEY when it is not set
   PI_RPC_HOME       home directory (default ~/.pi-rpc): models.json, sessions, AGENTS.md
   $VAR in models.json apiKey and headers values is read from the environment.
 
@@ -94,9 +96,9 @@ func parseFlags(args []string, helpOut io.Writer) (*config, error) {
 	// line returned to the caller.
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	fs.StringVar(&c.provider, "provider", "", "model provider: openai (default when OPENAI_API_KEY is set), anthropic (default when only ANTHROPIC_API_KEY is set) or faux")
+	fs.StringVar(&c.provider, "provider", "", "model provider: openai (default when OPENAI_API_KEY is set), anthropic (default when only ANTHROPIC_API_KEY is set), google (default when only GEMINI_API_KEY or GOOGLE_API_KEY is set) or faux")
 	fs.StringVar(&c.model, "model", "", "model id, or provider/id for a models.json provider")
-	fs.StringVar(&c.baseURL, "base-url", "", "API root of the --provider endpoint (default $OPENAI_BASE_URL or https://api.openai.com/v1; with --provider anthropic $ANTHROPIC_BASE_URL or https://api.anthropic.com)")
+	fs.StringVar(&c.baseURL, "base-url", "", "API root of the --provider endpoint (default $OPENAI_BASE_URL or https://api.openai.com/v1; with --provider anthropic $ANTHROPIC_BASE_URL or https://api.anthropic.com; with --provider google https://generativelanguage.googleapis.com/v1beta)")
 	fs.StringVar(&c.modelsFile, "models", "", "models.json with extra providers and models (default $PI_RPC_HOME/models.json if present)")
 	fs.StringVar(&c.fauxScript, "faux-script", "", "script file for --provider faux")
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", 120*time.Second, "fail a model request after this long without data")
@@ -173,11 +175,11 @@ func parseFlags(args []string, helpOut io.Writer) (*config, error) {
 func (c *config) validate() error {
 	var errs []error
 	switch c.provider {
-	case "", "openai", "anthropic", "faux":
+	case "", "openai", "anthropic", "google", "faux":
 	default:
 		// pi mode: --provider names a models.json provider (applyPiConfig).
 		if c.protocol != "pi" {
-			errs = append(errs, fmt.Errorf("--provider: unknown provider %q (use openai, anthropic or faux)", c.provider))
+			errs = append(errs, fmt.Errorf("--provider: unknown provider %q (use openai, anthropic, google or faux)", c.provider))
 		}
 	}
 	if c.provider == "faux" && c.fauxScript == "" {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	stdlog "log"
 	"os"
 	"strings"
 	"sync"
@@ -108,4 +109,26 @@ func newLogger(c *config, stderr io.Writer) (zerolog.Logger, func(), error) {
 	}
 	w := newAsyncWriter(stderr, 256<<10)
 	return zerolog.New(w).Level(level).With().Timestamp().Logger(), w.Close, nil
+}
+
+// captureLibraryLog sends what libraries print with the standard log package (Google's genai
+// SDK does: "Error unexpected EOF" on a dropped stream, a notice about which key variable it
+// saw, which pi-rpc does not use) to log at debug, one event a line, instead of raw lines on
+// stderr that an editor would show as agent errors. It returns the function that undoes it.
+func captureLibraryLog(log zerolog.Logger) func() {
+	prevOut, prevFlags := stdlog.Writer(), stdlog.Flags()
+	stdlog.SetFlags(0)
+	stdlog.SetOutput(libraryLogWriter{log})
+	return func() {
+		stdlog.SetOutput(prevOut)
+		stdlog.SetFlags(prevFlags)
+	}
+}
+
+// libraryLogWriter is the standard logger's output: each Write is one line of a library's.
+type libraryLogWriter struct{ log zerolog.Logger }
+
+func (w libraryLogWriter) Write(p []byte) (int, error) {
+	w.log.Debug().Str("source", "library").Msg(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	stdlog "log"
 	"strings"
 	"testing"
 
@@ -31,5 +32,25 @@ func TestLogLevelDefault(t *testing.T) {
 		if got := logLevel(cfg); got != c.want {
 			t.Errorf("logLevel(%q) = %s, want %s", c.args, got, c.want)
 		}
+	}
+}
+
+// What a library prints with the standard log package becomes a debug event of pi-rpc's log,
+// never a raw stderr line.
+func TestLibraryLogIsCaptured(t *testing.T) {
+	var buf strings.Builder
+	restore := captureLibraryLog(zerolog.New(&buf).Level(zerolog.DebugLevel))
+	stdlog.Printf("Error unexpected EOF")
+	restore()
+	want := `{"level":"debug","source":"library","message":"Error unexpected EOF"}` + "\n"
+	if buf.String() != want {
+		t.Fatalf("log = %q, want %q", buf.String(), want)
+	}
+	var quiet strings.Builder
+	restore = captureLibraryLog(zerolog.New(&quiet).Level(zerolog.WarnLevel))
+	stdlog.Printf("Both GOOGLE_API_KEY and GEMINI_API_KEY are set.")
+	restore()
+	if quiet.Len() != 0 {
+		t.Fatalf("a library line reached a warn-level log: %q", quiet.String())
 	}
 }

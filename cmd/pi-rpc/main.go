@@ -91,6 +91,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return 1
 	}
 	defer closeLog()
+	defer captureLibraryLog(log)()
 	if cfg.protocol == protocolACP {
 		return runACP(cfg, setup, stdin, stdout, log, version)
 	}

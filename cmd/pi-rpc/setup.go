@@ -12,6 +12,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/anthropic"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
+	"github.com/pi-rpc/pi-rpc/llm/google"
 	"github.com/pi-rpc/pi-rpc/llm/openai"
 	"github.com/pi-rpc/pi-rpc/protocol"
 	"github.com/pi-rpc/pi-rpc/session"
@@ -23,6 +24,7 @@ import (
 const (
 	defaultOpenAIModel    = "gpt-4.1"
 	defaultAnthropicModel = "claude-sonnet-4-6"
+	defaultGoogleModel    = "gemini-2.5-pro"
 )
 
 // agentSetup is everything the command line configures about the agent.
@@ -180,22 +182,39 @@ func (s *agentSetup) setupModels(c *config, getenv func(string) string) error {
 	// (docs/configuration.md "Provider, endpoint and key").
 	openaiKeyless := getenv("OPENAI_BASE_URL") != ""
 	anthropicKeyless := getenv("ANTHROPIC_BASE_URL") != ""
+	googleKey, googleKeySource := getenv("GEMINI_API_KEY"), "GEMINI_API_KEY"
+	if googleKey == "" {
+		googleKey, googleKeySource = getenv("GOOGLE_API_KEY"), "GOOGLE_API_KEY"
+	}
+	if googleKey == "" {
+		googleKeySource = "GEMINI_API_KEY or GOOGLE_API_KEY"
+	}
+	googleURL, googleKeyless := google.DefaultBaseURL, false
 	// --base-url is the root of the endpoint --provider names (OpenAI's by default).
 	if c.baseURL != "" && c.provider == anthropic.ProviderName {
 		anthropicURL, anthropicKeyless = c.baseURL, true
+	} else if c.baseURL != "" && c.provider == google.ProviderName {
+		googleURL, googleKeyless = c.baseURL, true
 	} else if c.baseURL != "" {
 		baseURL, openaiKeyless = c.baseURL, true
 	}
 	// How to name a keyless server for each endpoint: --base-url sets the --provider one's.
-	openaiURLHint, anthropicURLHint := "pass --base-url", "set ANTHROPIC_BASE_URL"
-	if c.provider == anthropic.ProviderName {
+	openaiURLHint, anthropicURLHint, googleURLHint := "pass --base-url", "set ANTHROPIC_BASE_URL", "pass --base-url with --provider google"
+	switch c.provider {
+	case anthropic.ProviderName:
 		openaiURLHint, anthropicURLHint = "set OPENAI_BASE_URL", "pass --base-url"
+	case google.ProviderName:
+		openaiURLHint, googleURLHint = "set OPENAI_BASE_URL", "pass --base-url"
 	}
 	set := &modelSet{
-		registry: openai.NewRegistryWith([]openai.Builtin{{Provider: anthropic.ProviderName, API: anthropic.API, Models: anthropic.Catalogue()}}, files...),
+		registry: openai.NewRegistryWith([]openai.Builtin{
+			{Provider: anthropic.ProviderName, API: anthropic.API, Models: anthropic.Catalogue()},
+			{Provider: google.ProviderName, API: google.API, Models: google.Catalogue()},
+		}, files...),
 		builtins: map[string]endpoint{
 			openai.ProviderName:    {name: "OpenAI", url: baseURL, key: apiKey, keySource: "OPENAI_API_KEY", keyless: openaiKeyless, urlHint: openaiURLHint},
 			anthropic.ProviderName: {name: "Anthropic", url: anthropicURL, key: anthropicKey, keySource: "ANTHROPIC_API_KEY", keyless: anthropicKeyless, urlHint: anthropicURLHint},
+			google.ProviderName:    {name: "Google", url: googleURL, key: googleKey, keySource: googleKeySource, keyless: googleKeyless, urlHint: googleURLHint},
 		},
 		idleTimeout: c.idleTimeout, contextWindow: c.contextWindow, providers: map[string]core.Provider{},
 	}
@@ -205,6 +224,8 @@ func (s *agentSetup) setupModels(c *config, getenv func(string) string) error {
 		id = defaultOpenAIModel
 		if c.provider == anthropic.ProviderName || (c.provider == "" && apiKey == "" && anthropicKey != "") {
 			id = defaultAnthropicModel
+		} else if c.provider == google.ProviderName || (c.provider == "" && apiKey == "" && googleKey != "") {
+			id = defaultGoogleModel
 		}
 	}
 	res, err := set.registry.LookupFor(id, c.contextWindow, c.provider)
@@ -219,7 +240,7 @@ func (s *agentSetup) setupModels(c *config, getenv func(string) string) error {
 	// provider, whose missing key is the problem (providerFor names its setting).
 	if b := set.builtins[res.ProviderName]; res.Provider == nil && c.provider == "" && c.model == "" && b.key == "" && !b.keyless {
 		s.problems = append(s.problems, protocol.Problem{Kind: "noProvider",
-			Message: "No model provider is configured: set OPENAI_API_KEY or ANTHROPIC_API_KEY, pass --base-url for a local server, pick a models.json provider with --model provider/id, or use --provider faux"})
+			Message: "No model provider is configured: set OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY, pass --base-url for a local server, pick a models.json provider with --model provider/id, or use --provider faux"})
 		return nil
 	}
 	provider, problem, err := set.providerFor(res.Entry)
@@ -344,9 +365,12 @@ func (m *modelSet) providerFor(e openai.Entry) (core.Provider, string, error) {
 	}
 	var p core.Provider
 	var err error
-	if e.Model.API == anthropic.API {
+	switch e.Model.API {
+	case anthropic.API:
 		p, err = anthropic.New(anthropic.Config{BaseURL: url, APIKey: key, KeySource: keySource, Headers: headers, IdleTimeout: m.idleTimeout})
-	} else {
+	case google.API:
+		p, err = google.New(google.Config{BaseURL: url, APIKey: key, KeySource: keySource, Headers: headers, IdleTimeout: m.idleTimeout})
+	default:
 		p, err = openai.New(openai.Config{BaseURL: url, APIKey: key, KeySource: keySource, Headers: headers, IdleTimeout: m.idleTimeout})
 	}
 	if err != nil {

@@ -93,7 +93,7 @@ func TestAnthropicSetup(t *testing.T) {
 		{name: "models.json anthropic-messages provider", c: config{model: "proxy/claude-proxied"}, model: "claude-proxied", anthropic: true},
 		{name: "models.json override of a built-in Claude model", c: config{model: "claude-haiku-4-5"}, env: map[string]string{"ANTHROPIC_API_KEY": "a"}, model: "claude-haiku-4-5", anthropic: true},
 		{name: "no key", c: config{provider: "anthropic"}, model: defaultAnthropicModel, anthropic: true, problem: "noApiKey: No API key for Anthropic: set ANTHROPIC_API_KEY (or pass --base-url for a server that needs none)"},
-		{name: "no provider at all", model: defaultOpenAIModel, problem: "noProvider: No model provider is configured: set OPENAI_API_KEY or ANTHROPIC_API_KEY, pass --base-url for a local server, pick a models.json provider with --model provider/id, or use --provider faux"},
+		{name: "no provider at all", model: defaultOpenAIModel, problem: "noProvider: No model provider is configured: set OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY, pass --base-url for a local server, pick a models.json provider with --model provider/id, or use --provider faux"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

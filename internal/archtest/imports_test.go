@@ -28,11 +28,13 @@ var allowed = map[string][]string{
 	"llm/faux":      {"core"},
 	"llm/openai":    {"core", "llm/internal/", "internal/jsonscan"},
 	"llm/anthropic": {"core", "llm/internal/"},
+	"llm/google":    {"core", "llm/internal/"},
 	"llm/internal/": {"core"},
 	// The provider mocks share only their HTTP machinery.
 	"internal/mockhttp":      {},
 	"internal/mockopenai":    {"internal/mockhttp"},
 	"internal/mockanthropic": {"internal/mockhttp"},
+	"internal/mockgoogle":    {"internal/mockhttp"},
 	"tools":                  {"core", "internal/fsmode"},
 	// tools/mcp knows neither the protocol nor the session; its internal test server only
 	// itself.
@@ -77,6 +79,7 @@ var thirdParty = map[string][]string{
 	"github.com/openai/openai-go":            {},
 	"github.com/modelcontextprotocol/go-sdk": {"tools/mcp"},
 	"github.com/anthropics/anthropic-sdk-go": {"llm/anthropic"},
+	"google.golang.org/genai":                {"llm/google"},
 	"github.com/coder/acp-go-sdk":            {"acp", "e2e"},
 }
 

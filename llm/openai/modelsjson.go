@@ -275,7 +275,7 @@ func checkModel(m *ModelEntry, field string, fail func(field, format string, arg
 
 // builtinAPIs are the providers pi-rpc has built in, by name, and their api: their models.json
 // entries may omit baseUrl (the built-in endpoint's is used) and api.
-var builtinAPIs = map[string]string{ProviderName: API, "anthropic": "anthropic-messages"}
+var builtinAPIs = map[string]string{ProviderName: API, "anthropic": "anthropic-messages", "google": "google-generative-ai"}
 
 // builtinAPI is the api of a models.json model that states none: its built-in provider's, else
 // openai-completions.

@@ -1,0 +1,102 @@
+package mockgoogle
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
+)
+
+// DefaultBlockThreshold is how long one chunk write must take to count as blocked.
+const DefaultBlockThreshold = mockhttp.DefaultBlockThreshold
+
+// streamMethod is the method suffix of the path the mock answers.
+const streamMethod = ":streamGenerateContent"
+
+// Server plays a [Script]. Its zero value is not usable; call [New] (for tests, with an
+// httptest listener on 127.0.0.1) or [NewHandler] (to serve it yourself). The embedded
+// recorder gives it Push, Pending, Release, Requests, WritesBlocked, MaxWriteDuration,
+// Client, Close and the BlockThreshold and OnRequest settings.
+type Server struct {
+	mockhttp.Recorder[Response]
+}
+
+// Request is one recorded request.
+type Request = mockhttp.Request
+
+// NewHandler returns a server that is not listening; serve it with [Server.ServeHTTP].
+func NewHandler(script *Script) *Server {
+	s := &Server{}
+	var rs []Response
+	if script != nil {
+		rs = script.Responses
+	}
+	s.Init(rs)
+	return s
+}
+
+// New starts a server for script on a loopback port. Close it when done.
+func New(script *Script) *Server {
+	s := NewHandler(script)
+	s.Listen(s)
+	return s
+}
+
+// URL is the base URL clients use, with the API version as pi's models.json gives Google's
+// ("https://generativelanguage.googleapis.com/v1beta"): requests go to
+// URL + "/models/{model}:streamGenerateContent?alt=sse".
+func (s *Server) URL() string { return s.Root() + "/v1beta" }
+
+// ModelOf returns the model a recorded request named in its path.
+func ModelOf(r *Request) string {
+	_, rest, _ := strings.Cut(r.Path, "/models/")
+	return strings.TrimSuffix(rest, streamMethod)
+}
+
+// ServeHTTP implements [http.Handler]: POST .../models/{model}:streamGenerateContent?alt=sse
+// gets the next scripted response; the same without alt=sse is a 400 (this mock speaks only
+// the event stream), anything else a 404, both with Google's error body.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || !strings.Contains(r.URL.Path, "/models/") || !strings.HasSuffix(r.URL.Path, streamMethod) {
+		writeError(w, http.StatusNotFound, &ErrorBody{Code: 404, Status: "NOT_FOUND", Message: "Not found: " + r.Method + " " + r.URL.Path})
+		return
+	}
+	if r.URL.Query().Get("alt") != "sse" {
+		writeError(w, http.StatusBadRequest, &ErrorBody{Code: 400, Status: "INVALID_ARGUMENT", Message: "mockgoogle: only ?alt=sse streaming is served"})
+		return
+	}
+	t := s.Take(r)
+	defer t.Finish()
+	if !t.Ok {
+		writeError(w, http.StatusInternalServerError, &ErrorBody{Code: 500, Status: "INTERNAL", Message: "mockgoogle: no scripted response left"})
+		return
+	}
+	p := &player{rec: t.Rec, resp: &t.Resp, n: t.N}
+	p.Stream = t.Stream(w, r, mockhttp.Pacing{StallAfter: t.Resp.StallAfter, DropAfter: t.Resp.DropAfter, ChunkDelayMs: t.Resp.ChunkDelayMs})
+	p.play(w)
+}
+
+// writeError writes Google's error envelope.
+func writeError(w http.ResponseWriter, status int, e *ErrorBody) {
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(errorJSON(e)))
+}
+
+// errorJSON is {"error":{"code":...,"message":...,"status":...,"details":[...]}}.
+func errorJSON(e *ErrorBody) string {
+	obj := map[string]any{"code": e.Code, "message": e.Message, "status": e.Status}
+	var details []map[string]any
+	if e.Reason != "" {
+		details = append(details, map[string]any{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": e.Reason, "domain": "googleapis.com"})
+	}
+	if e.RetryDelay != "" {
+		details = append(details, map[string]any{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": e.RetryDelay})
+	}
+	if details != nil {
+		obj["details"] = details
+	}
+	b, _ := json.Marshal(map[string]any{"error": obj})
+	return string(b)
+}

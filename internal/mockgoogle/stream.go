@@ -1,0 +1,211 @@
+package mockgoogle
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
+)
+
+// player writes one scripted response in Gemini's streamGenerateContent?alt=sse format.
+type player struct {
+	*mockhttp.Stream
+	rec  *Request
+	resp *Response
+	n    int
+
+	id, model string
+	outChars  int
+	usage     Usage
+	// pending is the last content chunk, held back so the finishReason and the full usage go
+	// on it, as Gemini sends them.
+	pending map[string]any
+}
+
+func (p *player) play(w http.ResponseWriter) {
+	resp := p.resp
+	var writeErr func(http.ResponseWriter, int)
+	if resp.Error != nil {
+		writeErr = func(w http.ResponseWriter, status int) { writeError(w, status, resp.Error) }
+	}
+	p.id = resp.ID
+	if p.id == "" {
+		p.id = "mock-response-" + strconv.Itoa(p.n)
+	}
+	p.model = resp.Model
+	if p.model == "" {
+		p.model = ModelOf(p.rec)
+	}
+	if !p.Open(mockhttp.Head{
+		Headers: resp.Headers, RetryAfter: resp.RetryAfter, StallBeforeHeaders: resp.StallBeforeHeaders,
+		Status: resp.Status, WriteError: writeErr, Body: resp.Body, ContentType: resp.ContentType,
+		KeepAlive: resp.KeepAlive,
+	}) {
+		return
+	}
+	if resp.SSE != "" {
+		p.Replay(resp.SSE)
+		return
+	}
+	if resp.Usage != nil {
+		p.usage = *resp.Usage
+	} else {
+		p.usage = Usage{PromptTokenCount: len(p.rec.Body)/4 + 1}
+	}
+	events := resp.Events
+	if events == nil {
+		events = generate(resp)
+	}
+	for _, ev := range events {
+		if !p.event(ev) {
+			return
+		}
+	}
+	last := p.pending
+	if last == nil {
+		last = p.chunk(nil)
+	}
+	if resp.Usage == nil {
+		p.usage.CandidatesTokenCount = p.outChars/4 + 1
+	}
+	if !resp.NoDone {
+		fr := resp.FinishReason
+		if fr == "" {
+			fr = "STOP"
+		}
+		cand := last["candidates"].([]any)[0].(map[string]any)
+		cand["finishReason"] = fr
+		last["usageMetadata"] = p.usageJSON(true)
+	}
+	p.send(last)
+}
+
+// event writes one scripted step: a content step becomes the pending chunk (the previous
+// one is sent first).
+func (p *player) event(ev Event) bool {
+	switch {
+	case ev.DelayMs > 0:
+		return p.flush() && p.Sleep(time.Duration(ev.DelayMs)*time.Millisecond)
+	case ev.Comment != "":
+		return p.flush() && p.Write(": "+ev.Comment+"\r\n\r\n", false)
+	case ev.Raw != "":
+		return p.flush() && p.Write(ev.Raw, mockhttp.IsData(ev.Raw))
+	case ev.Error != nil:
+		return p.flush() && p.Write("data: "+errorJSON(ev.Error)+"\r\n\r\n", true)
+	case ev.ToolCall != nil:
+		tc := ev.ToolCall
+		var args any = map[string]any{}
+		if tc.Arguments != "" {
+			if err := json.Unmarshal([]byte(tc.Arguments), &args); err != nil {
+				args = tc.Arguments
+			}
+		}
+		fc := map[string]any{"name": tc.Name, "args": args}
+		if tc.ID != "" {
+			fc["id"] = tc.ID
+		}
+		part := map[string]any{"functionCall": fc}
+		if tc.Signature != "" {
+			part["thoughtSignature"] = tc.Signature
+		}
+		p.outChars += len(tc.Arguments)
+		return p.hold(part)
+	case ev.Text != "" || ev.Reasoning != "" || ev.Signature != "":
+		part := map[string]any{"text": ev.Text}
+		if ev.Reasoning != "" {
+			part = map[string]any{"text": ev.Reasoning, "thought": true}
+		}
+		if ev.Signature != "" {
+			part["thoughtSignature"] = ev.Signature
+		}
+		p.outChars += len(ev.Text) + len(ev.Reasoning)
+		return p.hold(part)
+	}
+	return true
+}
+
+// hold sends the pending chunk and makes one of part the new pending chunk.
+func (p *player) hold(part map[string]any) bool {
+	if !p.flush() {
+		return false
+	}
+	p.pending = p.chunk([]any{part})
+	return true
+}
+
+// flush sends the pending chunk, if any.
+func (p *player) flush() bool {
+	if p.pending == nil {
+		return true
+	}
+	c := p.pending
+	p.pending = nil
+	return p.send(c)
+}
+
+// chunk is one GenerateContentResponse with parts.
+func (p *player) chunk(parts []any) map[string]any {
+	if parts == nil {
+		parts = []any{map[string]any{"text": ""}}
+	}
+	return map[string]any{
+		"candidates":    []any{map[string]any{"content": map[string]any{"parts": parts, "role": "model"}, "index": 0}},
+		"usageMetadata": p.usageJSON(false),
+		"modelVersion":  p.model,
+		"responseId":    p.id,
+	}
+}
+
+// usageJSON is the usageMetadata: the prompt count on every chunk, everything on the last.
+func (p *player) usageJSON(final bool) map[string]any {
+	u := p.usage
+	m := map[string]any{"promptTokenCount": u.PromptTokenCount, "totalTokenCount": u.PromptTokenCount}
+	if final {
+		m["candidatesTokenCount"] = u.CandidatesTokenCount
+		m["totalTokenCount"] = u.PromptTokenCount + u.CandidatesTokenCount + u.ThoughtsTokenCount
+		if u.ThoughtsTokenCount > 0 {
+			m["thoughtsTokenCount"] = u.ThoughtsTokenCount
+		}
+		if u.CachedContentTokenCount > 0 {
+			m["cachedContentTokenCount"] = u.CachedContentTokenCount
+		}
+	}
+	return m
+}
+
+// send writes one chunk in Gemini's framing: "data: <json>\r\n\r\n".
+func (p *player) send(chunk map[string]any) bool {
+	b, _ := json.Marshal(chunk)
+	return p.Write("data: "+string(b)+"\r\n\r\n", true)
+}
+
+// generate turns the reasoning/text/toolCalls shorthand into steps: thought parts, text
+// parts, then one functionCall part per call. signature goes on the first call when there are
+// calls (as Gemini signs the first function call), else on the last text or thought part.
+func generate(r *Response) []Event {
+	size := r.ChunkSize
+	if size <= 0 {
+		size = 4
+	}
+	var evs []Event
+	for _, s := range split(r.Reasoning, size) {
+		evs = append(evs, Event{Reasoning: s})
+	}
+	for _, s := range split(r.Text, size) {
+		evs = append(evs, Event{Text: s})
+	}
+	for i, tc := range r.ToolCalls {
+		if i == 0 && tc.Signature == "" {
+			tc.Signature = r.Signature
+		}
+		evs = append(evs, Event{ToolCall: &tc})
+	}
+	if r.Signature != "" && len(r.ToolCalls) == 0 && len(evs) > 0 {
+		evs[len(evs)-1].Signature = r.Signature
+	}
+	return evs
+}
+
+var split = mockhttp.Split
