@@ -81,4 +81,3 @@ func TestResponsesTerminalEvents(t *testing.T) {
 		}
 	}
 }
-
