@@ -322,3 +322,23 @@ func TestRedirectPolicyOfTheCallersClient(t *testing.T) {
 		t.Errorf("the caller's client was changed")
 	}
 }
+
+// TestSDKDoesNotRetry: a retryable failure (429, 500, a dropped connection) is one request
+// and one classified failure; the SDK's own retries are off, so the session layer's visible
+// retry is the only one.
+func TestSDKDoesNotRetry(t *testing.T) {
+	for _, fault := range []mockopenai.Response{
+		mockopenai.RateLimitError("0"),
+		{Status: 500, Error: &mockopenai.ErrorBody{Message: "boom", Type: "server_error"}},
+		{Text: "abcdefgh", DropAfter: 1},
+	} {
+		p, srv := newMockProvider(t, Config{}, fault, mockopenai.Response{Text: "ok"})
+		_, final := run(t, context.Background(), p, hiRequest(t))
+		if final.StopReason != core.StopReasonError || final.Failure == nil || final.Failure.Kind != core.ErrorRetryable {
+			t.Errorf("%+v: final %s %+v, want a retryable error", fault, final.StopReason, final.Failure)
+		}
+		if n := len(srv.Requests()); n != 1 {
+			t.Errorf("%+v: %d requests, want 1", fault, n)
+		}
+	}
+}
