@@ -38,7 +38,10 @@ Flags:
 const formatText = `
 Script format (docs/testing.md has complete examples):
   {"responses": [RESPONSE, ...]}   each POST .../chat/completions takes the next one;
-                                   with none left the answer is HTTP 500.
+                                   with none left the answer is HTTP 500. POST .../responses
+                                   takes it too, played as a Responses API stream
+                                   (finishReason "length" → response.incomplete,
+                                   "failed" → response.failed).
   A RESPONSE (every field optional) streams, in order:
     "reasoning": "...", "reasoningField": "reasoning_content" | "reasoning" | "reasoning_text"
     "text": "..."                  the answer, in deltas of "chunkSize" characters (default 4)

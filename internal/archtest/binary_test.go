@@ -43,3 +43,18 @@ func TestBinaryLinksNoTemplates(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAIProviderOnSDK: llm/openai speaks Chat Completions through openai-go (the design's
+// package choice), not through a client of its own.
+func TestOpenAIProviderOnSDK(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", module+"/llm/openai").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasPrefix(dep, "github.com/openai/openai-go/v3/packages/ssestream") {
+			return
+		}
+	}
+	t.Error("llm/openai does not depend on openai-go's ssestream")
+}

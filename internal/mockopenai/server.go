@@ -44,12 +44,14 @@ func New(script *Script) *Server {
 // URL is the base URL clients use: the server root plus "/v1".
 func (s *Server) URL() string { return s.Root() + "/v1" }
 
-// ServeHTTP implements [http.Handler]: chat completions get the next scripted response,
-// GET .../models lists one model, anything else is 404.
+// ServeHTTP implements [http.Handler]: chat completions and responses (the Responses API)
+// get the next scripted response, GET .../models lists one model, anything else is 404.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/chat/completions"):
 		s.chat(w, r)
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/responses"):
+		s.responses(w, r)
 	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models"):
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"object":"list","data":[{"id":"mock","object":"model","created":1700000000,"owned_by":"mockopenai"}]}`)

@@ -3,81 +3,79 @@ package openai
 import (
 	"encoding/json"
 
+	oa "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/respjson"
+
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
-// chunk is one chat.completion.chunk: only the fields we map, including the reasoning fields
-// that vLLM, llama.cpp, Ollama and OpenRouter send. Its json tags define its decoding;
-// chunkDecoder reads the usual shape faster, with the same result (see BenchmarkMapChunk).
-type chunk struct {
-	ID      string        `json:"id"`
-	Model   string        `json:"model"`
-	Choices []chunkChoice `json:"choices"`
-	Usage   *chunkUsage   `json:"usage"`
-	// Error is an error object sent inside the stream (OpenRouter).
-	Error json.RawMessage `json:"error"`
+// Chunks are decoded by the SDK into [oa.ChatCompletionChunk]. The fields that servers other
+// than OpenAI add (the reasoning fields of vLLM, llama.cpp, Ollama and OpenRouter, DeepSeek's
+// prompt_cache_hit_tokens, vLLM's per-choice usage, OpenRouter's error object) are the SDK's
+// extra fields, read here.
+
+// extra returns the raw JSON of a field the SDK type does not name, or "" when it is absent
+// or null.
+func extra(fields map[string]respjson.Field, key string) string {
+	// The SDK marks every extra field "invalid" (it has no type to check it against), so
+	// presence is read from the raw text.
+	raw := fields[key].Raw()
+	if raw == respjson.Null {
+		return ""
+	}
+	return raw
 }
 
-type chunkChoice struct {
-	Index        int        `json:"index"`
-	Delta        chunkDelta `json:"delta"`
-	FinishReason string     `json:"finish_reason"`
-	// Usage is where some servers (vLLM with continuous usage stats) put usage.
-	Usage *chunkUsage `json:"usage"`
+// extraString reads a string extra field ("" when absent, null or not a string).
+func extraString(fields map[string]respjson.Field, key string) string {
+	raw := extra(fields, key)
+	if raw == "" || raw[0] != '"' {
+		return ""
+	}
+	var s string
+	if json.Unmarshal([]byte(raw), &s) != nil {
+		return ""
+	}
+	return s
 }
 
-type chunkDelta struct {
-	Content          string          `json:"content"`
-	ReasoningContent string          `json:"reasoning_content"`
-	Reasoning        string          `json:"reasoning"`
-	ReasoningText    string          `json:"reasoning_text"`
-	ToolCalls        []toolCallDelta `json:"tool_calls"`
+// extraInt reads an integer extra field; false when absent, null or not a number.
+func extraInt(fields map[string]respjson.Field, key string) (int, bool) {
+	raw := extra(fields, key)
+	if raw == "" {
+		return 0, false
+	}
+	var n int
+	if json.Unmarshal([]byte(raw), &n) != nil {
+		return 0, false
+	}
+	return n, true
 }
 
-type toolCallDelta struct {
-	// Index is the call's position among the parallel calls; nil when a server omits it.
-	Index    *int   `json:"index"`
-	ID       string `json:"id"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
-}
-
-type chunkUsage struct {
-	PromptTokens         int           `json:"prompt_tokens"`
-	CompletionTokens     int           `json:"completion_tokens"`
-	PromptCacheHitTokens *int          `json:"prompt_cache_hit_tokens"`
-	PromptTokensDetails  *usageDetails `json:"prompt_tokens_details"`
-}
-
-type usageDetails struct {
-	CachedTokens     *int `json:"cached_tokens"`
-	CacheWriteTokens int  `json:"cache_write_tokens"`
-}
-
-// normalize turns an OpenAI usage object into pi's counts (as pi-ai does): input excludes cached
-// tokens, cache writes are counted apart, output includes reasoning tokens.
-func (u *chunkUsage) normalize() core.Usage {
+// normalizeUsage turns an OpenAI usage object into pi's counts (as pi-ai does): input excludes
+// cached tokens, cache writes are counted apart, output includes reasoning tokens.
+func normalizeUsage(u *oa.CompletionUsage) core.Usage {
 	cached := 0
 	cacheWrite := 0
-	if d := u.PromptTokensDetails; d != nil {
-		if d.CachedTokens != nil {
-			cached = *d.CachedTokens
-		} else if u.PromptCacheHitTokens != nil {
-			cached = *u.PromptCacheHitTokens
+	hit, hasHit := extraInt(u.JSON.ExtraFields, "prompt_cache_hit_tokens")
+	if u.JSON.PromptTokensDetails.Valid() {
+		d := &u.PromptTokensDetails
+		if d.JSON.CachedTokens.Valid() {
+			cached = int(d.CachedTokens)
+		} else if hasHit {
+			cached = hit
 		}
-		cacheWrite = d.CacheWriteTokens
-	} else if u.PromptCacheHitTokens != nil {
-		cached = *u.PromptCacheHitTokens
+		cacheWrite, _ = extraInt(d.JSON.ExtraFields, "cache_write_tokens")
+	} else if hasHit {
+		cached = hit
 	}
 	cacheRead := cached
 	if cacheWrite > 0 {
 		cacheRead = max(0, cached-cacheWrite)
 	}
 	return core.Usage{
-		Input:      max(0, u.PromptTokens-cacheRead-cacheWrite),
-		Output:     u.CompletionTokens,
+		Input:      max(0, int(u.PromptTokens)-cacheRead-cacheWrite),
+		Output:     int(u.CompletionTokens),
 		CacheRead:  cacheRead,
 		CacheWrite: cacheWrite,
 	}
@@ -130,7 +128,7 @@ func newMapper(b *core.MessageBuilder, model string) *mapper {
 }
 
 // apply maps one decoded chunk. It reports false when the consumer stopped.
-func (m *mapper) apply(c *chunk) bool {
+func (m *mapper) apply(c *oa.ChatCompletionChunk) bool {
 	m.chunks++
 	msg := m.b.Message()
 	if msg.ResponseID == "" && c.ID != "" {
@@ -139,15 +137,20 @@ func (m *mapper) apply(c *chunk) bool {
 	if msg.ResponseModel == "" && c.Model != "" && c.Model != m.model {
 		msg.ResponseModel = c.Model
 	}
-	if c.Usage != nil {
-		m.b.SetUsage(c.Usage.normalize())
+	hasUsage := c.JSON.Usage.Valid()
+	if hasUsage {
+		m.b.SetUsage(normalizeUsage(&c.Usage))
 	}
 	if len(c.Choices) == 0 {
 		return true
 	}
 	ch := &c.Choices[0]
-	if ch.Usage != nil && c.Usage == nil {
-		m.b.SetUsage(ch.Usage.normalize())
+	if raw := extra(ch.JSON.ExtraFields, "usage"); raw != "" && !hasUsage {
+		// vLLM with continuous usage stats puts usage on the choice.
+		var u oa.CompletionUsage
+		if json.Unmarshal([]byte(raw), &u) == nil {
+			m.b.SetUsage(normalizeUsage(&u))
+		}
 	}
 	d := &ch.Delta
 	if d.Content != "" {
@@ -162,7 +165,12 @@ func (m *mapper) apply(c *chunk) bool {
 	}
 	for i := range d.ToolCalls {
 		tc := &d.ToolCalls[i]
-		key := m.keyFor(tc)
+		var index *int
+		if tc.JSON.Index.Valid() {
+			i := int(tc.Index)
+			index = &i
+		}
+		key := m.keyFor(index, tc.ID)
 		m.sawToolUse = true
 		if !m.b.ToolCall(key, tc.ID, tc.Function.Name, tc.Function.Arguments) {
 			return false
@@ -182,54 +190,57 @@ func (m *mapper) apply(c *chunk) bool {
 }
 
 // reasoningOf returns the first non-empty reasoning field of a delta and its name.
-func reasoningOf(d *chunkDelta) (field, text string) {
-	switch {
-	case d.ReasoningContent != "":
-		return "reasoning_content", d.ReasoningContent
-	case d.Reasoning != "":
-		return "reasoning", d.Reasoning
-	case d.ReasoningText != "":
-		return "reasoning_text", d.ReasoningText
+func reasoningOf(d *oa.ChatCompletionChunkChoiceDelta) (field, text string) {
+	if len(d.JSON.ExtraFields) == 0 {
+		return "", ""
+	}
+	for _, f := range reasoningFields {
+		if s := extraString(d.JSON.ExtraFields, f); s != "" {
+			return f, s
+		}
 	}
 	return "", ""
 }
 
+// reasoningFields are the delta fields that carry reasoning, in the order they are read.
+var reasoningFields = [...]string{"reasoning_content", "reasoning", "reasoning_text"}
+
 // keyFor finds the builder key of a tool-call delta: by stream index, else by id, else the
 // call seen last. A delta whose index is taken by a call with a different id starts a new
 // call (some servers send every parallel call with index 0).
-func (m *mapper) keyFor(tc *toolCallDelta) int {
-	if tc.Index != nil {
-		if key, ok := m.byIndex[*tc.Index]; ok {
-			if tc.ID == "" || m.keyID[key] == "" || m.keyID[key] == tc.ID {
-				if tc.ID != "" && m.keyID[key] == "" {
-					m.keyID[key] = tc.ID
-					m.byID[tc.ID] = key
+func (m *mapper) keyFor(index *int, id string) int {
+	if index != nil {
+		if key, ok := m.byIndex[*index]; ok {
+			if id == "" || m.keyID[key] == "" || m.keyID[key] == id {
+				if id != "" && m.keyID[key] == "" {
+					m.keyID[key] = id
+					m.byID[id] = key
 				}
 				m.lastKey = key
 				return key
 			}
-		} else if key, ok := m.byID[tc.ID]; ok && tc.ID != "" {
-			m.byIndex[*tc.Index] = key
+		} else if key, ok := m.byID[id]; ok && id != "" {
+			m.byIndex[*index] = key
 			m.lastKey = key
 			return key
 		}
 	} else {
-		if key, ok := m.byID[tc.ID]; ok && tc.ID != "" {
+		if key, ok := m.byID[id]; ok && id != "" {
 			m.lastKey = key
 			return key
 		}
-		if tc.ID == "" && m.lastKey >= 0 {
+		if id == "" && m.lastKey >= 0 {
 			return m.lastKey
 		}
 	}
 	key := m.nextKey
 	m.nextKey++
-	if tc.Index != nil {
-		m.byIndex[*tc.Index] = key
+	if index != nil {
+		m.byIndex[*index] = key
 	}
-	if tc.ID != "" {
-		m.byID[tc.ID] = key
-		m.keyID[key] = tc.ID
+	if id != "" {
+		m.byID[id] = key
+		m.keyID[key] = id
 	}
 	m.lastKey = key
 	return key

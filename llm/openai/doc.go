@@ -1,9 +1,13 @@
 // Package openai streams model responses from any OpenAI-compatible Chat Completions endpoint
 // (OpenAI, OpenRouter, vLLM, llama.cpp, Ollama), and implements [core.Provider].
 //
-// It speaks the API itself, with net/http, its own request types (wire.go) and the event
-// stream reader of llm/internal/sse, rather than through an SDK: an SDK is tens of megabytes
-// of binary and start-up work for one POST and one stream (docs/benchmarks.md).
+// It speaks the API through openai-go (github.com/openai/openai-go/v3): requests are built
+// with the SDK's params types and sent by its client, the event stream is read by its
+// ssestream decoder and each chunk is decoded into its ChatCompletionChunk; the fields other
+// servers add (reasoning deltas, DeepSeek's cache hits, vLLM's per-choice usage, OpenRouter's
+// in-stream errors) are read from the SDK's extra fields. The SDK's own retries are off, and
+// a request middleware puts the idle timer on the response body and reads error bodies for
+// llm/internal/failure's classification.
 //
 // The package never reads OPENAI_* environment variables: the base URL, the API key and where
 // the key came from are passed in [Config] by the binary, so tests and embedders get exactly

@@ -127,26 +127,29 @@ func TestEndpoint(t *testing.T) {
 	}
 }
 
-// TestStreamEdges covers the event stream's framing as servers send it: CRLF and CR line
-// ends, a final event the body ends without its blank line, and an event over the limit.
+// TestStreamEdges covers the event stream's framing as servers send it, read by the SDK's
+// ssestream decoder: CRLF line ends and data split over lines work; what the decoder does not
+// frame (CR-only line ends, a last event the body ends without its blank line, which the SSE
+// specification discards) fails as not an event stream rather than hanging, and a line over
+// the decoder's 32 MiB limit fails clearly, not as a retryable connection loss.
 func TestStreamEdges(t *testing.T) {
 	const finish = `data: {"id":"x","choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`
+	const notAStream = `error error other: Provider returned 200 with a body that is not an event stream (Content-Type "text/event-stream; charset=utf-8"): `
 	tests := []struct {
 		name string
 		sse  string
 		want []string
 	}{
 		{"CRLF", strings.ReplaceAll(finish+"\n\ndata: [DONE]\n\n", "\n", "\r\n"), []string{"start", "text_start 0", `text_delta 0 "ok"`, `text_end 0 "ok"`, "done stop"}},
-		{"CR", strings.ReplaceAll(finish+"\n\ndata: [DONE]\n\n", "\n", "\r"), []string{"start", "text_start 0", `text_delta 0 "ok"`, `text_end 0 "ok"`, "done stop"}},
-		{"last event without its blank line", finish, []string{"start", "text_start 0", `text_delta 0 "ok"`, `text_end 0 "ok"`, "done stop"}},
+		{"CR", strings.ReplaceAll(finish+"\n\ndata: [DONE]\n\n", "\n", "\r"), []string{"start", notAStream + strings.ReplaceAll(finish+"\n\ndata: [DONE]", "\n\n", " ")}},
+		{"last event without its blank line", finish, []string{"start", notAStream + finish}},
 		{"data split over lines", "data: {\"id\":\"x\",\ndata: \"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\n", []string{"start", "text_start 0", `text_delta 0 "ok"`, `text_end 0 "ok"`, "done stop"}},
-		{"event over the limit", "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + strings.Repeat("x", 300) + "\"}}]}\n\n",
-			[]string{"start", "error error other: Provider sent server-sent event too large: a line over 256 bytes"}},
+		{"event over the limit", "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + strings.Repeat("x", 32<<20) + "\"}}]}\n\n",
+			[]string{"start", "error error other: Provider sent a server-sent event line over 32 MiB"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p, _ := newMockProvider(t, Config{}, mockopenai.Response{SSE: tc.sse})
-			p.maxEvent = 256
 			got, _ := run(t, context.Background(), p, hiRequest(t))
 			diffLines(t, got, tc.want)
 		})
@@ -317,5 +320,25 @@ func TestRedirectPolicyOfTheCallersClient(t *testing.T) {
 	}
 	if err := hc.CheckRedirect(nil, nil); !errors.Is(err, stop) {
 		t.Errorf("the caller's client was changed")
+	}
+}
+
+// TestSDKDoesNotRetry: a retryable failure (429, 500, a dropped connection) is one request
+// and one classified failure; the SDK's own retries are off, so the session layer's visible
+// retry is the only one.
+func TestSDKDoesNotRetry(t *testing.T) {
+	for _, fault := range []mockopenai.Response{
+		mockopenai.RateLimitError("0"),
+		{Status: 500, Error: &mockopenai.ErrorBody{Message: "boom", Type: "server_error"}},
+		{Text: "abcdefgh", DropAfter: 1},
+	} {
+		p, srv := newMockProvider(t, Config{}, fault, mockopenai.Response{Text: "ok"})
+		_, final := run(t, context.Background(), p, hiRequest(t))
+		if final.StopReason != core.StopReasonError || final.Failure == nil || final.Failure.Kind != core.ErrorRetryable {
+			t.Errorf("%+v: final %s %+v, want a retryable error", fault, final.StopReason, final.Failure)
+		}
+		if n := len(srv.Requests()); n != 1 {
+			t.Errorf("%+v: %d requests, want 1", fault, n)
+		}
 	}
 }

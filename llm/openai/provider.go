@@ -1,22 +1,24 @@
 package openai
 
 import (
+	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
+	oa "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/internal/failure"
 	"github.com/pi-rpc/pi-rpc/llm/internal/idle"
-	"github.com/pi-rpc/pi-rpc/llm/internal/sse"
 )
 
 // userAgent names pi-rpc to the server.
@@ -47,18 +49,14 @@ type Config struct {
 	Clock Clock
 }
 
-// Provider streams Chat Completions from one OpenAI-compatible endpoint. It implements
-// [core.Provider] and is safe for concurrent use.
+// Provider streams Chat Completions from one OpenAI-compatible endpoint through the openai-go
+// client. It implements [core.Provider] and is safe for concurrent use.
 type Provider struct {
-	cfg Config
-	hc  *http.Client
-	// endpoint is BaseURL + "/chat/completions".
-	endpoint string
-	clock    Clock
-	idle     time.Duration
-	host     string
-	// maxEvent bounds one event of the stream (sse.DefaultMaxEvent; tests lower it).
-	maxEvent int
+	cfg    Config
+	client oa.Client
+	clock  Clock
+	idle   time.Duration
+	host   string
 	// keyOrigin is where the credentials come from, for authentication failures.
 	keyOrigin string
 	// logURL is the endpoint without credentials or query, for failures in the log.
@@ -85,11 +83,11 @@ func New(cfg Config) (*Provider, error) {
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
 	}
-	endpoint, err := u.Parse("chat/completions")
+	endpoint, err := u.Parse(chatPath)
 	if err != nil {
 		return nil, fmt.Errorf("openai: base URL %q: %w", cfg.BaseURL, err)
 	}
-	p := &Provider{cfg: cfg, hc: hc, endpoint: endpoint.String(), clock: cfg.Clock, idle: cfg.IdleTimeout, host: strings.ToLower(u.Hostname()), maxEvent: sse.DefaultMaxEvent,
+	p := &Provider{cfg: cfg, clock: cfg.Clock, idle: cfg.IdleTimeout, host: strings.ToLower(u.Hostname()),
 		keyOrigin: failure.KeyOrigin(cfg.KeySource, cfg.APIKey != "", cfg.Headers), logURL: failure.LogURL(endpoint)}
 	if p.clock == nil {
 		p.clock = SystemClock{}
@@ -97,8 +95,27 @@ func New(cfg Config) (*Provider, error) {
 	if p.idle == 0 {
 		p.idle = DefaultIdleTimeout
 	}
+	opts := []option.RequestOption{
+		option.WithHTTPClient(hc),
+		option.WithBaseURL(u.String()),
+		// pi-rpc's session layer retries, visibly; the SDK's own retries stay off.
+		option.WithMaxRetries(0),
+		option.WithHeader("Accept", "text/event-stream"),
+		option.WithHeader("User-Agent", userAgent),
+	}
+	if cfg.APIKey != "" {
+		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+	}
+	for k, v := range cfg.Headers {
+		opts = append(opts, option.WithHeader(k, v))
+	}
+	// A Client literal, not oa.NewClient: NewClient reads OPENAI_* from the environment.
+	p.client = oa.Client{Options: opts}
 	return p, nil
 }
+
+// chatPath is the Chat Completions endpoint below the base URL.
+const chatPath = "chat/completions"
 
 // fail ends the message with f, which names the endpoint for the log.
 func (p *Provider) fail(b *core.MessageBuilder, f *core.ProviderError) {
@@ -110,6 +127,43 @@ func (p *Provider) fail(b *core.MessageBuilder, f *core.ProviderError) {
 func (p *Provider) Stream(ctx context.Context, req *core.Request) iter.Seq[core.AssistantEvent] {
 	return func(yield func(core.AssistantEvent) bool) {
 		p.stream(ctx, req, yield)
+	}
+}
+
+// statusError is an HTTP error status, its body read through the idle timer (the
+// middleware of [Provider.watch]), handed back to stream for classification.
+type statusError struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (e *statusError) Error() string { return fmt.Sprintf("HTTP %d", e.status) }
+
+// watch is the request middleware that puts the idle timer on the response body, reads an
+// error status's body itself (so that llm/internal/failure classifies it, whatever it holds),
+// and removes the SDK's telemetry headers, which pi-rpc has never sent to servers.
+func (p *Provider) watch(wd *idle.Watchdog, body **idle.Body) option.Middleware {
+	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		for k := range req.Header {
+			if strings.HasPrefix(k, "X-Stainless-") {
+				req.Header.Del(k)
+			}
+		}
+		req.Header.Del("Idempotency-Key")
+		resp, err := next(req)
+		if err != nil {
+			return resp, err
+		}
+		*body = &idle.Body{RC: resp.Body, W: wd}
+		resp.Body = *body
+		if resp.StatusCode >= 400 {
+			// The error body counts as waiting for the server too.
+			errBody := failure.ReadErrorBody(resp.Body)
+			_ = resp.Body.Close()
+			return nil, &statusError{status: resp.StatusCode, header: resp.Header, body: errBody}
+		}
+		return resp, nil
 	}
 }
 
@@ -126,7 +180,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 		return ok
 	})
 
-	httpReq, err := p.newRequest(ctx, req)
+	params, opts, err := p.buildRequest(req)
 	if err != nil {
 		p.fail(b, &core.ProviderError{Kind: core.ErrorOther, Message: err.Error()})
 		return
@@ -134,42 +188,28 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 
 	wd = idle.NewWatchdog(p.clock, p.idle, cancel)
 	defer wd.Stop()
-	resp, err := p.hc.Do(httpReq)
+	var resp *http.Response
+	var body *idle.Body
+	opts = append(opts, option.WithMiddleware(p.watch(wd, &body)))
+	err = p.client.Post(ctx, chatPath, params, &resp, opts...)
 	if err != nil {
+		if resp != nil && resp.Body != nil {
+			_ = resp.Body.Close()
+		}
 		p.fail(b, p.requestFailure(parent, wd, err))
 		return
 	}
-	defer func() { _ = resp.Body.Close() }()
-	body := &idle.Body{RC: resp.Body, W: wd}
-	if resp.StatusCode >= 400 {
-		// The error body counts as waiting for the server too.
-		errBody := failure.ReadErrorBody(body)
-		if f := p.requestFailure(parent, wd, nil); f != nil {
-			p.fail(b, f)
-			return
-		}
-		p.fail(b, classifyHTTP(resp.StatusCode, resp.Header, errBody, p.keyOrigin, p.clock.Now()))
-		return
-	}
-	events := sse.NewReader(body, p.maxEvent)
+	events := ssestream.NewDecoder(resp)
+	defer func() { _ = events.Close() }()
 	wd.Touch()
 	if !b.Start() {
 		return
 	}
 
 	m := newMapper(b, model.ID)
-	var dec chunkDecoder
 	done := false
-	var readErr error
-	for {
-		data, err := events.Next()
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				readErr = err
-			}
-			break
-		}
-		data = bytes.TrimSpace(data)
+	for events.Next() {
+		data := bytes.TrimSpace(events.Event().Data)
 		if len(data) == 0 {
 			continue
 		}
@@ -177,8 +217,8 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 			done = true
 			break
 		}
-		c, err := dec.decode(data)
-		if err != nil {
+		var c oa.ChatCompletionChunk
+		if err := failure.DecodeObject(data, &c); err != nil {
 			kind := core.ErrorRetryable
 			if m.chunks == 0 {
 				// The first event is not JSON: the server speaks something else.
@@ -187,14 +227,15 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 			p.fail(b, &core.ProviderError{Kind: kind, Message: fmt.Sprintf("Provider sent malformed data: %s (%v)", failure.Snippet(data), err)})
 			return
 		}
-		if len(c.Error) > 0 && string(c.Error) != "null" {
+		if extra(c.JSON.ExtraFields, "error") != "" {
 			p.fail(b, classifyStreamError(data, p.keyOrigin))
 			return
 		}
-		if !m.apply(c) {
+		if !m.apply(&c) {
 			return
 		}
 	}
+	readErr := events.Err()
 
 	switch {
 	case parent.Err() != nil:
@@ -203,8 +244,8 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 	case wd.Expired():
 		p.fail(b, &core.ProviderError{Kind: core.ErrorRetryable, Message: wd.Message()})
 		return
-	case errors.Is(readErr, sse.ErrTooLarge):
-		p.fail(b, &core.ProviderError{Kind: core.ErrorOther, Message: "Provider sent " + readErr.Error()})
+	case errors.Is(readErr, bufio.ErrTooLong):
+		p.fail(b, &core.ProviderError{Kind: core.ErrorOther, Message: "Provider sent a server-sent event line over 32 MiB"})
 		return
 	case readErr != nil:
 		p.fail(b, &core.ProviderError{Kind: core.ErrorRetryable, Message: "Connection to provider lost mid-stream: " + readErr.Error()})
@@ -237,6 +278,10 @@ func (p *Provider) requestFailure(parent context.Context, wd *idle.Watchdog, err
 	}
 	if err == nil {
 		return nil
+	}
+	var se *statusError
+	if errors.As(err, &se) {
+		return classifyHTTP(se.status, se.header, se.body, p.keyOrigin, p.clock.Now())
 	}
 	if errors.Is(err, errCrossOrigin) {
 		// Following it would send the key elsewhere; retrying would be refused again.
@@ -279,38 +324,4 @@ func effectivePort(u *url.URL) string {
 		return "443"
 	}
 	return "80"
-}
-
-// newRequest builds the HTTP request: the JSON body, the key as a bearer token, then the
-// provider's and the model's headers (models.json), which may replace any of the defaults.
-func (p *Provider) newRequest(ctx context.Context, req *core.Request) (*http.Request, error) {
-	body, err := p.buildRequest(req)
-	if err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	// Text goes as it is, <, > and & included, as pi sends it.
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(body); err != nil {
-		return nil, fmt.Errorf("encoding the request: %w", err)
-	}
-	httpReq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint, bytes.NewReader(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))))
-	if err != nil {
-		return nil, err
-	}
-	h := httpReq.Header
-	h.Set("Content-Type", "application/json")
-	h.Set("Accept", "text/event-stream")
-	h.Set("User-Agent", userAgent)
-	if p.cfg.APIKey != "" {
-		h.Set("Authorization", "Bearer "+p.cfg.APIKey)
-	}
-	for k, v := range p.cfg.Headers {
-		h.Set(k, v)
-	}
-	for k, v := range req.Model.Headers {
-		h.Set(k, v)
-	}
-	return httpReq, nil
 }

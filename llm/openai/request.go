@@ -6,6 +6,11 @@ import (
 	"fmt"
 	"strings"
 
+	oa "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/shared"
+
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
@@ -35,48 +40,51 @@ func compatString(m *core.Model, key, def string) string {
 // prompt_cache_key; other compatible servers may reject unknown fields.
 func (p *Provider) isOpenAI() bool { return p.host == "api.openai.com" }
 
-// buildRequest turns a core request into a Chat Completions request body (as pi-ai does).
-func (p *Provider) buildRequest(req *core.Request) (*chatRequest, error) {
+// buildRequest turns a core request into Chat Completions parameters (as pi-ai does) plus the
+// per-request options for fields the SDK types cannot express.
+func (p *Provider) buildRequest(req *core.Request) (oa.ChatCompletionNewParams, []option.RequestOption, error) {
 	model := &req.Model
-	body := &chatRequest{Model: model.ID, Stream: true}
+	params := oa.ChatCompletionNewParams{Model: model.ID}
+	extra := map[string]any{}
+	var opts []option.RequestOption
 
 	if req.SystemPrompt != "" {
-		role := "system"
 		if model.Reasoning && compatBool(model, "supportsDeveloperRole", true) {
-			role = "developer"
+			params.Messages = append(params.Messages, oa.DeveloperMessage(req.SystemPrompt))
+		} else {
+			params.Messages = append(params.Messages, oa.SystemMessage(req.SystemPrompt))
 		}
-		body.Messages = append(body.Messages, message{Role: role, Content: req.SystemPrompt})
 	}
-	msgs, hasToolCalls := convertMessages(transformMessages(req.Messages, model), model)
-	body.Messages = append(body.Messages, msgs...)
+	msgs, hasToolCalls, err := convertMessages(transformMessages(req.Messages, model), model)
+	if err != nil {
+		return params, nil, err
+	}
+	params.Messages = append(params.Messages, msgs...)
 
 	if len(req.Tools) > 0 {
-		var strict *bool
-		if compatBool(model, "supportsStrictMode", true) {
-			strict = new(false)
-		}
-		body.Tools = make([]tool, 0, len(req.Tools))
+		strict := compatBool(model, "supportsStrictMode", true)
 		for _, t := range req.Tools {
-			fn := functionDef{Name: t.Name, Strict: strict, Description: t.Description}
+			fn := shared.FunctionDefinitionParam{Name: t.Name}
+			if t.Description != "" {
+				fn.Description = oa.String(t.Description)
+			}
 			if len(t.Parameters) > 0 {
 				// Sent as given: a map would list the properties alphabetically, not in the
 				// order the tool declares them (and the model is told).
 				schema := bytes.TrimSpace(t.Parameters)
 				if len(schema) == 0 || schema[0] != '{' || !json.Valid(schema) {
-					return nil, fmt.Errorf("tool %s: parameters are not a JSON object", t.Name)
+					return params, nil, fmt.Errorf("tool %s: parameters are not a JSON object", t.Name)
 				}
-				// Compacted with <, > and & escaped, as the schema has always been sent.
-				compact, err := json.Marshal(json.RawMessage(schema))
-				if err != nil {
-					return nil, fmt.Errorf("tool %s: parameters: %w", t.Name, err)
-				}
-				fn.Parameters = compact
+				fn.SetExtraFields(map[string]any{"parameters": json.RawMessage(schema)})
 			}
-			body.Tools = append(body.Tools, tool{Function: fn, Type: "function"})
+			if strict {
+				fn.Strict = oa.Bool(false)
+			}
+			params.Tools = append(params.Tools, oa.ChatCompletionFunctionTool(fn))
 		}
 	} else if hasToolCalls {
 		// Some servers reject tool calls in the history of a request that declares no tools.
-		body.Tools = []tool{}
+		params.Tools = []oa.ChatCompletionToolUnionParam{}
 	}
 
 	maxTokens := req.MaxTokens
@@ -85,28 +93,38 @@ func (p *Provider) buildRequest(req *core.Request) (*chatRequest, error) {
 	}
 	if maxTokens > 0 {
 		if compatString(model, "maxTokensField", "max_completion_tokens") == "max_tokens" {
-			body.MaxTokens = maxTokens
+			params.MaxTokens = oa.Int(int64(maxTokens))
 		} else {
-			body.MaxCompletionTokens = maxTokens
+			params.MaxCompletionTokens = oa.Int(int64(maxTokens))
 		}
 	}
-	body.Temperature = req.Temperature
+	if req.Temperature != nil {
+		params.Temperature = oa.Float(*req.Temperature)
+	}
 	if compatBool(model, "supportsUsageInStreaming", true) {
-		body.StreamOptions = &streamOptions{IncludeUsage: true}
+		params.StreamOptions = oa.ChatCompletionStreamOptionsParam{IncludeUsage: oa.Bool(true)}
 	}
 	if compatBool(model, "supportsStore", p.isOpenAI()) {
-		body.Store = new(false)
+		params.Store = oa.Bool(false)
 	}
 	if p.isOpenAI() && req.SessionID != "" {
-		body.PromptCacheKey = req.SessionID
+		params.PromptCacheKey = oa.String(req.SessionID)
 	}
-	p.setReasoning(body, model, req.ThinkingLevel)
-	return body, nil
+	p.setReasoning(&params, extra, model, req.ThinkingLevel)
+
+	if len(extra) > 0 {
+		params.SetExtraFields(extra)
+	}
+	for k, v := range model.Headers {
+		opts = append(opts, option.WithHeader(k, v))
+	}
+	opts = append(opts, option.WithJSONSet("stream", true))
+	return params, opts, nil
 }
 
 // setReasoning asks for the thinking level in the dialect the server speaks
 // (compat.thinkingFormat); off, or a model without reasoning, sends nothing.
-func (p *Provider) setReasoning(body *chatRequest, model *core.Model, level core.ThinkingLevel) {
+func (p *Provider) setReasoning(params *oa.ChatCompletionNewParams, extra map[string]any, model *core.Model, level core.ThinkingLevel) {
 	if !model.Reasoning || level == "" || level == core.ThinkingOff {
 		return
 	}
@@ -123,22 +141,22 @@ func (p *Provider) setReasoning(body *chatRequest, model *core.Model, level core
 	}
 	switch compatString(model, "thinkingFormat", def) {
 	case "openrouter":
-		body.Reasoning = &reasoningEffort{Effort: effort}
+		extra["reasoning"] = map[string]any{"effort": effort}
 	case "qwen":
-		body.EnableThinking = true
+		extra["enable_thinking"] = true
 	case "zai", "deepseek":
-		body.Thinking = &thinkingType{Type: "enabled"}
+		extra["thinking"] = map[string]any{"type": "enabled"}
 	default:
 		if compatBool(model, "supportsReasoningEffort", true) {
-			body.ReasoningEffort = effort
+			params.ReasoningEffort = shared.ReasoningEffort(effort)
 		}
 	}
 }
 
 // convertMessages turns transformed messages into Chat Completions messages (pi-ai's
 // convertMessages). It reports whether the history holds tool calls.
-func convertMessages(msgs []core.Message, model *core.Model) ([]message, bool) {
-	out := make([]message, 0, len(msgs))
+func convertMessages(msgs []core.Message, model *core.Model) ([]oa.ChatCompletionMessageParamUnion, bool, error) {
+	out := make([]oa.ChatCompletionMessageParamUnion, 0, len(msgs))
 	vision := model.SupportsImages()
 	thinkingAsText := compatBool(model, "requiresThinkingAsText", false)
 	toolResultName := compatBool(model, "requiresToolResultName", false)
@@ -150,7 +168,7 @@ func convertMessages(msgs []core.Message, model *core.Model) ([]message, bool) {
 		switch m := msgs[i].(type) {
 		case *core.UserMessage:
 			if lastWasTool && assistantAfterTool {
-				out = append(out, message{Role: "assistant", Content: "I have processed the tool results."})
+				out = append(out, oa.AssistantMessage("I have processed the tool results."))
 			}
 			lastWasTool = false
 			if u, ok := userMessage(m.Content); ok {
@@ -165,21 +183,23 @@ func convertMessages(msgs []core.Message, model *core.Model) ([]message, bool) {
 			if len(a.ToolCalls) > 0 {
 				hasToolCalls = true
 			}
-			out = append(out, a)
+			out = append(out, oa.ChatCompletionMessageParamUnion{OfAssistant: a})
 		case *core.ToolResultMessage:
 			// A run of tool results: one tool message each, then their images in one user
 			// message (the tool role carries text only).
-			var images []contentPart
+			var images []oa.ChatCompletionContentPartUnionParam
 			for ; i < len(msgs); i++ {
 				r, ok := msgs[i].(*core.ToolResultMessage)
 				if !ok {
 					break
 				}
-				tm := message{Role: "tool", Content: resultText(r.Content), ToolCallID: r.ToolCallID}
-				if toolResultName {
-					tm.Name = r.ToolName
+				text := resultText(r.Content)
+				tm := oa.ChatCompletionToolMessageParam{ToolCallID: r.ToolCallID}
+				tm.Content.OfString = oa.String(text)
+				if toolResultName && r.ToolName != "" {
+					tm.SetExtraFields(map[string]any{"name": r.ToolName})
 				}
-				out = append(out, tm)
+				out = append(out, oa.ChatCompletionMessageParamUnion{OfTool: &tm})
 				if vision {
 					for _, b := range r.Content {
 						if b.Type == core.ContentImage {
@@ -191,44 +211,44 @@ func convertMessages(msgs []core.Message, model *core.Model) ([]message, bool) {
 			i--
 			lastWasTool = true
 			if len(images) > 0 {
-				parts := append([]contentPart{{Type: "text", Text: attachedImages}}, images...)
-				out = append(out, message{Role: "user", Content: parts})
+				parts := append([]oa.ChatCompletionContentPartUnionParam{oa.TextContentPart(attachedImages)}, images...)
+				out = append(out, oa.UserMessage(parts))
 				lastWasTool = false
 			}
 		}
 	}
-	return out, hasToolCalls
+	return out, hasToolCalls, nil
 }
 
 // userMessage converts user content: a plain string when it is a single text, parts
 // otherwise. Empty content yields no message.
-func userMessage(content []core.Content) (message, bool) {
+func userMessage(content []core.Content) (oa.ChatCompletionMessageParamUnion, bool) {
 	if len(content) == 1 && content[0].Type == core.ContentText {
 		if content[0].Text == "" {
-			return message{}, false
+			return oa.ChatCompletionMessageParamUnion{}, false
 		}
-		return message{Role: "user", Content: content[0].Text}, true
+		return oa.UserMessage(content[0].Text), true
 	}
-	parts := make([]contentPart, 0, len(content))
+	parts := make([]oa.ChatCompletionContentPartUnionParam, 0, len(content))
 	for _, b := range content {
 		switch b.Type {
 		case core.ContentText:
 			if b.Text != "" {
-				parts = append(parts, contentPart{Type: "text", Text: b.Text})
+				parts = append(parts, oa.TextContentPart(b.Text))
 			}
 		case core.ContentImage:
 			parts = append(parts, imagePart(b))
 		}
 	}
 	if len(parts) == 0 {
-		return message{}, false
+		return oa.ChatCompletionMessageParamUnion{}, false
 	}
-	return message{Role: "user", Content: parts}, true
+	return oa.UserMessage(parts), true
 }
 
 // imagePart sends an image as a data URL.
-func imagePart(b core.Content) contentPart {
-	return contentPart{Type: "image_url", ImageURL: &imageURL{URL: "data:" + b.MimeType + ";base64," + b.Data}}
+func imagePart(b core.Content) oa.ChatCompletionContentPartUnionParam {
+	return oa.ImageContentPart(oa.ChatCompletionContentPartImageImageURLParam{URL: "data:" + b.MimeType + ";base64," + b.Data})
 }
 
 // resultText is the text a tool result sends: its text blocks joined by newlines, or a
@@ -253,11 +273,11 @@ func resultText(content []core.Content) string {
 // assistantMessage converts an assistant message: its text as one plain string, its
 // thinking echoed under the field it came from (or as text when the server requires it),
 // its tool calls with JSON arguments. A message with none of these is skipped.
-func assistantMessage(m *core.AssistantMessage, thinkingAsText bool) (message, bool) {
+func assistantMessage(m *core.AssistantMessage, thinkingAsText bool) (*oa.ChatCompletionAssistantMessageParam, bool) {
 	var text strings.Builder
 	var thinking, asText []string
 	signature := ""
-	a := message{Role: "assistant"}
+	a := &oa.ChatCompletionAssistantMessageParam{}
 	for _, b := range m.Content {
 		switch b.Type {
 		case core.ContentText:
@@ -283,8 +303,12 @@ func assistantMessage(m *core.AssistantMessage, thinkingAsText bool) (message, b
 			}
 		case core.ContentToolCall:
 			// The arguments as the model wrote them (its key order), as pi sends them back.
-			a.ToolCalls = append(a.ToolCalls, toolCall{ID: b.ID, Type: "function",
-				Function: toolCallFunc{Name: b.Name, Arguments: b.ArgumentsJSON()}})
+			a.ToolCalls = append(a.ToolCalls, oa.ChatCompletionMessageToolCallUnionParam{
+				OfFunction: &oa.ChatCompletionMessageFunctionToolCallParam{
+					ID:       b.ID,
+					Function: oa.ChatCompletionMessageFunctionToolCallFunctionParam{Name: b.Name, Arguments: b.ArgumentsJSON()},
+				},
+			})
 		}
 	}
 	s := text.String()
@@ -293,24 +317,27 @@ func assistantMessage(m *core.AssistantMessage, thinkingAsText bool) (message, b
 		s = strings.TrimRight(s, "\n")
 	}
 	if s != "" {
-		a.Content = s
+		a.Content.OfString = oa.String(s)
+	} else {
+		// OpenAI's own shape for a message of only tool calls: strict servers and chat
+		// templates require the key.
+		a.Content = param.NullStruct[oa.ChatCompletionAssistantMessageParamContentUnion]()
 	}
-	// Otherwise Content stays nil: null, OpenAI's own shape for a message of only tool
-	// calls; strict servers and chat templates require the key.
-	if len(thinking) > 0 {
-		joined := strings.Join(thinking, "\n")
-		switch signature {
-		case "reasoning_content":
-			a.ReasoningContent = joined
-		case "reasoning":
-			a.Reasoning = joined
-		case "reasoning_text":
-			a.ReasoningText = joined
-		}
-		// Signatures from other APIs (encrypted blobs) are not echoed as field names.
+	if len(thinking) > 0 && isReasoningField(signature) {
+		a.SetExtraFields(map[string]any{signature: strings.Join(thinking, "\n")})
 	}
 	if s == "" && len(a.ToolCalls) == 0 {
-		return message{}, false
+		return nil, false
 	}
 	return a, true
+}
+
+// isReasoningField reports whether a thinking signature names a Chat Completions reasoning
+// field; signatures from other APIs (encrypted blobs) are not echoed as field names.
+func isReasoningField(sig string) bool {
+	switch sig {
+	case "reasoning_content", "reasoning", "reasoning_text":
+		return true
+	}
+	return false
 }

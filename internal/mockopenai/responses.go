@@ -1,0 +1,216 @@
+package mockopenai
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
+)
+
+// responsesPlayer writes one scripted response as the Responses API streams it (POST
+// .../responses): response.created, then an output item for each run of reasoning (its
+// summary streamed, then the item with an id and encrypted_content), of text (an assistant
+// message with one output_text part) and for each tool call (a function_call item whose
+// arguments are streamed), then response.completed with the output and usage. The script's
+// finishReason "length" ends with response.incomplete (max_output_tokens) and "failed" with
+// response.failed; noDone ends the stream with no terminal event. The HTTP faults, pacing and
+// replays of the Chat Completions player apply unchanged.
+type responsesPlayer struct {
+	*mockhttp.Stream
+	rec  *Request
+	resp *Response
+	n    int
+
+	id, model string
+	seq       int
+	outChars  int
+	// output holds each finished output item's JSON, for the terminal event.
+	output []string
+	// open is the item being streamed: its kind ("reasoning", "message", "function_call"),
+	// its id and what it accumulated.
+	open     string
+	itemID   string
+	callID   string
+	name     string
+	text     strings.Builder
+	index    int
+	nextItem int
+}
+
+func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
+	t := s.Take(r)
+	defer t.Finish()
+	if !t.Ok {
+		writeError(w, http.StatusInternalServerError, &ErrorBody{Message: "mockopenai: no scripted response left", Type: "server_error"})
+		return
+	}
+	p := &responsesPlayer{rec: t.Rec, resp: &t.Resp, n: t.N}
+	p.Stream = t.Stream(w, r, mockhttp.Pacing{StallAfter: t.Resp.StallAfter, DropAfter: t.Resp.DropAfter, ChunkDelayMs: t.Resp.ChunkDelayMs, ChunkIntervalUs: t.Resp.ChunkIntervalUs})
+	p.play()
+}
+
+func (p *responsesPlayer) play() {
+	resp := p.resp
+	var writeErr func(http.ResponseWriter, int)
+	if resp.Error != nil {
+		writeErr = func(w http.ResponseWriter, status int) { writeError(w, status, resp.Error) }
+	}
+	p.id = resp.ID
+	if p.id == "" {
+		p.id = "resp_mock_" + strconv.Itoa(p.n)
+	}
+	p.model = resp.Model
+	if p.model == "" {
+		p.model, _ = p.rec.Decoded["model"].(string)
+	}
+	if !p.Open(mockhttp.Head{
+		Headers: resp.Headers, RetryAfter: resp.RetryAfter, StallBeforeHeaders: resp.StallBeforeHeaders,
+		Status: resp.Status, WriteError: writeErr, Body: resp.Body, ContentType: resp.ContentType,
+		KeepAlive: resp.KeepAlive,
+	}) {
+		return
+	}
+	if resp.SSE != "" {
+		p.Replay(resp.SSE)
+		return
+	}
+	if !p.event("response.created", `"response":`+p.response("in_progress", "")) {
+		return
+	}
+	events := resp.Events
+	if events == nil {
+		events = generate(resp)
+	}
+	for _, ev := range events {
+		if !p.step(ev) {
+			return
+		}
+	}
+	if !p.closeItem() || resp.NoDone {
+		return
+	}
+	switch resp.FinishReason {
+	case "length":
+		p.event("response.incomplete", `"response":`+p.response("incomplete", `"incomplete_details":{"reason":"max_output_tokens"}`))
+	case "failed":
+		p.event("response.failed", `"response":`+p.response("failed", `"error":{"code":"server_error","message":"The model failed to generate a response."}`))
+	default:
+		p.event("response.completed", `"response":`+p.response("completed", ""))
+	}
+}
+
+// step writes one scripted step, opening and closing output items as the kind changes.
+func (p *responsesPlayer) step(ev Event) bool {
+	switch {
+	case ev.DelayMs > 0:
+		return p.Sleep(time.Duration(ev.DelayMs) * time.Millisecond)
+	case ev.Comment != "":
+		return p.Write(": "+ev.Comment+"\n\n", false)
+	case ev.Raw != "":
+		return p.Write(ev.Raw, mockhttp.IsData(ev.Raw))
+	case ev.Reasoning != "":
+		if p.open != "reasoning" && !p.openItem("reasoning", "rs", `"summary":[]`) {
+			return false
+		}
+		if p.text.Len() == 0 && !p.event("response.reasoning_summary_part.added", p.at()+`,"summary_index":0,"part":{"type":"summary_text","text":""}`) {
+			return false
+		}
+		p.outChars += len(ev.Reasoning)
+		p.text.WriteString(ev.Reasoning)
+		return p.event("response.reasoning_summary_text.delta", p.at()+`,"summary_index":0,"delta":`+jsonString(ev.Reasoning))
+	case ev.Text != "":
+		if p.open != "message" && !p.openItem("message", "msg", `"status":"in_progress","role":"assistant","content":[]`) {
+			return false
+		}
+		if p.text.Len() == 0 && !p.event("response.content_part.added", p.at()+`,"content_index":0,"part":{"type":"output_text","annotations":[],"text":""}`) {
+			return false
+		}
+		p.outChars += len(ev.Text)
+		p.text.WriteString(ev.Text)
+		return p.event("response.output_text.delta", p.at()+`,"content_index":0,"delta":`+jsonString(ev.Text)+`,"logprobs":[]`)
+	case ev.ToolCall != nil:
+		tc := ev.ToolCall
+		p.callID, p.name = tc.ID, tc.Name
+		return p.openItem("function_call", "fc", `"status":"in_progress","arguments":"","call_id":`+jsonString(tc.ID)+`,"name":`+jsonString(tc.Name))
+	case ev.Args != nil:
+		p.outChars += len(ev.Args.Fragment)
+		p.text.WriteString(ev.Args.Fragment)
+		return p.event("response.function_call_arguments.delta", p.at()+`,"delta":`+jsonString(ev.Args.Fragment))
+	}
+	return true
+}
+
+// at is the item reference every delta event carries.
+func (p *responsesPlayer) at() string {
+	return `"item_id":` + jsonString(p.itemID) + `,"output_index":` + strconv.Itoa(p.index)
+}
+
+// openItem closes the open item and announces a new one.
+func (p *responsesPlayer) openItem(kind, prefix, fields string) bool {
+	if !p.closeItem() {
+		return false
+	}
+	p.open, p.index = kind, p.nextItem
+	p.nextItem++
+	p.itemID = prefix + "_mock_" + strconv.Itoa(p.n) + "_" + strconv.Itoa(p.index)
+	p.text.Reset()
+	return p.event("response.output_item.added", `"output_index":`+strconv.Itoa(p.index)+`,"item":{"id":`+jsonString(p.itemID)+`,"type":`+jsonString(kind)+`,`+fields+`}`)
+}
+
+// closeItem finishes the open item, if any: its done events and the item as it stands.
+func (p *responsesPlayer) closeItem() bool {
+	if p.open == "" {
+		return true
+	}
+	text := jsonString(p.text.String())
+	var item string
+	ok := true
+	switch p.open {
+	case "reasoning":
+		ok = p.event("response.reasoning_summary_text.done", p.at()+`,"summary_index":0,"text":`+text) &&
+			p.event("response.reasoning_summary_part.done", p.at()+`,"summary_index":0,"part":{"type":"summary_text","text":`+text+`}`)
+		item = `{"id":` + jsonString(p.itemID) + `,"type":"reasoning","summary":[{"type":"summary_text","text":` + text + `}],"encrypted_content":` + jsonString("enc:"+p.itemID) + `}`
+	case "message":
+		part := `{"type":"output_text","annotations":[],"logprobs":[],"text":` + text + `}`
+		ok = p.event("response.output_text.done", p.at()+`,"content_index":0,"text":`+text+`,"logprobs":[]`) &&
+			p.event("response.content_part.done", p.at()+`,"content_index":0,"part":`+part)
+		item = `{"id":` + jsonString(p.itemID) + `,"type":"message","status":"completed","role":"assistant","content":[` + part + `]}`
+	case "function_call":
+		ok = p.event("response.function_call_arguments.done", p.at()+`,"name":`+jsonString(p.name)+`,"arguments":`+text)
+		item = `{"id":` + jsonString(p.itemID) + `,"type":"function_call","status":"completed","arguments":` + text + `,"call_id":` + jsonString(p.callID) + `,"name":` + jsonString(p.name) + `}`
+	}
+	p.open = ""
+	p.output = append(p.output, item)
+	return ok && p.event("response.output_item.done", `"output_index":`+strconv.Itoa(p.index)+`,"item":`+item)
+}
+
+// response is the response object of the created and terminal events.
+func (p *responsesPlayer) response(status, extra string) string {
+	var b strings.Builder
+	b.WriteString(`{"id":` + jsonString(p.id) + `,"object":"response","created_at":1700000000,"status":` + jsonString(status) + `,"model":` + jsonString(p.model))
+	b.WriteString(`,"output":[` + strings.Join(p.output, ",") + `]`)
+	if extra != "" {
+		b.WriteString("," + extra)
+	}
+	if status != "in_progress" {
+		u := p.resp.Usage
+		if u == nil {
+			u = &Usage{PromptTokens: len(p.rec.Body)/4 + 1, CompletionTokens: p.outChars/4 + 1}
+		}
+		b.WriteString(`,"usage":{"input_tokens":` + strconv.Itoa(u.PromptTokens) + `,"input_tokens_details":{"cached_tokens":` + strconv.Itoa(u.CachedTokens) +
+			`},"output_tokens":` + strconv.Itoa(u.CompletionTokens) + `,"output_tokens_details":{"reasoning_tokens":` + strconv.Itoa(u.ReasoningTokens) +
+			`},"total_tokens":` + strconv.Itoa(u.PromptTokens+u.CompletionTokens) + `}`)
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// event writes one Responses stream event: its type as the SSE event name and in the data,
+// with the stream's sequence number.
+func (p *responsesPlayer) event(typ, fields string) bool {
+	data := `{"type":` + jsonString(typ) + `,"sequence_number":` + strconv.Itoa(p.seq) + `,` + fields + `}`
+	p.seq++
+	return p.Write("event: "+typ+"\ndata: "+data+"\n\n", true)
+}
