@@ -19,6 +19,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/pi-rpc/pi-rpc/internal/sandbox"
 	"github.com/pi-rpc/pi-rpc/protocol"
 	"github.com/pi-rpc/pi-rpc/rpc"
 	"github.com/pi-rpc/pi-rpc/session"
@@ -33,6 +34,11 @@ var version string
 const flushTimeout = 2 * time.Second
 
 func main() {
+	// The hidden first argument of the sandbox's launcher (internal to pi-rpc, before any
+	// flag parsing): it confines itself and execs the model's command (internal/sandbox).
+	if len(os.Args) > 1 && os.Args[1] == sandbox.LauncherArg {
+		os.Exit(sandbox.Launch(os.Args[2:]))
+	}
 	// A write to a closed stdout must return EPIPE (handled like stdin EOF), not kill us.
 	signal.Ignore(syscall.SIGPIPE)
 	// The model's commands must not reach our stdin through /proc/<pid>/fd (see hideProcess).

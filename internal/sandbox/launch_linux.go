@@ -1,0 +1,174 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	"golang.org/x/sys/unix"
+)
+
+// LauncherArg is the hidden first argument that makes pi-rpc the launcher: pi-rpc
+// LauncherArg SPEC SHELL ARGS... applies SPEC (JSON, [launchSpec]) to itself and execs SHELL
+// with ARGS. It is internal: only pi-rpc runs it, and its form may change in any release.
+const LauncherArg = "__pi-rpc-sandbox-exec"
+
+// launchSpec is what the launcher applies before it execs the shell.
+type launchSpec struct {
+	// Write is the writable directories (with the refer right): the write set and the
+	// sandbox's caches.
+	Write []string `json:"write"`
+	// NetOff makes Landlock refuse TCP connect and bind.
+	NetOff bool `json:"netOff,omitempty"`
+	// NetNS says the launcher was started in a new user and network namespace: it brings lo
+	// up and drops every capability before the exec.
+	NetNS bool `json:"netNS,omitempty"`
+	// Env is set (KEY=VALUE) in the shell's environment.
+	Env []string `json:"env,omitempty"`
+}
+
+// devices are the device files commands may open for reading and writing, with ioctl.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/urandom", "/dev/random"}
+
+// deviceDirs are the directories of devices and shared memory commands may use.
+var deviceDirs = []string{"/dev/pts", "/dev/shm"}
+
+// Launch is the launcher's whole life: it returns only on failure, with the exit code, after
+// saying why on stderr (which the command's output carries to the model).
+func Launch(args []string) int {
+	// Capabilities, no_new_privs (set here) and the exec are per thread: keep to one.
+	runtime.LockOSThread()
+	if err := launch(args); err != nil {
+		fmt.Fprintln(os.Stderr, "pi-rpc sandbox:", err)
+		return 126
+	}
+	return 0
+}
+
+func launch(args []string) error {
+	if len(args) < 2 {
+		return errors.New("the launcher is internal to pi-rpc (usage: " + LauncherArg + " SPEC SHELL ARGS...)")
+	}
+	var spec launchSpec
+	if err := json.Unmarshal([]byte(args[0]), &spec); err != nil {
+		return fmt.Errorf("bad launch spec: %w", err)
+	}
+	if LandlockABI() < 1 {
+		return errors.New("the kernel has no Landlock: the command was not run")
+	}
+	if spec.NetNS {
+		if err := loopbackUp(); err != nil {
+			return fmt.Errorf("bringing up lo in the network namespace: %w", err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("PR_SET_NO_NEW_PRIVS: %w", err)
+	}
+	if err := restrict(spec); err != nil {
+		return fmt.Errorf("landlock: %w", err)
+	}
+	if spec.NetNS {
+		if err := dropCapabilities(); err != nil {
+			return fmt.Errorf("dropping capabilities: %w", err)
+		}
+	}
+	env := os.Environ()
+	env = append(env, spec.Env...)
+	return syscall.Exec(args[1], args[1:], env)
+}
+
+// restrict applies the Landlock ruleset: read and execute everywhere, write (with refer) in
+// spec.Write, the devices usable, signals and abstract unix sockets scoped to the sandbox,
+// and with NetOff no TCP at all. The ABI was checked by the caller, so best effort only drops
+// what an older kernel lacks (reported as missing by the probe).
+func restrict(spec launchSpec) error {
+	cfg := landlock.V7
+	if !spec.NetOff {
+		cfg.HandledAccessNet = 0
+	}
+	rules := []landlock.Rule{
+		landlock.RODirs("/"),
+		landlock.RWFiles(devices...).WithIoctlDev().IgnoreIfMissing(),
+		landlock.RWDirs(deviceDirs...).WithIoctlDev().IgnoreIfMissing(),
+	}
+	if len(spec.Write) > 0 {
+		rules = append(rules, landlock.RWDirs(spec.Write...).WithRefer().IgnoreIfMissing())
+	}
+	return cfg.BestEffort().Restrict(rules...)
+}
+
+// loopbackUp sets IFF_UP on lo, the only interface of a new network namespace.
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return err
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
+}
+
+// dropCapabilities gives up what the new user namespace granted: the bounding set (so an
+// exec as uid 0 of the namespace gains nothing), the ambient set, then every set of this
+// thread.
+func dropCapabilities() error {
+	for c := 0; c <= unix.CAP_LAST_CAP; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+			return fmt.Errorf("PR_CAPBSET_DROP %d: %w", c, err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("PR_CAP_AMBIENT_CLEAR_ALL: %w", err)
+	}
+	var data [2]unix.CapUserData
+	return unix.Capset(&unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}, &data[0])
+}
+
+// Wrap returns how to run shell with args under the sandbox: pi-rpc's launcher, with attr
+// given the new namespaces when the network is cut off by them. When the kernel cannot
+// enforce the mode, Wrap fails with the reason, or with --sandbox-fallback warn returns the
+// shell itself and a notice for the result.
+func (s *Sandbox) Wrap(shell string, args []string, attr *syscall.SysProcAttr) (path string, argv []string, notice string, err error) {
+	if !s.report.Enforced {
+		reason := fmt.Sprintf("the sandbox (%s) cannot be enforced on this kernel: %s", s.opts.Mode, joinMissing(s.report.Missing))
+		if s.opts.FallbackWarn {
+			return shell, append([]string{shell}, args...), "[pi-rpc: this command ran unsandboxed (--sandbox-fallback warn): " + reason + "]", nil
+		}
+		return "", nil, "", errors.New("Refused to run the command: " + reason + " (start pi-rpc with --sandbox-fallback warn to run commands unsandboxed)")
+	}
+	spec := launchSpec{Write: append(append([]string{}, s.write...), s.caches...), Env: s.env}
+	if !s.opts.Network {
+		spec.NetOff = true
+		if s.report.Network == NetworkNamespace {
+			spec.NetNS = true
+			addNamespaces(attr)
+		}
+	}
+	data, err := json.Marshal(spec)
+	if err != nil {
+		return "", nil, "", err
+	}
+	return s.opts.Self, append([]string{s.opts.Self, LauncherArg, string(data), shell}, args...), "", nil
+}
+
+func joinMissing(m []string) string {
+	if len(m) == 0 {
+		return "unknown"
+	}
+	out := m[0]
+	for _, x := range m[1:] {
+		out += "; " + x
+	}
+	return out
+}
