@@ -162,6 +162,7 @@ func (s *Server) initialize(_ context.Context, _ *session.Supervisor, p *protoco
 		SessionFile:     st.SessionFile,
 		Problems:        nonNil(s.currentProblems()),
 		Warnings:        nonNil(s.opts.Warnings),
+		Sandbox:         s.opts.Sandbox,
 	}, nil
 }
 
@@ -328,6 +329,7 @@ func (s *Server) getState(_ context.Context, sup *session.Supervisor, _ *protoco
 		ContextFiles:  nonNil(s.host.ContextFiles(sup)),
 		Problems:      nonNil(s.currentProblems()),
 		LastSeq:       st.LastSeq,
+		Sandbox:       s.opts.Sandbox,
 	}, nil
 }
 

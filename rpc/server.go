@@ -34,6 +34,8 @@ type Options struct {
 	Logger          zerolog.Logger
 	Version         string
 	Warnings        []string
+	// Sandbox is reported in initialize and getState (nil: --sandbox off).
+	Sandbox *protocol.SandboxStatus
 	// MCP is the session's MCP servers; nil when none can be added.
 	MCP MCPHost
 }

@@ -162,7 +162,7 @@ func serve(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpHos
 		MCP: host, Host: sessionHost, Writer: writer, In: stdin,
 		FinishOnEOF: cfg.onEOF == "finish",
 		Framing:     rpc.Framing(cfg.framing), MaxMessageBytes: cfg.maxMessageBytes,
-		Logger: log, Version: version, Warnings: setup.warnings,
+		Logger: log, Version: version, Warnings: setup.warnings, Sandbox: sandboxStatus(setup.sandbox, log),
 	})
 	life := watchProcess(log)
 	defer life.stop()
@@ -196,13 +196,14 @@ func serve(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpHos
 // shellRunner runs the user's own commands (the bash method) in the agent's directory with
 // the tools package's runner: process group, throttled updates, tail truncation, kill on
 // cancel.
-func shellRunner(cwd string) session.ShellRunner {
+func shellRunner(cwd string, sb *sandbox.Sandbox) session.ShellRunner {
 	return func(ctx context.Context, command string, timeout time.Duration, onUpdate func(string)) (session.BashResult, error) {
 		res, err := tools.RunShell(ctx, tools.ShellOptions{
 			Command:  command,
 			Dir:      cwd,
 			Timeout:  timeout,
 			OnUpdate: func(snap tools.ShellSnapshot) { onUpdate(snap.Output) },
+			Sandbox:  confinementOf(sb),
 		})
 		return session.BashResult{Output: res.Output, ExitCode: res.ExitCode, Cancelled: res.Cancelled, Truncated: res.Truncated, FullOutputPath: res.FullOutputPath}, err
 	}

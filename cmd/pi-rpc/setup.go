@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/sandbox"
 	"github.com/pi-rpc/pi-rpc/llm/anthropic"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/llm/openai"
@@ -46,6 +47,9 @@ type agentSetup struct {
 	access tools.Access
 	// beforeToolCall, when set, is the agent's hook for each call the session lets run.
 	beforeToolCall func(context.Context, *core.BeforeToolCallContext) (*core.BeforeToolCallResult, error)
+	// sandbox is the process's --sandbox (nil: off); confinement is its policy for cwd.
+	sandbox     *sandbox.Config
+	confinement *sandbox.Sandbox
 }
 
 // piRPCHome is $PI_RPC_HOME, or ~/.pi-rpc.
@@ -79,6 +83,9 @@ func setupAgent(c *config, getenv func(string) string, now time.Time) (*agentSet
 		return nil, fmt.Errorf("--cwd: %s is not a directory", abs)
 	}
 	s.cwd = abs
+	if s.sandbox, err = c.sandbox.config(); err != nil {
+		return nil, err
+	}
 
 	if c.provider == "faux" {
 		script, err := faux.LoadScript(c.fauxScript)
@@ -124,7 +131,10 @@ func (s *agentSetup) setupTools(c *config, now time.Time) error {
 		names = tools.ParseNames(c.tools)
 	}
 	var err error
-	s.tools, err = tools.New(names, tools.Options{Cwd: s.cwd, AllowOutsideCwd: c.allowOutsideCwd, Access: s.access})
+	if s.confinement, err = s.sandbox.For(s.cwd); err != nil {
+		return err
+	}
+	s.tools, err = tools.New(names, tools.Options{Cwd: s.cwd, AllowOutsideCwd: c.allowOutsideCwd, Access: s.access, Sandbox: confinementOf(s.confinement)})
 	if err != nil {
 		return fmt.Errorf("--tools: %w", err)
 	}

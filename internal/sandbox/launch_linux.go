@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"syscall"
 
@@ -24,9 +25,15 @@ type launchSpec struct {
 	Write []string `json:"write"`
 	// NetOff makes Landlock refuse TCP connect and bind.
 	NetOff bool `json:"netOff,omitempty"`
-	// NetNS says the launcher was started in a new user and network namespace: it brings lo
-	// up and drops every capability before the exec.
+	// NetNS cuts the network off with a new user and network namespace. The launcher (whose
+	// parent, pi-rpc, is not dumpable and so cannot write a child's uid_map) starts itself
+	// again in the namespaces with Inner set, and waits for it.
 	NetNS bool `json:"netNS,omitempty"`
+	// Inner says this launcher runs in the new namespaces: it brings lo up and drops every
+	// capability before the exec.
+	Inner bool `json:"inner,omitempty"`
+	// ProbeNS asks the launcher only whether it can make the namespaces (exit 0 if so).
+	ProbeNS bool `json:"probeNS,omitempty"`
 	// Env is set (KEY=VALUE) in the shell's environment.
 	Env []string `json:"env,omitempty"`
 }
@@ -57,10 +64,16 @@ func launch(args []string) error {
 	if err := json.Unmarshal([]byte(args[0]), &spec); err != nil {
 		return fmt.Errorf("bad launch spec: %w", err)
 	}
+	if spec.ProbeNS {
+		return startInNamespaces(exec.Command(args[1])) //nolint:noctx // a probe that exits at once.
+	}
 	if LandlockABI() < 1 {
 		return errors.New("the kernel has no Landlock: the command was not run")
 	}
-	if spec.NetNS {
+	if spec.NetNS && !spec.Inner {
+		return runInner(spec, args[1:])
+	}
+	if spec.Inner {
 		if err := loopbackUp(); err != nil {
 			return fmt.Errorf("bringing up lo in the network namespace: %w", err)
 		}
@@ -71,7 +84,7 @@ func launch(args []string) error {
 	if err := restrict(spec); err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
-	if spec.NetNS {
+	if spec.Inner {
 		if err := dropCapabilities(); err != nil {
 			return fmt.Errorf("dropping capabilities: %w", err)
 		}
@@ -79,6 +92,41 @@ func launch(args []string) error {
 	env := os.Environ()
 	env = append(env, spec.Env...)
 	return syscall.Exec(args[1], args[1:], env)
+}
+
+// runInner runs the launcher again in a new user and network namespace and exits as it
+// does. It stays in pi-rpc's process group, so a cancellation reaches both.
+func runInner(spec launchSpec, rest []string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	spec.Inner = true
+	data, err := json.Marshal(spec)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(self, append([]string{LauncherArg, string(data)}, rest...)...) //nolint:noctx // killed with its process group.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := startInNamespaces(cmd); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				os.Exit(128 + int(ws.Signal()))
+			}
+			os.Exit(ee.ExitCode())
+		}
+		return fmt.Errorf("starting the command in a user and network namespace: %w", err)
+	}
+	os.Exit(0)
+	return nil
+}
+
+// startInNamespaces runs cmd in a new user and network namespace and waits for it.
+func startInNamespaces(cmd *exec.Cmd) error {
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	addNamespaces(cmd.SysProcAttr)
+	return cmd.Run()
 }
 
 // restrict applies the Landlock ruleset: read and execute everywhere, write (with refer) in
@@ -135,8 +183,8 @@ func dropCapabilities() error {
 	return unix.Capset(&unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}, &data[0])
 }
 
-// Wrap returns how to run shell with args under the sandbox: pi-rpc's launcher, with attr
-// given the new namespaces when the network is cut off by them. When the kernel cannot
+// Wrap returns how to run shell with args under the sandbox: pi-rpc's launcher (attr is
+// left as it is: the launcher makes the namespaces itself). When the kernel cannot
 // enforce the mode, Wrap fails with the reason, or with --sandbox-fallback warn returns the
 // shell itself and a notice for the result.
 func (s *Sandbox) Wrap(shell string, args []string, attr *syscall.SysProcAttr) (path string, argv []string, notice string, err error) {
@@ -150,10 +198,7 @@ func (s *Sandbox) Wrap(shell string, args []string, attr *syscall.SysProcAttr) (
 	spec := launchSpec{Write: append(append([]string{}, s.write...), s.caches...), Env: s.env}
 	if !s.opts.Network {
 		spec.NetOff = true
-		if s.report.Network == NetworkNamespace {
-			spec.NetNS = true
-			addNamespaces(attr)
-		}
+		spec.NetNS = s.report.Network == NetworkNamespace
 	}
 	data, err := json.Marshal(spec)
 	if err != nil {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"syscall"
@@ -35,22 +36,23 @@ func LandlockABI() int {
 	return int(v)
 }
 
-// RunProbe probes Landlock and user namespaces. The namespace probe starts /bin/true (or
-// pi-rpc's own executable) in a new user and network namespace, as the launcher will be.
-func RunProbe() Probe {
-	return Probe{LandlockABI: LandlockABI(), UserNamespaces: userNamespaces()}
+// RunProbe probes Landlock and user namespaces; self is pi-rpc's executable, which runs the
+// namespace probe as the launcher (see [launchSpec.NetNS] for why not pi-rpc itself).
+func RunProbe(self string) Probe {
+	return Probe{LandlockABI: LandlockABI(), UserNamespaces: userNamespaces(self)}
 }
 
-func userNamespaces() bool {
+// userNamespaces asks the launcher to start /bin/true (or true on PATH) in a new user and
+// network namespace, as it will start commands.
+func userNamespaces(self string) bool {
 	prog := "/bin/true"
 	if _, err := os.Stat(prog); err != nil {
 		if prog, err = exec.LookPath("true"); err != nil {
 			return false
 		}
 	}
-	cmd := exec.Command(prog) //nolint:noctx // a probe that exits at once.
-	cmd.SysProcAttr = &syscall.SysProcAttr{}
-	addNamespaces(cmd.SysProcAttr)
+	data, _ := json.Marshal(launchSpec{ProbeNS: true})
+	cmd := exec.Command(self, LauncherArg, string(data), prog) //nolint:noctx // a probe that exits at once.
 	return cmd.Run() == nil
 }
 

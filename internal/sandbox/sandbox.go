@@ -131,7 +131,7 @@ func New(o Options) (*Config, error) {
 		}
 		o.Write[i] = abs
 	}
-	p := RunProbe()
+	p := RunProbe(o.Self)
 	return &Config{opts: o, probe: p, report: report(o, p)}, nil
 }
 

@@ -24,7 +24,11 @@ func TestMain(m *testing.M) {
 // needKernel skips where the probe finds no Landlock (the only case the issue allows).
 func needKernel(t *testing.T) Probe {
 	t.Helper()
-	p := RunProbe()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := RunProbe(self)
 	if p.LandlockABI < 1 {
 		t.Skip("the kernel has no Landlock (landlock_create_ruleset version probe failed)")
 	}

@@ -1341,6 +1341,7 @@ export interface InitializeResult {
   sessionFile?: string;
   problems: Problem[];
   warnings: string[];
+  sandbox?: SandboxStatus;
 }
 /**
  * ServerInfo names the server.
@@ -1366,6 +1367,28 @@ export interface Problem {
   kind: 'noApiKey' | 'noProvider' | 'mcpServer';
   message: string;
   server?: string;
+}
+/**
+ * Sandbox is the OS sandbox of the model's commands (--sandbox); absent when off.
+ */
+export interface SandboxStatus {
+  mode: 'read-only' | 'workspace-write';
+  /**
+   * Enforced is true when the kernel enforces the mode; when false each bash call fails with the reason, or runs unsandboxed and says so (--sandbox-fallback warn).
+   */
+  enforced: boolean;
+  /**
+   * LandlockABI is the kernel's Landlock ABI version, 0 without Landlock.
+   */
+  landlockABI: number;
+  /**
+   * Network is how the network is cut off: a network namespace, Landlock's TCP rules only, or not at all (--sandbox-network on, or nothing to cut it with).
+   */
+  network: 'netns' | 'landlock-tcp' | 'none';
+  /**
+   * Missing names each thing the kernel lacks for the mode and what it leaves open.
+   */
+  missing: string[];
 }
 /**
  * InputResult answers prompt, steer, followUp and continue.
@@ -1647,6 +1670,28 @@ export interface QueueUpdate {
   followUp: QueuedInput[];
 }
 /**
+ * SandboxStatus is what the start-up probe found for --sandbox (docs/permissions.md#the-sandbox).
+ */
+export interface SandboxStatus1 {
+  mode: 'read-only' | 'workspace-write';
+  /**
+   * Enforced is true when the kernel enforces the mode; when false each bash call fails with the reason, or runs unsandboxed and says so (--sandbox-fallback warn).
+   */
+  enforced: boolean;
+  /**
+   * LandlockABI is the kernel's Landlock ABI version, 0 without Landlock.
+   */
+  landlockABI: number;
+  /**
+   * Network is how the network is cut off: a network namespace, Landlock's TCP rules only, or not at all (--sandbox-network on, or nothing to cut it with).
+   */
+  network: 'netns' | 'landlock-tcp' | 'none';
+  /**
+   * Missing names each thing the kernel lacks for the mode and what it leaves open.
+   */
+  missing: string[];
+}
+/**
  * SessionNameResult is setSessionName's result: the name in force.
  */
 export interface SessionNameResult {
@@ -1747,6 +1792,29 @@ export interface StateResult {
    * LastSeq is the seq of the last event this state reflects.
    */
   lastSeq: number;
+  sandbox?: SandboxStatus2;
+}
+/**
+ * Sandbox is the OS sandbox of the model's commands (--sandbox); absent when off.
+ */
+export interface SandboxStatus2 {
+  mode: 'read-only' | 'workspace-write';
+  /**
+   * Enforced is true when the kernel enforces the mode; when false each bash call fails with the reason, or runs unsandboxed and says so (--sandbox-fallback warn).
+   */
+  enforced: boolean;
+  /**
+   * LandlockABI is the kernel's Landlock ABI version, 0 without Landlock.
+   */
+  landlockABI: number;
+  /**
+   * Network is how the network is cut off: a network namespace, Landlock's TCP rules only, or not at all (--sandbox-network on, or nothing to cut it with).
+   */
+  network: 'netns' | 'landlock-tcp' | 'none';
+  /**
+   * Missing names each thing the kernel lacks for the mode and what it leaves open.
+   */
+  missing: string[];
 }
 /**
  * Stats is getSessionStats' result (as pi computes it): counts and token sums over the messages of the current context (after compaction, not the whole file), cost, and context usage.

@@ -1,0 +1,229 @@
+//go:build linux
+
+package e2e_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// sandboxEscapes is the escape table of docs/permissions.md#the-sandbox as one bash script:
+// each row prints ESCAPED:name or REFUSED:name. OUT is a directory outside the workspace
+// (and outside /tmp), which the same user may write unsandboxed.
+func sandboxEscapes(out string, tcpPort, udpPort int) string {
+	rows := [][2]string{
+		{"home", `echo x > "$HOME/escape"`},
+		{"parent", `echo x > ../parent-file`},
+		{"symlink", `ln -s OUT/victim link && echo x >> link`},
+		{"mv-in", `mv OUT/victim2 ./stolen`},
+		{"rm", `rm OUT/victim3 && ! test -e OUT/victim3`},
+		{"hardlink-out-in", `ln OUT/victim ./hard && echo x >> hard`},
+		{"hardlink-in-out", `echo m > mine && ln mine OUT/hard`},
+		{"tcp", fmt.Sprintf(`exec 3<>/dev/tcp/127.0.0.1/%d`, tcpPort)},
+		{"udp", fmt.Sprintf(`exec 3<>/dev/udp/127.0.0.1/%d && echo escaped >&3`, udpPort)},
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&b, "if (%s) >/dev/null 2>&1; then echo ESCAPED:%s; else echo REFUSED:%s; fi\n", strings.ReplaceAll(r[1], "OUT", out), r[0], r[0])
+	}
+	return b.String()
+}
+
+// sandboxRun is one pi-rpc as an ordinary user (nobody when the test runs as root, since
+// root's capabilities would hide what the sandbox adds to the file permissions), with a
+// workspace and an outside directory it owns, below /var/tmp (never under /tmp, which
+// workspace-write may write).
+type sandboxRun struct {
+	o       options
+	outside string
+	udp     net.PacketConn
+	tcpPort int
+}
+
+func newSandboxRun(t *testing.T, args ...string) *sandboxRun {
+	t.Helper()
+	root, err := os.MkdirTemp("/var/tmp", "pi-rpc-sandbox-e2e-")
+	if err != nil {
+		t.Skip("needs /var/tmp:", err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(root) })
+	if err := os.Chmod(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := &sandboxRun{outside: filepath.Join(root, "out")}
+	r.o.home, r.o.cwd = filepath.Join(root, "home"), filepath.Join(root, "work")
+	r.o.bin = filepath.Join(root, "pi-rpc")
+	data, err := os.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r.o.bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{r.o.home, r.o.cwd, r.outside} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"victim", "victim2", "victim3"} {
+		if err := os.WriteFile(filepath.Join(r.outside, f), []byte("v\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if os.Geteuid() == 0 {
+		err := filepath.Walk(root, func(p string, _ os.FileInfo, err error) error {
+			if err != nil {
+				return err
+			}
+			return os.Lchown(p, nobody, nobody)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.o.attr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	}
+	r.o.args = append([]string{"--approval", "auto"}, args...)
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tcp.Close() })
+	go func() {
+		for {
+			c, err := tcp.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	r.tcpPort = tcp.Addr().(*net.TCPAddr).Port
+	if r.udp, err = net.ListenPacket("udp", "127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.udp.Close() })
+	return r
+}
+
+// udpReached says whether a datagram came before the marker the test sends now (loopback
+// delivers during sendmsg, in order).
+func (r *sandboxRun) udpReached(t *testing.T) bool {
+	c, err := net.Dial("udp", r.udp.LocalAddr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Write([]byte("marker")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	reached := false
+	for {
+		n, _, err := r.udp.ReadFrom(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(buf[:n]) == "marker" {
+			return reached
+		}
+		reached = true
+	}
+}
+
+// sandboxScript is a faux script: each reply, then "done".
+func sandboxScript(replies ...reply) string {
+	responses := []any{}
+	for _, r := range replies {
+		responses = append(responses, r)
+	}
+	responses = append(responses, map[string]any{"content": []any{map[string]any{"type": "text", "text": "done"}}})
+	script, _ := json.Marshal(map[string]any{"responses": responses})
+	return string(script)
+}
+
+// TestSandboxEscapesThroughTheBinary runs the escape table as the model's bash command and
+// the user's bash method over JSON-RPC, refused under workspace-write and allowed with the
+// sandbox off; under workspace-write the write tool refuses outside the write set too, and
+// initialize and getState report the sandbox.
+func TestSandboxEscapesThroughTheBinary(t *testing.T) {
+	if !landlockAvailable() {
+		t.Skip("the kernel has no Landlock")
+	}
+	for _, mode := range []string{"off", "workspace-write"} {
+		t.Run(mode, func(t *testing.T) {
+			r := newSandboxRun(t, "--sandbox", mode)
+			script := sandboxEscapes(r.outside, r.tcpPort, r.udp.LocalAddr().(*net.UDPAddr).Port)
+			r.o.faux = sandboxScript(
+				fauxToolCall("bash", map[string]any{"command": script}),
+				fauxToolCall("write", map[string]any{"path": filepath.Join(r.outside, "written"), "content": "x"}),
+			)
+			p := start(t, r.o)
+			var init struct {
+				Sandbox *struct {
+					Mode     string `json:"mode"`
+					Enforced bool   `json:"enforced"`
+					ABI      int    `json:"landlockABI"`
+					Network  string `json:"network"`
+				} `json:"sandbox"`
+			}
+			p.result("initialize", map[string]any{}, &init)
+			if mode == "off" && init.Sandbox != nil {
+				t.Fatalf("initialize reports a sandbox with --sandbox off: %+v", init.Sandbox)
+			}
+			if mode != "off" && (init.Sandbox == nil || init.Sandbox.Mode != mode || !init.Sandbox.Enforced || init.Sandbox.ABI < 1 || init.Sandbox.Network != "netns") {
+				t.Fatalf("initialize's sandbox = %+v", init.Sandbox)
+			}
+			p.result("prompt", map[string]any{"message": "escape"}, nil)
+			bash := string(p.event("tool_execution_end").Params)
+			udpEscaped := r.udpReached(t)
+			write := string(p.event("tool_execution_end").Params)
+			p.event("agent_settled")
+			for _, row := range []string{"home", "parent", "symlink", "mv-in", "rm", "hardlink-out-in", "hardlink-in-out", "tcp", "udp"} {
+				escaped := strings.Contains(bash, "ESCAPED:"+row)
+				if row == "udp" {
+					escaped = escaped && udpEscaped
+				}
+				if escaped != (mode == "off") {
+					t.Errorf("%s: escaped = %v under --sandbox %s\n%s", row, escaped, mode, bash)
+				}
+			}
+			if refused := strings.Contains(write, "Refused by the sandbox"); refused != (mode != "off") {
+				t.Errorf("write outside the workspace under --sandbox %s: %s", mode, write)
+			}
+			// The user's own bash method runs sandboxed too.
+			var res struct {
+				Output string `json:"output"`
+			}
+			p.result("bash", map[string]any{"command": "echo x > ../user-file && echo USER-WROTE || echo USER-REFUSED"}, &res)
+			if wrote := strings.Contains(res.Output, "USER-WROTE"); wrote != (mode == "off") {
+				t.Errorf("the user's bash under --sandbox %s: %q", mode, res.Output)
+			}
+			var st struct {
+				Sandbox *struct {
+					Mode string `json:"mode"`
+				} `json:"sandbox"`
+			}
+			p.result("getState", map[string]any{}, &st)
+			if (st.Sandbox != nil) != (mode != "off") {
+				t.Errorf("getState's sandbox = %+v under --sandbox %s", st.Sandbox, mode)
+			}
+			p.closeStdin()
+			if code := p.waitExit(); code != 0 {
+				t.Fatalf("exit code %d", code)
+			}
+		})
+	}
+}
+
+// landlockAvailable asks the kernel for its Landlock ABI (landlock_create_ruleset with
+// LANDLOCK_CREATE_RULESET_VERSION).
+func landlockAvailable() bool {
+	v, _, errno := syscall.Syscall(444, 0, 0, 1)
+	return errno == 0 && v >= 1
+}
