@@ -8,9 +8,13 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // sandboxEscapes is the escape table of docs/permissions.md#the-sandbox as one bash script:
@@ -226,4 +230,105 @@ func TestSandboxEscapesThroughTheBinary(t *testing.T) {
 func landlockAvailable() bool {
 	v, _, errno := syscall.Syscall(444, 0, 0, 1)
 	return errno == 0 && v >= 1
+}
+
+// withoutLandlockEnv names the program the e2e test binary execs under a seccomp filter that
+// answers the three Landlock syscalls with ENOSYS: a kernel without Landlock, simulated.
+const withoutLandlockEnv = "PI_RPC_E2E_EXEC_WITHOUT_LANDLOCK"
+
+func init() {
+	execHooks = append(execHooks, func() {
+		if prog := os.Getenv(withoutLandlockEnv); prog != "" {
+			fmt.Fprintln(os.Stderr, "e2e: exec without Landlock:", execWithoutLandlock(prog))
+			os.Exit(127)
+		}
+	})
+}
+
+// execWithoutLandlock installs the filter on this thread (no_new_privs first, as an
+// unprivileged filter needs) and execs prog with this process's arguments; it returns only
+// on failure.
+func execWithoutLandlock(prog string) error {
+	runtime.LockOSThread()
+	const (
+		ldAbs  = 0x20 // BPF_LD|BPF_W|BPF_ABS
+		jeqK   = 0x15 // BPF_JMP|BPF_JEQ|BPF_K
+		retK   = 0x06 // BPF_RET|BPF_K
+		errno  = 0x00050000 | uint32(syscall.ENOSYS)
+		allow  = 0x7fff0000
+		create = 444 // landlock_create_ruleset; 445 add_rule, 446 restrict_self
+	)
+	filter := []unix.SockFilter{
+		{Code: ldAbs, K: 0}, // the syscall number
+		{Code: jeqK, Jt: 2, K: create},
+		{Code: jeqK, Jt: 1, K: create + 1},
+		{Code: jeqK, Jt: 0, Jf: 1, K: create + 2},
+		{Code: retK, K: errno},
+		{Code: retK, K: allow},
+	}
+	prog2 := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return err
+	}
+	if err := unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&prog2)), 0, 0); err != nil {
+		return err
+	}
+	env := []string{}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, withoutLandlockEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	return syscall.Exec(prog, append([]string{prog}, os.Args[1:]...), env)
+}
+
+// TestSandboxReportedWithoutLandlock: on a kernel without Landlock (simulated), initialize
+// and getState say the sandbox is not enforced and why; a bash call fails with the reason,
+// and with --sandbox-fallback warn runs and says it ran unsandboxed.
+func TestSandboxReportedWithoutLandlock(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fallback := range []string{"refuse", "warn"} {
+		t.Run(fallback, func(t *testing.T) {
+			o := options{bin: self, env: []string{withoutLandlockEnv + "=" + binary}}
+			o.args = []string{"--approval", "auto", "--sandbox", "workspace-write", "--sandbox-fallback", fallback}
+			o.faux = sandboxScript(fauxToolCall("bash", map[string]any{"command": "echo RAN"}))
+			p := start(t, o)
+			type status struct {
+				Sandbox *struct {
+					Mode     string   `json:"mode"`
+					Enforced bool     `json:"enforced"`
+					ABI      int      `json:"landlockABI"`
+					Missing  []string `json:"missing"`
+				} `json:"sandbox"`
+			}
+			var init, st status
+			p.result("initialize", map[string]any{}, &init)
+			p.result("getState", map[string]any{}, &st)
+			for name, s := range map[string]status{"initialize": init, "getState": st} {
+				if s.Sandbox == nil || s.Sandbox.Enforced || s.Sandbox.ABI != 0 || len(s.Sandbox.Missing) == 0 || !strings.HasPrefix(s.Sandbox.Missing[0], "landlock:") {
+					t.Fatalf("%s's sandbox on a kernel without Landlock = %+v", name, s.Sandbox)
+				}
+			}
+			p.result("prompt", map[string]any{"message": "run"}, nil)
+			end := string(p.event("tool_execution_end").Params)
+			p.event("agent_settled")
+			switch fallback {
+			case "refuse":
+				if strings.Contains(end, "RAN") || !strings.Contains(end, "cannot be enforced") || !strings.Contains(end, `"isError":true`) {
+					t.Fatalf("bash without Landlock, refused: %s", end)
+				}
+			case "warn":
+				if !strings.Contains(end, "RAN") || !strings.Contains(end, "ran unsandboxed") {
+					t.Fatalf("bash without Landlock, warn: %s", end)
+				}
+			}
+			p.closeStdin()
+			if code := p.waitExit(); code != 0 {
+				t.Fatalf("exit code %d", code)
+			}
+		})
+	}
 }
