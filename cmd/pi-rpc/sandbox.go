@@ -74,11 +74,11 @@ func sandboxStatus(c *sandbox.Config, log zerolog.Logger) *protocol.SandboxStatu
 		return nil
 	}
 	r := c.Report()
-	ev := log.Info()
+	level := zerolog.InfoLevel
 	if !r.Enforced {
-		ev = log.Warn()
+		level = zerolog.WarnLevel
 	}
-	ev.Str("mode", string(r.Mode)).Bool("enforced", r.Enforced).Int("landlockABI", r.LandlockABI).
+	log.WithLevel(level).Str("mode", string(r.Mode)).Bool("enforced", r.Enforced).Int("landlockABI", r.LandlockABI).
 		Str("network", r.Network).Strs("missing", r.Missing).Msg("sandbox")
 	return &protocol.SandboxStatus{Mode: string(r.Mode), Enforced: r.Enforced, LandlockABI: r.LandlockABI, Network: r.Network, Missing: r.Missing}
 }

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -105,7 +106,8 @@ func run(t *testing.T, s *Sandbox, dir, script string) (string, int) {
 	cmd := &exec.Cmd{Path: path, Args: argv, Dir: dir, SysProcAttr: attr}
 	out, err := cmd.CombinedOutput()
 	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
 		code = ee.ExitCode()
 	} else if err != nil {
 		t.Fatal(err)
