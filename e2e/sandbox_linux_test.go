@@ -332,3 +332,61 @@ func TestSandboxReportedWithoutLandlock(t *testing.T) {
 		})
 	}
 }
+
+// TestSandboxPerSession: createSession's sandbox makes one session stricter than the
+// process's workspace-write: its bash writes nowhere, its getState reports it, the first
+// session still writes its workspace, and a choice looser than the process's is refused.
+func TestSandboxPerSession(t *testing.T) {
+	if !landlockAvailable() {
+		t.Skip("the kernel has no Landlock")
+	}
+	r := newSandboxRun(t, "--sandbox", "workspace-write", "--sandbox-network", "on")
+	r.o.multiSession = true
+	p := start(t, r.o)
+	p.result("initialize", map[string]any{}, nil)
+	var created struct {
+		SessionID string `json:"sessionId"`
+		Sandbox   *struct {
+			Mode     string `json:"mode"`
+			Enforced bool   `json:"enforced"`
+		} `json:"sandbox"`
+	}
+	p.result("createSession", map[string]any{"sandbox": map[string]any{"mode": "read-only"}}, &created)
+	if created.Sandbox == nil || created.Sandbox.Mode != "read-only" || !created.Sandbox.Enforced {
+		t.Fatalf("createSession's sandbox = %+v", created.Sandbox)
+	}
+	var res struct {
+		Output string `json:"output"`
+	}
+	cmd := "echo x > file && echo WROTE || echo REFUSED"
+	p.result("bash", map[string]any{"sessionId": created.SessionID, "command": cmd}, &res)
+	if !strings.Contains(res.Output, "REFUSED") {
+		t.Errorf("the read-only session's bash: %q", res.Output)
+	}
+	p.result("bash", map[string]any{"command": cmd}, &res)
+	if !strings.Contains(res.Output, "WROTE") {
+		t.Errorf("the first session's bash: %q", res.Output)
+	}
+	var st struct {
+		Sandbox *struct {
+			Mode string `json:"mode"`
+		} `json:"sandbox"`
+	}
+	p.result("getState", map[string]any{"sessionId": created.SessionID}, &st)
+	if st.Sandbox == nil || st.Sandbox.Mode != "read-only" {
+		t.Errorf("the read-only session's getState: %+v", st.Sandbox)
+	}
+	st.Sandbox = nil
+	p.result("getState", map[string]any{}, &st)
+	if st.Sandbox == nil || st.Sandbox.Mode != "workspace-write" {
+		t.Errorf("the first session's getState: %+v", st.Sandbox)
+	}
+	e := p.callError("createSession", map[string]any{"sandbox": map[string]any{"mode": "off"}}, codeInvalidState, "invalidState")
+	if !strings.Contains(e.Message, "looser") {
+		t.Errorf("a looser network: %s", e.Message)
+	}
+	p.closeStdin()
+	if code := p.waitExit(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+}

@@ -75,6 +75,13 @@ type InitializeResult struct {
 	Sandbox *SandboxStatus `json:"sandbox,omitempty"`
 }
 
+// SandboxChoice is a session's sandbox: each field absent keeps the server's choice, and
+// neither may loosen it (createSession fails as for a cwd that is not a directory).
+type SandboxChoice struct {
+	Mode    string `json:"mode,omitempty" jsonschema:"enum=off,enum=read-only,enum=workspace-write"`
+	Network string `json:"network,omitempty" jsonschema:"enum=on,enum=off"`
+}
+
 // SandboxStatus is what the start-up probe found for --sandbox (docs/permissions.md#the-sandbox).
 type SandboxStatus struct {
 	Mode string `json:"mode" jsonschema:"enum=read-only,enum=workspace-write"`
@@ -254,6 +261,9 @@ type CreateSessionParams struct {
 	// wait for them), their tools join the process's MCP tools for this session, and they
 	// stop when it closes.
 	MCPServers map[string]MCPServerConfig `json:"mcpServers,omitempty"`
+	// Sandbox runs this session's commands in a sandbox at least as strict as the server's
+	// --sandbox (docs/permissions.md#the-sandbox); absent: the server's.
+	Sandbox *SandboxChoice `json:"sandbox,omitempty"`
 }
 
 // CreateSessionResult is createSession's result.
@@ -262,6 +272,8 @@ type CreateSessionResult struct {
 	SessionFile string     `json:"sessionFile,omitempty"`
 	Cwd         string     `json:"cwd"`
 	Model       core.Model `json:"model"`
+	// Sandbox is the session's sandbox, as getState reports it; absent when off.
+	Sandbox *SandboxStatus `json:"sandbox,omitempty"`
 }
 
 // CloseSessionParams are closeSession's params.

@@ -162,7 +162,7 @@ func serve(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpHos
 		MCP: host, Host: sessionHost, Writer: writer, In: stdin,
 		FinishOnEOF: cfg.onEOF == "finish",
 		Framing:     rpc.Framing(cfg.framing), MaxMessageBytes: cfg.maxMessageBytes,
-		Logger: log, Version: version, Warnings: setup.warnings, Sandbox: sandboxStatus(setup.sandbox, log),
+		Logger: log, Version: version, Warnings: setup.warnings, Sandbox: setup.sandboxes.reporter(sandboxStatus(setup.sandbox, log)),
 	})
 	life := watchProcess(log)
 	defer life.stop()

@@ -3,11 +3,13 @@ package main
 import (
 	"flag"
 	"fmt"
+	"sync"
 
 	"github.com/rs/zerolog"
 
 	"github.com/pi-rpc/pi-rpc/internal/sandbox"
 	"github.com/pi-rpc/pi-rpc/protocol"
+	"github.com/pi-rpc/pi-rpc/session"
 	"github.com/pi-rpc/pi-rpc/tools"
 )
 
@@ -80,5 +82,69 @@ func sandboxStatus(c *sandbox.Config, log zerolog.Logger) *protocol.SandboxStatu
 	}
 	log.WithLevel(level).Str("mode", string(r.Mode)).Bool("enforced", r.Enforced).Int("landlockABI", r.LandlockABI).
 		Str("network", r.Network).Strs("missing", r.Missing).Msg("sandbox")
+	return statusOf(c)
+}
+
+// statusOf is c as the protocol reports it; nil when off.
+func statusOf(c *sandbox.Config) *protocol.SandboxStatus {
+	if c == nil {
+		return nil
+	}
+	r := c.Report()
 	return &protocol.SandboxStatus{Mode: string(r.Mode), Enforced: r.Enforced, LandlockABI: r.LandlockABI, Network: r.Network, Missing: r.Missing}
+}
+
+// tighten is the sandbox of a session that chose its own (createSession's sandbox) on top of
+// the process's c: stricter or the same, never looser.
+func (f *sandboxFlags) tighten(c *sandbox.Config, choice *protocol.SandboxChoice) (*sandbox.Config, error) {
+	mode := sandbox.Mode(choice.Mode)
+	if mode != "" {
+		if _, err := sandbox.ParseMode(choice.Mode); err != nil {
+			return nil, err
+		}
+	}
+	var network *bool
+	switch choice.Network {
+	case "":
+	case "on", "off":
+		on := choice.Network == "on"
+		network = &on
+	default:
+		return nil, fmt.Errorf("network %q is not on or off", choice.Network)
+	}
+	return c.Tighten(mode, network, sandbox.Options{FallbackWarn: f.fallback == "warn"})
+}
+
+// sessionSandboxes holds the sandboxes of the sessions createSession opened with their own
+// choice; the others have the process's.
+type sessionSandboxes struct {
+	mu  sync.Mutex
+	own map[*session.Supervisor]*protocol.SandboxStatus
+}
+
+func (s *sessionSandboxes) set(sup *session.Supervisor, c *sandbox.Config) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.own == nil {
+		s.own = map[*session.Supervisor]*protocol.SandboxStatus{}
+	}
+	s.own[sup] = statusOf(c)
+}
+
+func (s *sessionSandboxes) forget(sup *session.Supervisor) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.own, sup)
+}
+
+// reporter is rpc's Options.Sandbox: a session's own sandbox, else the process's.
+func (s *sessionSandboxes) reporter(process *protocol.SandboxStatus) func(*session.Supervisor) *protocol.SandboxStatus {
+	return func(sup *session.Supervisor) *protocol.SandboxStatus {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if st, ok := s.own[sup]; ok {
+			return st
+		}
+		return process
+	}
 }

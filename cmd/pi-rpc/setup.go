@@ -47,9 +47,12 @@ type agentSetup struct {
 	access tools.Access
 	// beforeToolCall, when set, is the agent's hook for each call the session lets run.
 	beforeToolCall func(context.Context, *core.BeforeToolCallContext) (*core.BeforeToolCallResult, error)
-	// sandbox is the process's --sandbox (nil: off); confinement is its policy for cwd.
+	// sandbox is the session's sandbox (nil: off; the process's --sandbox unless
+	// createSession tightened it); confinement is its policy for cwd; sandboxes holds the
+	// sessions' own, shared by every copy of the process's setup.
 	sandbox     *sandbox.Config
 	confinement *sandbox.Sandbox
+	sandboxes   *sessionSandboxes
 }
 
 // piRPCHome is $PI_RPC_HOME, or ~/.pi-rpc.
@@ -67,7 +70,7 @@ func piRPCHome(getenv func(string) string) string {
 // setupAgent builds the agent's configuration. An error here is a startup error: the
 // process exits 1 before reading stdin.
 func setupAgent(c *config, getenv func(string) string, now time.Time) (*agentSetup, error) {
-	s := &agentSetup{home: piRPCHome(getenv)}
+	s := &agentSetup{home: piRPCHome(getenv), sandboxes: &sessionSandboxes{}}
 	cwd := c.cwd
 	if cwd == "" {
 		var err error

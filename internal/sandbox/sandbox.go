@@ -299,3 +299,50 @@ func within(p, dir string) bool {
 	}
 	return rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)))
 }
+
+// strictness orders the modes: a session may only ask for one at least as strict as the
+// process's.
+func strictness(m Mode) int {
+	switch m {
+	case ModeWorkspaceWrite:
+		return 1
+	case ModeReadOnly:
+		return 2
+	}
+	return 0
+}
+
+// Tighten returns the sandbox of a session that asks for mode and network (empty or nil:
+// the process's) on top of c (nil: the process has none): it may be stricter than the
+// process's, never looser, since the command line's choice bounds every session. o gives
+// what a process without a sandbox needs to make one (the fallback choice).
+func (c *Config) Tighten(mode Mode, network *bool, o Options) (*Config, error) {
+	cur := Options{Mode: ModeOff, Network: true}
+	if c != nil {
+		cur = c.opts
+	}
+	if mode == "" {
+		mode = cur.Mode
+	}
+	netOn := cur.Network
+	if network != nil {
+		netOn = *network
+	}
+	if strictness(mode) < strictness(cur.Mode) {
+		return nil, fmt.Errorf("sandbox mode %s is looser than the server's --sandbox %s", mode, cur.Mode)
+	}
+	if netOn && !cur.Network {
+		return nil, fmt.Errorf("sandbox network on is looser than the server's --sandbox-network off")
+	}
+	if mode == ModeOff {
+		return c, nil
+	}
+	if c == nil {
+		o.Mode, o.Network, o.Write = mode, netOn, nil
+		return New(o)
+	}
+	t := *c
+	t.opts.Mode, t.opts.Network = mode, netOn
+	t.report = report(t.opts, t.probe)
+	return &t, nil
+}

@@ -369,3 +369,40 @@ func TestReportWithoutLandlock(t *testing.T) {
 		t.Fatalf("report without user namespaces = %+v", r)
 	}
 }
+
+// TestTightenNeverLoosens: a session's choice may be stricter than the process's, never
+// looser, and without a process sandbox it makes one.
+func TestTightenNeverLoosens(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	on, off := true, false
+	ww, err := New(Options{Mode: ModeWorkspaceWrite, Self: self, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		base    *Config
+		mode    Mode
+		network *bool
+		want    Mode // "" : refused
+	}{
+		{ww, ModeReadOnly, nil, ModeReadOnly},
+		{ww, "", &off, ModeWorkspaceWrite},
+		{ww, ModeOff, nil, ""},
+		{ww, "", &on, ""},
+		{nil, ModeWorkspaceWrite, &on, ModeWorkspaceWrite},
+		{nil, "", nil, ModeOff},
+	} {
+		got, err := c.base.Tighten(c.mode, c.network, Options{Self: self, CacheDir: t.TempDir()})
+		switch {
+		case c.want == "" && err == nil:
+			t.Errorf("Tighten(%v, %q, %v) loosened to %+v", c.base.Report().Mode, c.mode, c.network, got.Report())
+		case c.want != "" && err != nil:
+			t.Errorf("Tighten(%v, %q, %v): %v", c.base.Report().Mode, c.mode, c.network, err)
+		case c.want != "" && got.Report().Mode != c.want:
+			t.Errorf("Tighten(%v, %q, %v) = %s, want %s", c.base.Report().Mode, c.mode, c.network, got.Report().Mode, c.want)
+		}
+	}
+}
