@@ -292,6 +292,7 @@ func TestInsideWorks(t *testing.T) {
 		{"/tmp", "", `t=$(mktemp) && echo x > $t && rm $t`},
 		{"git init and commit", "git", `git init -q r && cd r && echo hi > f && git add f && git -c user.email=t@e -c user.name=t commit -qm m && git log --oneline | grep -q m`},
 		{"go build and go test", "go", `mkdir m && cd m && printf 'module m\ngo 1.22\n' > go.mod && printf 'package main\nfunc main(){}\n' > main.go && printf 'package main\nimport "testing"\nfunc TestX(t *testing.T){}\n' > main_test.go && GOTOOLCHAIN=local go build -o m . && ./m && GOTOOLCHAIN=local go test . >/dev/null`},
+		{"npm install of a local file: package", "npm", `mkdir dep app && echo '{"name":"dep","version":"1.0.0"}' > dep/package.json && cd app && echo '{"name":"app","version":"1.0.0"}' > package.json && npm install --offline --no-audit --no-fund ../dep >/dev/null && test -e node_modules/dep/package.json`},
 		{"python3 -m venv", "python3", `python3 -m venv --without-pip v && test -x v/bin/python3`},
 		{"a pty", "python3", `python3 -c 'import os; m, s = os.openpty(); print(os.ttyname(s)); os.write(m, b"x\n"); assert os.read(s, 2) == b"x\n"'`},
 	}
