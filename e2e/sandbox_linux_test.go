@@ -33,6 +33,7 @@ func sandboxEscapes(out string, tcpPort, udpPort int) string {
 		{"udp", fmt.Sprintf(`exec 3<>/dev/udp/127.0.0.1/%d && echo escaped >&3`, udpPort)},
 	}
 	var b strings.Builder
+	b.WriteString("echo SCRIPT-RAN; grep CapEff /proc/self/status\n")
 	for _, r := range rows {
 		fmt.Fprintf(&b, "if (%s) >/dev/null 2>&1; then echo ESCAPED:%s; else echo REFUSED:%s; fi\n", strings.ReplaceAll(r[1], "OUT", out), r[0], r[0])
 	}
@@ -185,6 +186,12 @@ func TestSandboxEscapesThroughTheBinary(t *testing.T) {
 			}
 			p.result("prompt", map[string]any{"message": "escape"}, nil)
 			bash := string(p.event("tool_execution_end").Params)
+			if !strings.Contains(bash, "SCRIPT-RAN") || strings.Contains(bash, "pi-rpc sandbox:") {
+				t.Fatalf("the escape script did not run: %s", bash)
+			}
+			if mode != "off" && !strings.Contains(bash, `CapEff:\t0000000000000000`) {
+				t.Errorf("the sandboxed command kept capabilities: %s", bash)
+			}
 			udpEscaped := r.udpReached(t)
 			write := string(p.event("tool_execution_end").Params)
 			p.event("agent_settled")
@@ -205,7 +212,7 @@ func TestSandboxEscapesThroughTheBinary(t *testing.T) {
 				Output string `json:"output"`
 			}
 			p.result("bash", map[string]any{"command": "echo x > ../user-file && echo USER-WROTE || echo USER-REFUSED"}, &res)
-			if wrote := strings.Contains(res.Output, "USER-WROTE"); wrote != (mode == "off") {
+			if wrote := strings.Contains(res.Output, "USER-WROTE"); wrote != (mode == "off") || !strings.Contains(res.Output, "USER-") {
 				t.Errorf("the user's bash under --sandbox %s: %q", mode, res.Output)
 			}
 			var st struct {
@@ -358,9 +365,9 @@ func TestSandboxPerSession(t *testing.T) {
 	var res struct {
 		Output string `json:"output"`
 	}
-	cmd := "echo x > file && echo WROTE || echo REFUSED"
+	cmd := "echo RAN; echo x > file && echo WROTE || echo REFUSED"
 	p.result("bash", map[string]any{"sessionId": created.SessionID, "command": cmd}, &res)
-	if !strings.Contains(res.Output, "REFUSED") {
+	if !strings.Contains(res.Output, "RAN") || !strings.Contains(res.Output, "REFUSED") {
 		t.Errorf("the read-only session's bash: %q", res.Output)
 	}
 	p.result("bash", map[string]any{"command": cmd}, &res)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"syscall"
 
@@ -32,6 +33,10 @@ type launchSpec struct {
 	// Inner says this launcher runs in the new namespaces: it brings lo up and drops every
 	// capability before the exec.
 	Inner bool `json:"inner,omitempty"`
+	// Protect is bound read-only in the inner launcher's own mount namespace: the write set's
+	// .git/hooks and .git/config, which a command could otherwise fill with commands that the
+	// user's next unsandboxed git runs.
+	Protect []string `json:"protect,omitempty"`
 	// ProbeNS asks the launcher only whether it can make the namespaces (exit 0 if so).
 	ProbeNS bool `json:"probeNS,omitempty"`
 	// Env is set (KEY=VALUE) in the shell's environment.
@@ -76,6 +81,9 @@ func launch(args []string) error {
 	if spec.Inner {
 		if err := loopbackUp(); err != nil {
 			return fmt.Errorf("bringing up lo in the network namespace: %w", err)
+		}
+		if err := protect(spec.Protect); err != nil {
+			return fmt.Errorf("binding .git read-only: %w", err)
 		}
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
@@ -149,6 +157,37 @@ func restrict(spec launchSpec) error {
 	return cfg.BestEffort().Restrict(rules...)
 }
 
+// protect binds each path read-only onto itself, in this launcher's new mount namespace
+// (made private first, so nothing propagates back to the user's).
+func protect(paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("making / private: %w", err)
+	}
+	for _, p := range paths {
+		if err := unix.Mount(p, p, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("bind %s: %w", p, err)
+		}
+		// A remount in a user namespace must keep the flags the mount is locked with.
+		var st unix.Statfs_t
+		if err := unix.Statfs(p, &st); err != nil {
+			return err
+		}
+		flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_RDONLY)
+		for _, f := range [][2]int64{{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC}, {unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME}} {
+			if st.Flags&f[0] != 0 {
+				flags |= uintptr(f[1])
+			}
+		}
+		if err := unix.Mount("", p, "", flags, ""); err != nil {
+			return fmt.Errorf("remount %s read-only: %w", p, err)
+		}
+	}
+	return nil
+}
+
 // loopbackUp sets IFF_UP on lo, the only interface of a new network namespace.
 func loopbackUp() error {
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
@@ -199,6 +238,9 @@ func (s *Sandbox) Wrap(shell string, args []string, attr *syscall.SysProcAttr) (
 	if !s.opts.Network {
 		spec.NetOff = true
 		spec.NetNS = s.report.Network == NetworkNamespace
+		if spec.NetNS {
+			spec.Protect = gitHooks(s.write)
+		}
 	}
 	data, err := json.Marshal(spec)
 	if err != nil {
@@ -214,6 +256,20 @@ func joinMissing(m []string) string {
 	out := m[0]
 	for _, x := range m[1:] {
 		out += "; " + x
+	}
+	return out
+}
+
+// gitHooks lists what of each writable directory's repository would run commands later:
+// .git/hooks and .git/config, where they are a real directory and file.
+func gitHooks(dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		for _, p := range []string{filepath.Join(d, ".git", "hooks"), filepath.Join(d, ".git", "config")} {
+			if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink == 0 {
+				out = append(out, p)
+			}
+		}
 	}
 	return out
 }

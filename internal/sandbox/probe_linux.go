@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 const supported = true
@@ -56,11 +58,16 @@ func userNamespaces(self string) bool {
 	return cmd.Run() == nil
 }
 
-// addNamespaces makes the child start in a new user and network namespace, its uid and gid
-// mapped to themselves (so files it makes are the user's, and it gains no other identity).
+// addNamespaces makes the child start in a new user, network and mount namespace, its uid
+// and gid mapped to themselves (so files it makes are the user's, and it gains no other identity).
 func addNamespaces(a *syscall.SysProcAttr) {
-	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET
+	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET | syscall.CLONE_NEWNS
 	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
 	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
 	a.GidMappingsEnableSetgroups = false
+	// A uid other than the namespace's root loses the namespace's capabilities at the exec:
+	// the three the inner launcher needs (lo up, the read-only binds, dropping the bounding
+	// set) are passed as ambient capabilities, and it drops them (and every other) before it
+	// execs the command.
+	a.AmbientCaps = []uintptr{unix.CAP_NET_ADMIN, unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
 }

@@ -407,3 +407,32 @@ func TestTightenNeverLoosens(t *testing.T) {
 		}
 	}
 }
+
+// TestGitHooksReadOnly: with the network off (in the namespaces), the workspace
+// repository's .git/hooks and .git/config cannot be written, while committing still works.
+func TestGitHooksReadOnly(t *testing.T) {
+	p := needKernel(t)
+	if !p.UserNamespaces {
+		t.Skip("no user namespaces: .git is protected only inside them")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	f := newFixture(t)
+	if out, err := exec.Command("git", "init", "-q", f.ws).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	s := newSandbox(t, ModeWorkspaceWrite, false, f.ws)
+	if out, code := run(t, s, f.ws, `echo 'touch /tmp/pwned' > .git/hooks/pre-commit`); code == 0 {
+		t.Fatalf("wrote a hook: %s", out)
+	}
+	if out, code := run(t, s, f.ws, `echo '[core] hooksPath = /tmp' >> .git/config`); code == 0 {
+		t.Fatalf("wrote .git/config: %s", out)
+	}
+	if out, code := run(t, s, f.ws, `git add mine && git -c user.email=t@e -c user.name=t commit -qm m`); code != 0 {
+		t.Fatalf("commit in the workspace: exit %d: %s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(f.ws, ".git", "hooks", "pre-commit")); err == nil {
+		t.Fatal("the hook exists")
+	}
+}
