@@ -397,3 +397,30 @@ func TestSandboxPerSession(t *testing.T) {
 		t.Fatalf("exit code %d", code)
 	}
 }
+
+// TestSandboxPiMode: pi mode's bash runs sandboxed too (as root here: Landlock confines root
+// as well).
+func TestSandboxPiMode(t *testing.T) {
+	if !landlockAvailable() {
+		t.Skip("the kernel has no Landlock")
+	}
+	root, err := os.MkdirTemp("/var/tmp", "pi-rpc-sandbox-pi-")
+	if err != nil {
+		t.Skip("needs /var/tmp:", err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(root) })
+	cwd := filepath.Join(root, "work")
+	if err := os.Mkdir(cwd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"off", "workspace-write"} {
+		t.Run(mode, func(t *testing.T) {
+			p := startPi(t, piOptions{mock: newMock(t), cwd: cwd, args: []string{"--no-session", "--sandbox", mode}})
+			b := p.call("b", "bash", map[string]any{"command": "echo RAN; echo x > ../outside-" + mode + " && echo WROTE"}).data()
+			out, _ := b["output"].(string)
+			if !strings.Contains(out, "RAN") || strings.Contains(out, "WROTE") != (mode == "off") {
+				t.Fatalf("pi mode's bash under --sandbox %s: %q", mode, out)
+			}
+		})
+	}
+}
