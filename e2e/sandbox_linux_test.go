@@ -424,3 +424,38 @@ func TestSandboxPiMode(t *testing.T) {
 		})
 	}
 }
+
+// TestSandboxAbortBashKillsTheTree: abortBash reaches a sandboxed command in its namespaces,
+// background children included (they stay in pi-rpc's process group).
+func TestSandboxAbortBashKillsTheTree(t *testing.T) {
+	if !landlockAvailable() {
+		t.Skip("the kernel has no Landlock")
+	}
+	r := newSandboxRun(t, "--sandbox", "workspace-write")
+	p := start(t, r.o)
+	p.result("initialize", map[string]any{}, nil)
+	id := p.request("bash", map[string]any{"command": "sleep 1000 & echo $! > pids; echo started; wait"})
+	p.waitFor("bash_update started", func(m *message) bool {
+		return m.isEvent() && m.typ() == "bash_update" && strings.Contains(string(m.Params), "started")
+	})
+	p.result("abortBash", map[string]any{}, nil)
+	resp := p.response(id)
+	if !strings.Contains(string(resp.Result), `"cancelled":true`) {
+		t.Fatalf("bash answer %s", resp.raw)
+	}
+	data, err := os.ReadFile(filepath.Join(r.o.cwd, "pids"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := strings.TrimSpace(string(data))
+	stat, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err == nil {
+		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && i+2 < len(stat) && stat[i+2] != 'Z' {
+			t.Fatalf("the background sleep %s survived abortBash: %s", pid, stat)
+		}
+	}
+	p.closeStdin()
+	if code := p.waitExit(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+}
