@@ -69,6 +69,10 @@ func homeDir(t *testing.T) string {
 	return h
 }
 
+// configs are the configurations newSandbox made, by mode and network (the tests of this
+// package do not run in parallel).
+var configs = map[string]*Config{}
+
 func newSandbox(t *testing.T, mode Mode, network bool, cwd string) *Sandbox {
 	t.Helper()
 	if mode == ModeOff {
@@ -78,9 +82,14 @@ func newSandbox(t *testing.T, mode Mode, network bool, cwd string) *Sandbox {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := New(Options{Mode: mode, Network: network, Self: self})
-	if err != nil {
-		t.Fatal(err)
+	key := fmt.Sprint(mode, network)
+	c := configs[key]
+	if c == nil {
+		// One probe per mode: each probe starts the launcher, which under -race is slow.
+		if c, err = New(Options{Mode: mode, Network: network, Self: self}); err != nil {
+			t.Fatal(err)
+		}
+		configs[key] = c
 	}
 	s, err := c.For(cwd)
 	if err != nil {
