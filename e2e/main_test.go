@@ -29,7 +29,15 @@ const hangTimeout = 10 * time.Second
 // binary is the pi-rpc built by TestMain.
 var binary string
 
+// execHooks run first in TestMain: one that recognises its environment variable makes the
+// test binary a wrapper that execs another program (sandbox_linux_test.go's simulated kernel
+// without Landlock) and never returns.
+var execHooks []func()
+
 func TestMain(m *testing.M) {
+	for _, hook := range execHooks {
+		hook()
+	}
 	dir, err := os.MkdirTemp("", "pi-rpc-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)

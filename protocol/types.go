@@ -71,6 +71,30 @@ type InitializeResult struct {
 	SessionFile     string             `json:"sessionFile,omitempty"`
 	Problems        []Problem          `json:"problems"`
 	Warnings        []string           `json:"warnings"`
+	// Sandbox is the OS sandbox of the model's commands (--sandbox); absent when off.
+	Sandbox *SandboxStatus `json:"sandbox,omitempty"`
+}
+
+// SandboxChoice is a session's sandbox: each field absent keeps the server's choice, and
+// neither may loosen it (createSession fails as for a cwd that is not a directory).
+type SandboxChoice struct {
+	Mode    string `json:"mode,omitempty" jsonschema:"enum=off,enum=read-only,enum=workspace-write"`
+	Network string `json:"network,omitempty" jsonschema:"enum=on,enum=off"`
+}
+
+// SandboxStatus is what the start-up probe found for --sandbox (docs/permissions.md#the-sandbox).
+type SandboxStatus struct {
+	Mode string `json:"mode" jsonschema:"enum=read-only,enum=workspace-write"`
+	// Enforced is true when the kernel enforces the mode; when false each bash call fails
+	// with the reason, or runs unsandboxed and says so (--sandbox-fallback warn).
+	Enforced bool `json:"enforced"`
+	// LandlockABI is the kernel's Landlock ABI version, 0 without Landlock.
+	LandlockABI int `json:"landlockABI"`
+	// Network is how the network is cut off: a network namespace, Landlock's TCP rules only,
+	// or not at all (--sandbox-network on, or nothing to cut it with).
+	Network string `json:"network" jsonschema:"enum=netns,enum=landlock-tcp,enum=none"`
+	// Missing names each thing the kernel lacks for the mode and what it leaves open.
+	Missing []string `json:"missing"`
 }
 
 // ShutdownResult is shutdown's result.
@@ -151,6 +175,8 @@ type StateResult struct {
 	Problems     []Problem            `json:"problems"`
 	// LastSeq is the seq of the last event this state reflects.
 	LastSeq int64 `json:"lastSeq"`
+	// Sandbox is the OS sandbox of the model's commands (--sandbox); absent when off.
+	Sandbox *SandboxStatus `json:"sandbox,omitempty"`
 }
 
 // MessagesResult is getMessages' result: the model context.
@@ -235,6 +261,9 @@ type CreateSessionParams struct {
 	// wait for them), their tools join the process's MCP tools for this session, and they
 	// stop when it closes.
 	MCPServers map[string]MCPServerConfig `json:"mcpServers,omitempty"`
+	// Sandbox runs this session's commands in a sandbox at least as strict as the server's
+	// --sandbox (docs/permissions.md#the-sandbox); absent: the server's.
+	Sandbox *SandboxChoice `json:"sandbox,omitempty"`
 }
 
 // CreateSessionResult is createSession's result.
@@ -243,6 +272,8 @@ type CreateSessionResult struct {
 	SessionFile string     `json:"sessionFile,omitempty"`
 	Cwd         string     `json:"cwd"`
 	Model       core.Model `json:"model"`
+	// Sandbox is the session's sandbox, as getState reports it; absent when off.
+	Sandbox *SandboxStatus `json:"sandbox,omitempty"`
 }
 
 // CloseSessionParams are closeSession's params.

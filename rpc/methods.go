@@ -147,10 +147,11 @@ func (s *Server) initialize(_ context.Context, _ *session.Supervisor, p *protoco
 	s.mu.Unlock()
 	s.opts.Writer.SetPartialMessages(p.Capabilities.PartialMessages)
 	var st session.Snapshot
+	var first *session.Supervisor
 	for i, sup := range s.host.Sessions() {
 		sup.SettleApprovalDefault(p.Capabilities.Permissions)
 		if i == 0 {
-			st = sup.State()
+			st, first = sup.State(), sup
 		}
 	}
 	return &protocol.InitializeResult{
@@ -162,7 +163,16 @@ func (s *Server) initialize(_ context.Context, _ *session.Supervisor, p *protoco
 		SessionFile:     st.SessionFile,
 		Problems:        nonNil(s.currentProblems()),
 		Warnings:        nonNil(s.opts.Warnings),
+		Sandbox:         s.sandboxOf(first),
 	}, nil
+}
+
+// sandboxOf is sup's sandbox (nil: off).
+func (s *Server) sandboxOf(sup *session.Supervisor) *protocol.SandboxStatus {
+	if s.opts.Sandbox == nil {
+		return nil
+	}
+	return s.opts.Sandbox(sup)
 }
 
 // currentProblems are the configuration problems still in force, the MCP servers' included.
@@ -328,6 +338,7 @@ func (s *Server) getState(_ context.Context, sup *session.Supervisor, _ *protoco
 		ContextFiles:  nonNil(s.host.ContextFiles(sup)),
 		Problems:      nonNil(s.currentProblems()),
 		LastSeq:       st.LastSeq,
+		Sandbox:       s.sandboxOf(sup),
 	}, nil
 }
 

@@ -34,6 +34,9 @@ type Options struct {
 	Logger          zerolog.Logger
 	Version         string
 	Warnings        []string
+	// Sandbox, when set, is a session's sandbox as initialize, getState and createSession
+	// report it (nil: off).
+	Sandbox func(*session.Supervisor) *protocol.SandboxStatus
 	// MCP is the session's MCP servers; nil when none can be added.
 	MCP MCPHost
 }

@@ -29,14 +29,14 @@ func (s *Server) attach(sup *session.Supervisor) {
 type createSessionParams protocol.CreateSessionParams
 
 // createSession opens a session beside the others through the host; the process's opener
-// starts the session's own MCP servers (OpenRequest.Extra), whose mcp_server_status events
-// may come while it opens.
+// (given the params as OpenRequest.Extra) starts the session's own MCP servers, whose
+// mcp_server_status events may come while it opens, and applies its sandbox choice.
 func (s *Server) createSession(_ context.Context, _ *session.Supervisor, p *createSessionParams) (*protocol.CreateSessionResult, error) {
 	// From the second session on, every event says which session it belongs to: the new
 	// session's from its first (its MCP servers' connecting, during the open).
 	every := s.opts.Writer.EverySessionID()
 	s.opts.Writer.SetEverySessionID(true)
-	opened, err := s.host.Open(session.OpenRequest{Cwd: p.Cwd, Model: p.Model, SessionFile: p.SessionFile, Extra: p.MCPServers, Sink: s.opts.Writer})
+	opened, err := s.host.Open(session.OpenRequest{Cwd: p.Cwd, Model: p.Model, SessionFile: p.SessionFile, Extra: (*protocol.CreateSessionParams)(p), Sink: s.opts.Writer})
 	if err != nil {
 		s.opts.Writer.SetEverySessionID(every)
 		return nil, err
@@ -51,7 +51,7 @@ func (s *Server) createSession(_ context.Context, _ *session.Supervisor, p *crea
 		sup.SettleApprovalDefault(caps.Permissions)
 	}
 	st := sup.State()
-	return &protocol.CreateSessionResult{SessionID: st.SessionID, SessionFile: st.SessionFile, Cwd: opened.Cwd, Model: st.Model}, nil
+	return &protocol.CreateSessionResult{SessionID: st.SessionID, SessionFile: st.SessionFile, Cwd: opened.Cwd, Model: st.Model, Sandbox: s.sandboxOf(sup)}, nil
 }
 
 type closeSessionParams protocol.CloseSessionParams

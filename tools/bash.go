@@ -68,6 +68,7 @@ func (e *env) runBash(ctx context.Context, call core.ToolCall, update func(core.
 	so := ShellOptions{
 		Command: command, Dir: e.cwd, Env: e.opts.Env, Shell: e.opts.Shell, Timeout: timeout,
 		UpdateInterval: e.opts.UpdateInterval, KillGrace: e.opts.KillGrace, TempDir: e.tempDir, Clock: e.opts.Clock,
+		Sandbox: e.opts.Sandbox,
 	}
 	if update != nil {
 		so.OnUpdate = func(s ShellSnapshot) {
@@ -88,7 +89,7 @@ func (e *env) runBash(ctx context.Context, call core.ToolCall, update func(core.
 	}
 	var res ShellResult
 	var err error
-	if r := e.opts.Access.Commands; r != nil {
+	if r := e.opts.Access.Commands; r != nil && e.opts.Sandbox == nil {
 		res, err = e.runCommand(ctx, r, call.ID, so)
 	} else {
 		res, err = RunShell(ctx, so)

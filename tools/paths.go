@@ -62,6 +62,13 @@ func (e *env) checkWritable(display, abs string) (resolved, error) {
 	if err != nil {
 		return resolved{}, err
 	}
+	if sb := e.opts.Sandbox; sb != nil {
+		// The sandbox's write set holds whatever the flags say: the model gets the answer
+		// its commands would get.
+		if err := sb.CheckWrite(r.path); err != nil {
+			return resolved{}, err
+		}
+	}
 	if e.allowOutsideCwd {
 		return r, nil
 	}

@@ -41,6 +41,8 @@ type ShellOptions struct {
 	TempDir string
 	// Clock defaults to the real clock.
 	Clock Clock
+	// Sandbox, when set, confines the command ([Confinement]).
+	Sandbox Confinement
 }
 
 // ShellSnapshot is the output so far: the tail within 2,000 lines / 50 KB.
@@ -112,13 +114,23 @@ func RunShell(ctx context.Context, o ShellOptions) (ShellResult, error) {
 	if err != nil {
 		return ShellResult{}, err
 	}
+	attr := &syscall.SysProcAttr{Setpgid: true}
+	path, argv, notice := shell, []string{shell, "-c", o.Command}, ""
+	if o.Sandbox != nil {
+		if path, argv, notice, err = o.Sandbox.Wrap(shell, []string{"-c", o.Command}, attr); err != nil {
+			pr.Close()
+			pw.Close()
+			return ShellResult{}, err
+		}
+	}
 	// Not CommandContext: its cancellation kills only the shell, while we signal the whole
 	// process group, SIGTERM first.
-	cmd := exec.Command(shell, "-c", o.Command) //nolint:noctx // cancellation is handled below, for the whole process group.
+	cmd := exec.Command(path) //nolint:noctx // cancellation is handled below, for the whole process group.
+	cmd.Args = argv
 	cmd.Dir = o.Dir
 	cmd.Env = o.Env
 	cmd.Stdout, cmd.Stderr = pw, pw
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = attr
 	if err := cmd.Start(); err != nil {
 		pr.Close()
 		pw.Close()
@@ -215,6 +227,9 @@ func RunShell(ctx context.Context, o ShellOptions) (ShellResult, error) {
 		Truncation:     snap.Truncation,
 		FullOutputPath: snap.FullOutputPath,
 		LastLineBytes:  acc.lastLineBytes(),
+	}
+	if notice != "" {
+		res.Output = appendStatus(res.Output, notice)
 	}
 	switch reason {
 	case "cancel":

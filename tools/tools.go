@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -60,6 +61,19 @@ type Options struct {
 	// Access, when any of its fields is set, moves file text and commands to a client (an
 	// ACP editor); the zero value is the disk and local processes.
 	Access Access
+	// Sandbox, when set (--sandbox), runs bash commands confined, locally even when Access
+	// has a command runner, and refuses the writes it would refuse.
+	Sandbox Confinement
+}
+
+// Confinement is an OS sandbox for commands and writes: internal/sandbox's Sandbox.
+type Confinement interface {
+	// Wrap returns the program and argv that run shell with args confined, adding what it
+	// needs to attr; a notice, when set, is said in the result (a run the kernel could not
+	// confine, under --sandbox-fallback warn). An error refuses the command.
+	Wrap(shell string, args []string, attr *syscall.SysProcAttr) (path string, argv []string, notice string, err error)
+	// CheckWrite refuses an absolute, resolved path the sandbox would not let a command write.
+	CheckWrite(path string) error
 }
 
 // env is the resolved configuration every tool closes over.

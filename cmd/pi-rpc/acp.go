@@ -43,6 +43,7 @@ func acpToolNames(c *config) []string {
 // Each session gets the cwd session/new names, its own tools confined to it, the process's
 // MCP servers and the ones the editor passed.
 func runACP(cfg *config, setup *agentSetup, stdin io.Reader, stdout io.Writer, log zerolog.Logger, version string) int {
+	sandboxStatus(setup.sandbox, log) // logged; the ACP agent info does not carry it yet
 	host, err := startMCP(cfg, setup, log)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "pi-rpc:", err)

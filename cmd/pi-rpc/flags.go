@@ -27,6 +27,7 @@ type config struct {
 	toolsSet           bool
 	noTools            bool
 	allowOutsideCwd    bool
+	sandbox            sandboxFlags
 	framing            string
 	maxMessageBytes    int
 	maxSessions        int
@@ -114,6 +115,7 @@ func parseFlags(args []string, helpOut io.Writer) (*config, error) {
 	})
 	fs.BoolVar(&c.noTools, "no-tools", false, "enable no tools")
 	fs.BoolVar(&c.allowOutsideCwd, "allow-outside-cwd", false, "let write and edit change files outside --cwd")
+	c.sandbox.register(fs)
 	fs.StringVar(&c.framing, "framing", "auto", "message framing: auto, ndjson or lsp (Content-Length headers)")
 	fs.IntVar(&c.maxMessageBytes, "max-message-bytes", 64<<20, "largest accepted message")
 	fs.IntVar(&c.maxSessions, "max-sessions", 16, "most sessions open at once on the connection (the first one and those createSession opens)")

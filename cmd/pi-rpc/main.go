@@ -19,6 +19,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/pi-rpc/pi-rpc/internal/sandbox"
 	"github.com/pi-rpc/pi-rpc/protocol"
 	"github.com/pi-rpc/pi-rpc/rpc"
 	"github.com/pi-rpc/pi-rpc/session"
@@ -33,6 +34,11 @@ var version string
 const flushTimeout = 2 * time.Second
 
 func main() {
+	// The hidden first argument of the sandbox's launcher (internal to pi-rpc, before any
+	// flag parsing): it confines itself and execs the model's command (internal/sandbox).
+	if len(os.Args) > 1 && os.Args[1] == sandbox.LauncherArg {
+		os.Exit(sandbox.Launch(os.Args[2:]))
+	}
 	// A write to a closed stdout must return EPIPE (handled like stdin EOF), not kill us.
 	signal.Ignore(syscall.SIGPIPE)
 	// The model's commands must not reach our stdin through /proc/<pid>/fd (see hideProcess).
@@ -157,7 +163,7 @@ func serve(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpHos
 		MCP: host, Host: sessionHost, Writer: writer, In: stdin,
 		FinishOnEOF: cfg.onEOF == "finish",
 		Framing:     rpc.Framing(cfg.framing), MaxMessageBytes: cfg.maxMessageBytes,
-		Logger: log, Version: version, Warnings: setup.warnings,
+		Logger: log, Version: version, Warnings: setup.warnings, Sandbox: setup.sandboxes.reporter(sandboxStatus(setup.sandbox, log)),
 	})
 	life := watchProcess(log)
 	defer life.stop()
@@ -191,13 +197,14 @@ func serve(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpHos
 // shellRunner runs the user's own commands (the bash method) in the agent's directory with
 // the tools package's runner: process group, throttled updates, tail truncation, kill on
 // cancel.
-func shellRunner(cwd string) session.ShellRunner {
+func shellRunner(cwd string, sb *sandbox.Sandbox) session.ShellRunner {
 	return func(ctx context.Context, command string, timeout time.Duration, onUpdate func(string)) (session.BashResult, error) {
 		res, err := tools.RunShell(ctx, tools.ShellOptions{
 			Command:  command,
 			Dir:      cwd,
 			Timeout:  timeout,
 			OnUpdate: func(snap tools.ShellSnapshot) { onUpdate(snap.Output) },
+			Sandbox:  confinementOf(sb),
 		})
 		return session.BashResult{Output: res.Output, ExitCode: res.ExitCode, Cancelled: res.Cancelled, Truncated: res.Truncated, FullOutputPath: res.FullOutputPath}, err
 	}

@@ -35,7 +35,7 @@ func newSupervisor(cfg *config, setup *agentSetup, tools []core.Tool, providerPr
 		Compaction:      cfg.compactionSettings(),
 		Approval:        cfg.approval,
 		ApprovalFixed:   cfg.approval != "",
-		Shell:           shellRunner(setup.cwd),
+		Shell:           shellRunner(setup.cwd, setup.confinement),
 		IDs:             ids,
 		ToolsGate:       gate,
 		Logger:          log,
@@ -56,6 +56,8 @@ type sessionSpec struct {
 	// beforeToolCall is the agent's hook for the calls the session lets run (ACP's
 	// in_progress).
 	beforeToolCall func(context.Context, *core.BeforeToolCallContext) (*core.BeforeToolCallResult, error)
+	// sandbox, when set, tightens the process's sandbox for this session (createSession).
+	sandbox *protocol.SandboxChoice
 }
 
 // builtSession is a started session, the setup it was built from (its cwd, tools and
@@ -85,6 +87,13 @@ func buildSession(cfg *config, base *agentSetup, host *mcpHost, spec sessionSpec
 	}
 	setup.access = spec.access
 	setup.beforeToolCall = spec.beforeToolCall
+	if spec.sandbox != nil {
+		sb, err := cfg.sandbox.tighten(setup.sandbox, spec.sandbox)
+		if err != nil {
+			return nil, &session.Error{Kind: session.KindInvalidState, Message: "sandbox: " + err.Error()}
+		}
+		setup.sandbox = sb
+	}
 	toolCfg := cfg
 	if spec.toolNames != nil {
 		c := *cfg
@@ -171,24 +180,30 @@ func savedSessions(cfg *config, base *agentSetup) session.Lister {
 }
 
 // sessionOpener opens the sessions the JSON-RPC front end asks for; OpenRequest.Extra holds
-// the session's own MCP servers, started (not waited for) before it returns.
+// createSession's params: the session's own MCP servers, started (not waited for) before it
+// returns, and its sandbox choice.
 func sessionOpener(cfg *config, base *agentSetup, host *mcpHost, log zerolog.Logger) session.Opener {
 	return func(req session.OpenRequest) (*session.Opened, error) {
-		b, err := buildSession(cfg, base, host, sessionSpec{cwd: req.Cwd, model: req.Model, sessionFile: req.SessionFile, sink: req.Sink, ids: req.IDs}, log)
+		params, _ := req.Extra.(*protocol.CreateSessionParams)
+		if params == nil {
+			params = &protocol.CreateSessionParams{}
+		}
+		b, err := buildSession(cfg, base, host, sessionSpec{cwd: req.Cwd, model: req.Model, sessionFile: req.SessionFile, sink: req.Sink, ids: req.IDs, sandbox: params.Sandbox}, log)
 		if err != nil {
 			return nil, err
 		}
 		sup := b.sup
 		var own *mcp.Set
-		if servers, _ := req.Extra.(map[string]protocol.MCPServerConfig); len(servers) > 0 {
-			own = host.startOwn(serverList(servers, "createSession"), b.setup.cwd, sup)
+		if len(params.MCPServers) > 0 {
+			own = host.startOwn(serverList(params.MCPServers, "createSession"), b.setup.cwd, sup)
 		}
 		host.attach(b.gate, sup, b.setup.tools, own)
+		base.sandboxes.set(sup, b.setup.sandbox)
 		return &session.Opened{
 			Supervisor:   sup,
 			Cwd:          b.setup.cwd,
 			ContextFiles: b.setup.contextFiles,
-			Closed:       func() { host.detach(sup) },
+			Closed:       func() { host.detach(sup); base.sandboxes.forget(sup) },
 		}, nil
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/sandbox"
 	"github.com/pi-rpc/pi-rpc/llm/anthropic"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/llm/google"
@@ -48,6 +49,12 @@ type agentSetup struct {
 	access tools.Access
 	// beforeToolCall, when set, is the agent's hook for each call the session lets run.
 	beforeToolCall func(context.Context, *core.BeforeToolCallContext) (*core.BeforeToolCallResult, error)
+	// sandbox is the session's sandbox (nil: off; the process's --sandbox unless
+	// createSession tightened it); confinement is its policy for cwd; sandboxes holds the
+	// sessions' own, shared by every copy of the process's setup.
+	sandbox     *sandbox.Config
+	confinement *sandbox.Sandbox
+	sandboxes   *sessionSandboxes
 }
 
 // piRPCHome is $PI_RPC_HOME, or ~/.pi-rpc.
@@ -65,7 +72,7 @@ func piRPCHome(getenv func(string) string) string {
 // setupAgent builds the agent's configuration. An error here is a startup error: the
 // process exits 1 before reading stdin.
 func setupAgent(c *config, getenv func(string) string, now time.Time) (*agentSetup, error) {
-	s := &agentSetup{home: piRPCHome(getenv)}
+	s := &agentSetup{home: piRPCHome(getenv), sandboxes: &sessionSandboxes{}}
 	cwd := c.cwd
 	if cwd == "" {
 		var err error
@@ -81,6 +88,9 @@ func setupAgent(c *config, getenv func(string) string, now time.Time) (*agentSet
 		return nil, fmt.Errorf("--cwd: %s is not a directory", abs)
 	}
 	s.cwd = abs
+	if s.sandbox, err = c.sandbox.config(); err != nil {
+		return nil, err
+	}
 
 	if c.provider == "faux" {
 		script, err := faux.LoadScript(c.fauxScript)
@@ -126,7 +136,10 @@ func (s *agentSetup) setupTools(c *config, now time.Time) error {
 		names = tools.ParseNames(c.tools)
 	}
 	var err error
-	s.tools, err = tools.New(names, tools.Options{Cwd: s.cwd, AllowOutsideCwd: c.allowOutsideCwd, Access: s.access})
+	if s.confinement, err = s.sandbox.For(s.cwd); err != nil {
+		return err
+	}
+	s.tools, err = tools.New(names, tools.Options{Cwd: s.cwd, AllowOutsideCwd: c.allowOutsideCwd, Access: s.access, Sandbox: confinementOf(s.confinement)})
 	if err != nil {
 		return fmt.Errorf("--tools: %w", err)
 	}

@@ -69,7 +69,10 @@ var allowed = map[string][]string{
 	"internal/jsonscan": {},
 	// How a file's kind is named in refusals: shared by tools and session.
 	"internal/fsmode": {},
-	"internal/":       {"*"},
+	// The sandbox (probe, policy, launcher) knows nothing of ours: cmd/pi-rpc wires it into
+	// the tools and the user's bash through tools.Confinement.
+	"internal/sandbox": {},
+	"internal/":        {"*"},
 }
 
 // thirdParty lists libraries that only some packages may import directly.
@@ -81,6 +84,7 @@ var thirdParty = map[string][]string{
 	"github.com/anthropics/anthropic-sdk-go": {"llm/anthropic"},
 	"google.golang.org/genai":                {"llm/google"},
 	"github.com/coder/acp-go-sdk":            {"acp", "e2e"},
+	"github.com/landlock-lsm/go-landlock":    {"internal/sandbox"},
 }
 
 func rel(path string) string {

@@ -16,8 +16,10 @@ import (
 var frontEnds = []string{"rpc", "pimode", "acp"}
 
 // stdioAllowed are the packages that may name os.Stdin or os.Stdout: the commands, which
-// hand the process's streams to a front end (or are test servers speaking over their own).
-var stdioAllowed = []string{"cmd/", "tools/mcp/internal/"}
+// hand the process's streams to a front end (or are test servers speaking over their own),
+// and the sandbox, whose launcher runs as a process of its own: its streams are the model's
+// command's pipes, never the protocol's.
+var stdioAllowed = []string{"cmd/", "tools/mcp/internal/", "internal/sandbox"}
 
 // stdio matches a use of the process's standard input or output.
 var stdio = regexp.MustCompile(`\bos\.(Stdout|Stdin)\b`)

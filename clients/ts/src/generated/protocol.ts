@@ -711,6 +711,7 @@ export interface CreateSessionParams {
   mcpServers?: {
     [k: string]: MCPServerConfig | undefined;
   };
+  sandbox?: SandboxChoice;
 }
 /**
  * MCPServerConfig is one MCP server of initialize's mcpServers: a command to run (stdio) or a URL (streamable HTTP or SSE).
@@ -732,6 +733,13 @@ export interface MCPServerConfig {
   };
 }
 /**
+ * Sandbox runs this session's commands in a sandbox at least as strict as the server's --sandbox (docs/permissions.md#the-sandbox); absent: the server's.
+ */
+export interface SandboxChoice {
+  mode?: 'off' | 'read-only' | 'workspace-write';
+  network?: 'on' | 'off';
+}
+/**
  * CreateSessionResult is createSession's result.
  */
 export interface CreateSessionResult {
@@ -739,6 +747,7 @@ export interface CreateSessionResult {
   sessionFile?: string;
   cwd: string;
   model: Model;
+  sandbox?: SandboxStatus;
 }
 /**
  * Model describes a model as pi does (pi-ai's Model type).
@@ -776,6 +785,28 @@ export interface ModelCost {
   output: number;
   cacheRead: number;
   cacheWrite: number;
+}
+/**
+ * Sandbox is the session's sandbox, as getState reports it; absent when off.
+ */
+export interface SandboxStatus {
+  mode: 'read-only' | 'workspace-write';
+  /**
+   * Enforced is true when the kernel enforces the mode; when false each bash call fails with the reason, or runs unsandboxed and says so (--sandbox-fallback warn).
+   */
+  enforced: boolean;
+  /**
+   * LandlockABI is the kernel's Landlock ABI version, 0 without Landlock.
+   */
+  landlockABI: number;
+  /**
+   * Network is how the network is cut off: a network namespace, Landlock's TCP rules only, or not at all (--sandbox-network on, or nothing to cut it with).
+   */
+  network: 'netns' | 'landlock-tcp' | 'none';
+  /**
+   * Missing names each thing the kernel lacks for the mode and what it leaves open.
+   */
+  missing: string[];
 }
 /**
  * DescribeResult stands for describe's result, which is schema.json itself.
@@ -1341,6 +1372,7 @@ export interface InitializeResult {
   sessionFile?: string;
   problems: Problem[];
   warnings: string[];
+  sandbox?: SandboxStatus1;
 }
 /**
  * ServerInfo names the server.
@@ -1366,6 +1398,28 @@ export interface Problem {
   kind: 'noApiKey' | 'noProvider' | 'mcpServer';
   message: string;
   server?: string;
+}
+/**
+ * Sandbox is the OS sandbox of the model's commands (--sandbox); absent when off.
+ */
+export interface SandboxStatus1 {
+  mode: 'read-only' | 'workspace-write';
+  /**
+   * Enforced is true when the kernel enforces the mode; when false each bash call fails with the reason, or runs unsandboxed and says so (--sandbox-fallback warn).
+   */
+  enforced: boolean;
+  /**
+   * LandlockABI is the kernel's Landlock ABI version, 0 without Landlock.
+   */
+  landlockABI: number;
+  /**
+   * Network is how the network is cut off: a network namespace, Landlock's TCP rules only, or not at all (--sandbox-network on, or nothing to cut it with).
+   */
+  network: 'netns' | 'landlock-tcp' | 'none';
+  /**
+   * Missing names each thing the kernel lacks for the mode and what it leaves open.
+   */
+  missing: string[];
 }
 /**
  * InputResult answers prompt, steer, followUp and continue.
@@ -1647,6 +1701,35 @@ export interface QueueUpdate {
   followUp: QueuedInput[];
 }
 /**
+ * SandboxChoice is a session's sandbox: each field absent keeps the server's choice, and neither may loosen it (createSession fails as for a cwd that is not a directory).
+ */
+export interface SandboxChoice1 {
+  mode?: 'off' | 'read-only' | 'workspace-write';
+  network?: 'on' | 'off';
+}
+/**
+ * SandboxStatus is what the start-up probe found for --sandbox (docs/permissions.md#the-sandbox).
+ */
+export interface SandboxStatus2 {
+  mode: 'read-only' | 'workspace-write';
+  /**
+   * Enforced is true when the kernel enforces the mode; when false each bash call fails with the reason, or runs unsandboxed and says so (--sandbox-fallback warn).
+   */
+  enforced: boolean;
+  /**
+   * LandlockABI is the kernel's Landlock ABI version, 0 without Landlock.
+   */
+  landlockABI: number;
+  /**
+   * Network is how the network is cut off: a network namespace, Landlock's TCP rules only, or not at all (--sandbox-network on, or nothing to cut it with).
+   */
+  network: 'netns' | 'landlock-tcp' | 'none';
+  /**
+   * Missing names each thing the kernel lacks for the mode and what it leaves open.
+   */
+  missing: string[];
+}
+/**
  * SessionNameResult is setSessionName's result: the name in force.
  */
 export interface SessionNameResult {
@@ -1747,6 +1830,29 @@ export interface StateResult {
    * LastSeq is the seq of the last event this state reflects.
    */
   lastSeq: number;
+  sandbox?: SandboxStatus3;
+}
+/**
+ * Sandbox is the OS sandbox of the model's commands (--sandbox); absent when off.
+ */
+export interface SandboxStatus3 {
+  mode: 'read-only' | 'workspace-write';
+  /**
+   * Enforced is true when the kernel enforces the mode; when false each bash call fails with the reason, or runs unsandboxed and says so (--sandbox-fallback warn).
+   */
+  enforced: boolean;
+  /**
+   * LandlockABI is the kernel's Landlock ABI version, 0 without Landlock.
+   */
+  landlockABI: number;
+  /**
+   * Network is how the network is cut off: a network namespace, Landlock's TCP rules only, or not at all (--sandbox-network on, or nothing to cut it with).
+   */
+  network: 'netns' | 'landlock-tcp' | 'none';
+  /**
+   * Missing names each thing the kernel lacks for the mode and what it leaves open.
+   */
+  missing: string[];
 }
 /**
  * Stats is getSessionStats' result (as pi computes it): counts and token sums over the messages of the current context (after compaction, not the whole file), cost, and context usage.

@@ -1,0 +1,461 @@
+//go:build linux
+
+package e2e_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// sandboxEscapes is the escape table of docs/permissions.md#the-sandbox as one bash script:
+// each row prints ESCAPED:name or REFUSED:name. OUT is a directory outside the workspace
+// (and outside /tmp), which the same user may write unsandboxed.
+func sandboxEscapes(out string, tcpPort, udpPort int) string {
+	rows := [][2]string{
+		{"home", `echo x > "$HOME/escape"`},
+		{"parent", `echo x > ../parent-file`},
+		{"symlink", `ln -s OUT/victim link && echo x >> link`},
+		{"mv-in", `mv OUT/victim2 ./stolen`},
+		{"rm", `rm OUT/victim3 && ! test -e OUT/victim3`},
+		{"hardlink-out-in", `ln OUT/victim ./hard && echo x >> hard`},
+		{"hardlink-in-out", `echo m > mine && ln mine OUT/hard`},
+		{"tcp", fmt.Sprintf(`exec 3<>/dev/tcp/127.0.0.1/%d`, tcpPort)},
+		{"udp", fmt.Sprintf(`exec 3<>/dev/udp/127.0.0.1/%d && echo escaped >&3`, udpPort)},
+	}
+	var b strings.Builder
+	b.WriteString("echo SCRIPT-RAN; grep CapEff /proc/self/status\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "if (%s) >/dev/null 2>&1; then echo ESCAPED:%s; else echo REFUSED:%s; fi\n", strings.ReplaceAll(r[1], "OUT", out), r[0], r[0])
+	}
+	return b.String()
+}
+
+// sandboxRun is one pi-rpc as an ordinary user (nobody when the test runs as root, since
+// root's capabilities would hide what the sandbox adds to the file permissions), with a
+// workspace and an outside directory it owns, below /var/tmp (never under /tmp, which
+// workspace-write may write).
+type sandboxRun struct {
+	o       options
+	outside string
+	udp     net.PacketConn
+	tcpPort int
+}
+
+func newSandboxRun(t *testing.T, args ...string) *sandboxRun {
+	t.Helper()
+	root, err := os.MkdirTemp("/var/tmp", "pi-rpc-sandbox-e2e-")
+	if err != nil {
+		t.Skip("needs /var/tmp:", err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(root) })
+	if err := os.Chmod(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := &sandboxRun{outside: filepath.Join(root, "out")}
+	r.o.home, r.o.cwd = filepath.Join(root, "home"), filepath.Join(root, "work")
+	r.o.bin = filepath.Join(root, "pi-rpc")
+	data, err := os.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r.o.bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{r.o.home, r.o.cwd, r.outside} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"victim", "victim2", "victim3"} {
+		if err := os.WriteFile(filepath.Join(r.outside, f), []byte("v\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if os.Geteuid() == 0 {
+		err := filepath.Walk(root, func(p string, _ os.FileInfo, err error) error {
+			if err != nil {
+				return err
+			}
+			return os.Lchown(p, nobody, nobody)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.o.attr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	}
+	r.o.args = append([]string{"--approval", "auto"}, args...)
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tcp.Close() })
+	go func() {
+		for {
+			c, err := tcp.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	r.tcpPort = tcp.Addr().(*net.TCPAddr).Port
+	if r.udp, err = net.ListenPacket("udp", "127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.udp.Close() })
+	return r
+}
+
+// udpReached says whether a datagram came before the marker the test sends now (loopback
+// delivers during sendmsg, in order).
+func (r *sandboxRun) udpReached(t *testing.T) bool {
+	c, err := net.Dial("udp", r.udp.LocalAddr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Write([]byte("marker")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	reached := false
+	for {
+		n, _, err := r.udp.ReadFrom(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(buf[:n]) == "marker" {
+			return reached
+		}
+		reached = true
+	}
+}
+
+// sandboxScript is a faux script: each reply, then "done".
+func sandboxScript(replies ...reply) string {
+	responses := []any{}
+	for _, r := range replies {
+		responses = append(responses, r)
+	}
+	responses = append(responses, map[string]any{"content": []any{map[string]any{"type": "text", "text": "done"}}})
+	script, _ := json.Marshal(map[string]any{"responses": responses})
+	return string(script)
+}
+
+// TestSandboxEscapesThroughTheBinary runs the escape table as the model's bash command and
+// the user's bash method over JSON-RPC, refused under workspace-write and allowed with the
+// sandbox off; under workspace-write the write tool refuses outside the write set too, and
+// initialize and getState report the sandbox.
+func TestSandboxEscapesThroughTheBinary(t *testing.T) {
+	if !landlockAvailable() {
+		t.Skip("the kernel has no Landlock")
+	}
+	for _, mode := range []string{"off", "workspace-write"} {
+		t.Run(mode, func(t *testing.T) {
+			r := newSandboxRun(t, "--sandbox", mode)
+			script := sandboxEscapes(r.outside, r.tcpPort, r.udp.LocalAddr().(*net.UDPAddr).Port)
+			r.o.faux = sandboxScript(
+				fauxToolCall("bash", map[string]any{"command": script}),
+				fauxToolCall("write", map[string]any{"path": filepath.Join(r.outside, "written"), "content": "x"}),
+			)
+			p := start(t, r.o)
+			var init struct {
+				Sandbox *struct {
+					Mode     string `json:"mode"`
+					Enforced bool   `json:"enforced"`
+					ABI      int    `json:"landlockABI"`
+					Network  string `json:"network"`
+				} `json:"sandbox"`
+			}
+			p.result("initialize", map[string]any{}, &init)
+			if mode == "off" && init.Sandbox != nil {
+				t.Fatalf("initialize reports a sandbox with --sandbox off: %+v", init.Sandbox)
+			}
+			if mode != "off" && (init.Sandbox == nil || init.Sandbox.Mode != mode || !init.Sandbox.Enforced || init.Sandbox.ABI < 1 || init.Sandbox.Network != "netns") {
+				t.Fatalf("initialize's sandbox = %+v", init.Sandbox)
+			}
+			p.result("prompt", map[string]any{"message": "escape"}, nil)
+			bash := string(p.event("tool_execution_end").Params)
+			if !strings.Contains(bash, "SCRIPT-RAN") || strings.Contains(bash, "pi-rpc sandbox:") {
+				t.Fatalf("the escape script did not run: %s", bash)
+			}
+			if mode != "off" && !strings.Contains(bash, `CapEff:\t0000000000000000`) {
+				t.Errorf("the sandboxed command kept capabilities: %s", bash)
+			}
+			udpEscaped := r.udpReached(t)
+			write := string(p.event("tool_execution_end").Params)
+			p.event("agent_settled")
+			for _, row := range []string{"home", "parent", "symlink", "mv-in", "rm", "hardlink-out-in", "hardlink-in-out", "tcp", "udp"} {
+				escaped := strings.Contains(bash, "ESCAPED:"+row)
+				if row == "udp" {
+					escaped = escaped && udpEscaped
+				}
+				if escaped != (mode == "off") {
+					t.Errorf("%s: escaped = %v under --sandbox %s\n%s", row, escaped, mode, bash)
+				}
+			}
+			if refused := strings.Contains(write, "Refused by the sandbox"); refused != (mode != "off") {
+				t.Errorf("write outside the workspace under --sandbox %s: %s", mode, write)
+			}
+			// The user's own bash method runs sandboxed too.
+			var res struct {
+				Output string `json:"output"`
+			}
+			p.result("bash", map[string]any{"command": "echo x > ../user-file && echo USER-WROTE || echo USER-REFUSED"}, &res)
+			if wrote := strings.Contains(res.Output, "USER-WROTE"); wrote != (mode == "off") || !strings.Contains(res.Output, "USER-") {
+				t.Errorf("the user's bash under --sandbox %s: %q", mode, res.Output)
+			}
+			var st struct {
+				Sandbox *struct {
+					Mode string `json:"mode"`
+				} `json:"sandbox"`
+			}
+			p.result("getState", map[string]any{}, &st)
+			if (st.Sandbox != nil) != (mode != "off") {
+				t.Errorf("getState's sandbox = %+v under --sandbox %s", st.Sandbox, mode)
+			}
+			p.closeStdin()
+			if code := p.waitExit(); code != 0 {
+				t.Fatalf("exit code %d", code)
+			}
+		})
+	}
+}
+
+// landlockAvailable asks the kernel for its Landlock ABI (landlock_create_ruleset with
+// LANDLOCK_CREATE_RULESET_VERSION).
+func landlockAvailable() bool {
+	v, _, errno := syscall.Syscall(444, 0, 0, 1)
+	return errno == 0 && v >= 1
+}
+
+// withoutLandlockEnv names the program the e2e test binary execs under a seccomp filter that
+// answers the three Landlock syscalls with ENOSYS: a kernel without Landlock, simulated.
+const withoutLandlockEnv = "PI_RPC_E2E_EXEC_WITHOUT_LANDLOCK"
+
+func init() {
+	execHooks = append(execHooks, func() {
+		if prog := os.Getenv(withoutLandlockEnv); prog != "" {
+			fmt.Fprintln(os.Stderr, "e2e: exec without Landlock:", execWithoutLandlock(prog))
+			os.Exit(127)
+		}
+	})
+}
+
+// execWithoutLandlock installs the filter on this thread (no_new_privs first, as an
+// unprivileged filter needs) and execs prog with this process's arguments; it returns only
+// on failure.
+func execWithoutLandlock(prog string) error {
+	runtime.LockOSThread()
+	const (
+		ldAbs  = 0x20 // BPF_LD|BPF_W|BPF_ABS
+		jeqK   = 0x15 // BPF_JMP|BPF_JEQ|BPF_K
+		retK   = 0x06 // BPF_RET|BPF_K
+		errno  = 0x00050000 | uint32(syscall.ENOSYS)
+		allow  = 0x7fff0000
+		create = 444 // landlock_create_ruleset; 445 add_rule, 446 restrict_self
+	)
+	filter := []unix.SockFilter{
+		{Code: ldAbs, K: 0}, // the syscall number
+		{Code: jeqK, Jt: 2, K: create},
+		{Code: jeqK, Jt: 1, K: create + 1},
+		{Code: jeqK, Jt: 0, Jf: 1, K: create + 2},
+		{Code: retK, K: errno},
+		{Code: retK, K: allow},
+	}
+	prog2 := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return err
+	}
+	if err := unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&prog2)), 0, 0); err != nil {
+		return err
+	}
+	env := []string{}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, withoutLandlockEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	return syscall.Exec(prog, append([]string{prog}, os.Args[1:]...), env)
+}
+
+// TestSandboxReportedWithoutLandlock: on a kernel without Landlock (simulated), initialize
+// and getState say the sandbox is not enforced and why; a bash call fails with the reason,
+// and with --sandbox-fallback warn runs and says it ran unsandboxed.
+func TestSandboxReportedWithoutLandlock(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fallback := range []string{"refuse", "warn"} {
+		t.Run(fallback, func(t *testing.T) {
+			o := options{bin: self, env: []string{withoutLandlockEnv + "=" + binary}}
+			o.args = []string{"--approval", "auto", "--sandbox", "workspace-write", "--sandbox-fallback", fallback}
+			o.faux = sandboxScript(fauxToolCall("bash", map[string]any{"command": "echo RAN"}))
+			p := start(t, o)
+			type status struct {
+				Sandbox *struct {
+					Mode     string   `json:"mode"`
+					Enforced bool     `json:"enforced"`
+					ABI      int      `json:"landlockABI"`
+					Missing  []string `json:"missing"`
+				} `json:"sandbox"`
+			}
+			var init, st status
+			p.result("initialize", map[string]any{}, &init)
+			p.result("getState", map[string]any{}, &st)
+			for name, s := range map[string]status{"initialize": init, "getState": st} {
+				if s.Sandbox == nil || s.Sandbox.Enforced || s.Sandbox.ABI != 0 || len(s.Sandbox.Missing) == 0 || !strings.HasPrefix(s.Sandbox.Missing[0], "landlock:") {
+					t.Fatalf("%s's sandbox on a kernel without Landlock = %+v", name, s.Sandbox)
+				}
+			}
+			p.result("prompt", map[string]any{"message": "run"}, nil)
+			end := string(p.event("tool_execution_end").Params)
+			p.event("agent_settled")
+			switch fallback {
+			case "refuse":
+				if strings.Contains(end, "RAN") || !strings.Contains(end, "cannot be enforced") || !strings.Contains(end, `"isError":true`) {
+					t.Fatalf("bash without Landlock, refused: %s", end)
+				}
+			case "warn":
+				if !strings.Contains(end, "RAN") || !strings.Contains(end, "ran unsandboxed") {
+					t.Fatalf("bash without Landlock, warn: %s", end)
+				}
+			}
+			p.closeStdin()
+			if code := p.waitExit(); code != 0 {
+				t.Fatalf("exit code %d", code)
+			}
+		})
+	}
+}
+
+// TestSandboxPerSession: createSession's sandbox makes one session stricter than the
+// process's workspace-write: its bash writes nowhere, its getState reports it, the first
+// session still writes its workspace, and a choice looser than the process's is refused.
+func TestSandboxPerSession(t *testing.T) {
+	if !landlockAvailable() {
+		t.Skip("the kernel has no Landlock")
+	}
+	r := newSandboxRun(t, "--sandbox", "workspace-write", "--sandbox-network", "on")
+	r.o.multiSession = true
+	p := start(t, r.o)
+	p.result("initialize", map[string]any{}, nil)
+	var created struct {
+		SessionID string `json:"sessionId"`
+		Sandbox   *struct {
+			Mode     string `json:"mode"`
+			Enforced bool   `json:"enforced"`
+		} `json:"sandbox"`
+	}
+	p.result("createSession", map[string]any{"sandbox": map[string]any{"mode": "read-only"}}, &created)
+	if created.Sandbox == nil || created.Sandbox.Mode != "read-only" || !created.Sandbox.Enforced {
+		t.Fatalf("createSession's sandbox = %+v", created.Sandbox)
+	}
+	var res struct {
+		Output string `json:"output"`
+	}
+	cmd := "echo RAN; echo x > file && echo WROTE || echo REFUSED"
+	p.result("bash", map[string]any{"sessionId": created.SessionID, "command": cmd}, &res)
+	if !strings.Contains(res.Output, "RAN") || !strings.Contains(res.Output, "REFUSED") {
+		t.Errorf("the read-only session's bash: %q", res.Output)
+	}
+	p.result("bash", map[string]any{"command": cmd}, &res)
+	if !strings.Contains(res.Output, "WROTE") {
+		t.Errorf("the first session's bash: %q", res.Output)
+	}
+	var st struct {
+		Sandbox *struct {
+			Mode string `json:"mode"`
+		} `json:"sandbox"`
+	}
+	p.result("getState", map[string]any{"sessionId": created.SessionID}, &st)
+	if st.Sandbox == nil || st.Sandbox.Mode != "read-only" {
+		t.Errorf("the read-only session's getState: %+v", st.Sandbox)
+	}
+	st.Sandbox = nil
+	p.result("getState", map[string]any{}, &st)
+	if st.Sandbox == nil || st.Sandbox.Mode != "workspace-write" {
+		t.Errorf("the first session's getState: %+v", st.Sandbox)
+	}
+	e := p.callError("createSession", map[string]any{"sandbox": map[string]any{"mode": "off"}}, codeInvalidState, "invalidState")
+	if !strings.Contains(e.Message, "looser") {
+		t.Errorf("a looser network: %s", e.Message)
+	}
+	p.closeStdin()
+	if code := p.waitExit(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+}
+
+// TestSandboxPiMode: pi mode's bash runs sandboxed too (as root here: Landlock confines root
+// as well).
+func TestSandboxPiMode(t *testing.T) {
+	if !landlockAvailable() {
+		t.Skip("the kernel has no Landlock")
+	}
+	root, err := os.MkdirTemp("/var/tmp", "pi-rpc-sandbox-pi-")
+	if err != nil {
+		t.Skip("needs /var/tmp:", err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(root) })
+	cwd := filepath.Join(root, "work")
+	if err := os.Mkdir(cwd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"off", "workspace-write"} {
+		t.Run(mode, func(t *testing.T) {
+			p := startPi(t, piOptions{mock: newMock(t), cwd: cwd, args: []string{"--no-session", "--sandbox", mode}})
+			b := p.call("b", "bash", map[string]any{"command": "echo RAN; echo x > ../outside-" + mode + " && echo WROTE"}).data()
+			out, _ := b["output"].(string)
+			if !strings.Contains(out, "RAN") || strings.Contains(out, "WROTE") != (mode == "off") {
+				t.Fatalf("pi mode's bash under --sandbox %s: %q", mode, out)
+			}
+		})
+	}
+}
+
+// TestSandboxAbortBashKillsTheTree: abortBash reaches a sandboxed command in its namespaces,
+// background children included (they stay in pi-rpc's process group).
+func TestSandboxAbortBashKillsTheTree(t *testing.T) {
+	if !landlockAvailable() {
+		t.Skip("the kernel has no Landlock")
+	}
+	r := newSandboxRun(t, "--sandbox", "workspace-write")
+	p := start(t, r.o)
+	p.result("initialize", map[string]any{}, nil)
+	id := p.request("bash", map[string]any{"command": "sleep 1000 & echo $! > pids; echo started; wait"})
+	p.waitFor("bash_update started", func(m *message) bool {
+		return m.isEvent() && m.typ() == "bash_update" && strings.Contains(string(m.Params), "started")
+	})
+	p.result("abortBash", map[string]any{}, nil)
+	resp := p.response(id)
+	if !strings.Contains(string(resp.Result), `"cancelled":true`) {
+		t.Fatalf("bash answer %s", resp.raw)
+	}
+	data, err := os.ReadFile(filepath.Join(r.o.cwd, "pids"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := strings.TrimSpace(string(data))
+	stat, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err == nil {
+		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && i+2 < len(stat) && stat[i+2] != 'Z' {
+			t.Fatalf("the background sleep %s survived abortBash: %s", pid, stat)
+		}
+	}
+	p.closeStdin()
+	if code := p.waitExit(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+}
