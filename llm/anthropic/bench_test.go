@@ -3,7 +3,6 @@ package anthropic
 import (
 	"bytes"
 	"context"
-	"io"
 	"net/http"
 	"strconv"
 	"testing"
@@ -12,16 +11,8 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/internal/failure"
+	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
-
-// bodyTransport answers every request with the same in-memory SSE body.
-type bodyTransport struct{ body []byte }
-
-func (t bodyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	_, _ = io.Copy(io.Discard, req.Body)
-	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
-		Body: io.NopCloser(bytes.NewReader(t.body)), Request: req}, nil
-}
 
 // benchChunks matches llm/openai's benchmark, so the per-chunk figures compare.
 const benchChunks = 2000
@@ -62,7 +53,7 @@ func BenchmarkStream(b *testing.B) {
 	}{{"text", false}, {"toolargs", true}} {
 		b.Run(bc.name, func(b *testing.B) {
 			p, err := New(Config{BaseURL: "http://bench.invalid", APIKey: "k", KeySource: "bench",
-				HTTPClient: &http.Client{Transport: bodyTransport{benchBody(bc.toolArgs)}}})
+				HTTPClient: &http.Client{Transport: providertest.BodyTransport{Body: benchBody(bc.toolArgs)}}})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -3,21 +3,12 @@ package google
 import (
 	"bytes"
 	"context"
-	"io"
 	"net/http"
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
-
-// bodyTransport answers every request with the same in-memory SSE body.
-type bodyTransport struct{ body []byte }
-
-func (t bodyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	_, _ = io.Copy(io.Discard, req.Body)
-	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
-		Body: io.NopCloser(bytes.NewReader(t.body)), Request: req}, nil
-}
 
 // benchChunks matches llm/openai's and llm/anthropic's benchmarks, so the per-chunk figures
 // compare.
@@ -43,7 +34,7 @@ func benchBody() []byte {
 // sends a function call whole, in one chunk, so there is no tool-arguments variant.
 func BenchmarkStream(b *testing.B) {
 	p, err := New(Config{BaseURL: DefaultBaseURL, APIKey: "k", KeySource: "bench",
-		HTTPClient: &http.Client{Transport: bodyTransport{benchBody()}}})
+		HTTPClient: &http.Client{Transport: providertest.BodyTransport{Body: benchBody()}}})
 	if err != nil {
 		b.Fatal(err)
 	}
