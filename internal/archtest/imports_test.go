@@ -35,7 +35,9 @@ var allowed = map[string][]string{
 	"internal/mockopenai":    {"internal/mockhttp"},
 	"internal/mockanthropic": {"internal/mockhttp"},
 	"internal/mockgoogle":    {"internal/mockhttp"},
-	"tools":                  {"core", "internal/fsmode"},
+	// The mock commands' shared tests.
+	"internal/mockhttp/commandtest": {"internal/mockhttp"},
+	"tools":                         {"core", "internal/fsmode"},
 	// tools/mcp knows neither the protocol nor the session; its internal test server only
 	// itself.
 	"tools/mcp":           {"core", "tools", "internal/fsmode"},
