@@ -30,6 +30,8 @@ var allowed = map[string][]string{
 	"llm/anthropic": {"core", "llm/internal/"},
 	"llm/google":    {"core", "llm/internal/"},
 	"llm/internal/": {"core"},
+	// The providers' shared test helpers drive the mocks over an in-memory pipe.
+	"llm/internal/providertest": {"core", "internal/mockhttp"},
 	// The provider mocks share only their HTTP machinery.
 	"internal/mockhttp":      {},
 	"internal/mockopenai":    {"internal/mockhttp"},

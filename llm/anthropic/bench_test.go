@@ -2,7 +2,6 @@ package anthropic
 
 import (
 	"bytes"
-	"context"
 	"net/http"
 	"strconv"
 	"testing"
@@ -58,19 +57,7 @@ func BenchmarkStream(b *testing.B) {
 				b.Fatal(err)
 			}
 			req := hiRequest(b, "claude-sonnet-4-5")
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				var last core.AssistantEvent
-				for ev := range p.Stream(context.Background(), req) {
-					last = ev
-				}
-				if last.Type != core.EventDone {
-					b.Fatalf("stream ended with %s: %s", last.Type, last.Partial.ErrorMessage)
-				}
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchChunks, "ns/chunk")
+			providertest.BenchStream(b, p, req, benchChunks)
 		})
 	}
 }

@@ -37,11 +37,6 @@ func newMockProvider(t *testing.T, cfg Config, responses ...mockanthropic.Respon
 	return p, srv
 }
 
-func fixture(t *testing.T, name string) string {
-	t.Helper()
-	return providertest.Fixture(t, name)
-}
-
 func hiRequest(t testing.TB, model string) *core.Request {
 	return providertest.HiRequest(modelByID(t, model))
 }
@@ -53,15 +48,10 @@ func run(t *testing.T, ctx context.Context, p core.Provider, req *core.Request) 
 	return providertest.Run(t, ctx, p, req, describeEvent)
 }
 
-// describeEvent renders an event compactly (see providertest.DescribeEvent).
-func describeEvent(ev core.AssistantEvent) string { return providertest.DescribeEvent(ev) }
-
-func diffLines(t *testing.T, got, want []string) {
-	t.Helper()
-	providertest.DiffLines(t, got, want)
-}
-
-func contentJSON(t *testing.T, m *core.AssistantMessage) string {
-	t.Helper()
-	return providertest.ContentJSON(t, m)
-}
+// The shared helpers, by the names this package's tests use.
+var (
+	describeEvent = providertest.DescribeEvent
+	diffLines     = providertest.DiffLines
+	contentJSON   = providertest.ContentJSON
+	fixture       = providertest.Fixture
+)

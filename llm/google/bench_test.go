@@ -2,11 +2,9 @@ package google
 
 import (
 	"bytes"
-	"context"
 	"net/http"
 	"testing"
 
-	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
@@ -39,17 +37,5 @@ func BenchmarkStream(b *testing.B) {
 		b.Fatal(err)
 	}
 	req := hiRequest(b, "gemini-2.5-flash")
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		var last core.AssistantEvent
-		for ev := range p.Stream(context.Background(), req) {
-			last = ev
-		}
-		if last.Type != core.EventDone {
-			b.Fatalf("stream ended with %s: %s", last.Type, last.Partial.ErrorMessage)
-		}
-	}
-	b.StopTimer()
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchChunks, "ns/chunk")
+	providertest.BenchStream(b, p, req, benchChunks)
 }

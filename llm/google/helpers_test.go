@@ -58,15 +58,9 @@ func run(t *testing.T, ctx context.Context, p core.Provider, req *core.Request) 
 	return providertest.Run(t, ctx, p, req, describeEvent)
 }
 
-// describeEvent renders an event compactly (see providertest.DescribeEventSig).
-func describeEvent(ev core.AssistantEvent) string { return providertest.DescribeEventSig(ev) }
-
-func diffLines(t *testing.T, got, want []string) {
-	t.Helper()
-	providertest.DiffLines(t, got, want)
-}
-
-func contentJSON(t *testing.T, m *core.AssistantMessage) string {
-	t.Helper()
-	return providertest.ContentJSON(t, m)
-}
+// The shared helpers, by the names this package's tests use.
+var (
+	describeEvent = providertest.DescribeEventSig
+	diffLines     = providertest.DiffLines
+	contentJSON   = providertest.ContentJSON
+)

@@ -1,22 +1,18 @@
 package google
 
 import (
-	"net/http"
 	"testing"
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/mockgoogle"
-	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
 func pipeProvider(t *testing.T, idle time.Duration, resps ...mockgoogle.Response) *Provider {
 	t.Helper()
-	srv := mockgoogle.NewHandler(&mockgoogle.Script{Responses: resps})
-	t.Cleanup(srv.Release)
-	p, err := New(Config{BaseURL: "http://mock.invalid", APIKey: "k", KeySource: "test", IdleTimeout: idle,
-		HTTPClient: &http.Client{Transport: mockhttp.PipeTransport{Handler: srv}}})
+	client := providertest.PipeClient(t, mockgoogle.NewHandler(&mockgoogle.Script{Responses: resps}))
+	p, err := New(Config{BaseURL: "http://mock.invalid", APIKey: "k", KeySource: "test", IdleTimeout: idle, HTTPClient: client})
 	if err != nil {
 		t.Fatal(err)
 	}
