@@ -28,23 +28,12 @@ func anthropicOptions(mock *mockanthropic.Server, model, cwd string) options {
 // messagesOf returns a recorded Messages request's messages.
 func messagesOf(t *testing.T, body map[string]any) []map[string]any {
 	t.Helper()
-	raw, _ := body["messages"].([]any)
-	var out []map[string]any
-	for _, m := range raw {
-		obj, _ := m.(map[string]any)
-		out = append(out, obj)
-	}
-	return out
+	return objectsAt(body, "messages")
 }
 
+// blocksOf returns a message's content blocks.
 func blocksOf(m map[string]any) []map[string]any {
-	raw, _ := m["content"].([]any)
-	var out []map[string]any
-	for _, b := range raw {
-		obj, _ := b.(map[string]any)
-		out = append(out, obj)
-	}
-	return out
+	return objectsAt(m, "content")
 }
 
 func toJSON(v any) string {

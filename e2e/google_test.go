@@ -27,13 +27,7 @@ func googleModels(t *testing.T, dir string, mock *mockgoogle.Server) string {
 
 // partsOf returns a recorded request's contents as (role, parts).
 func partsOf(body map[string]any) []map[string]any {
-	raw, _ := body["contents"].([]any)
-	var out []map[string]any
-	for _, c := range raw {
-		obj, _ := c.(map[string]any)
-		out = append(out, obj)
-	}
-	return out
+	return objectsAt(body, "contents")
 }
 
 // TestGoogleToolLoop runs a tool loop through the binary on a models.json provider with api
