@@ -1,10 +1,8 @@
 package e2e_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,23 +28,12 @@ func anthropicOptions(mock *mockanthropic.Server, model, cwd string) options {
 // messagesOf returns a recorded Messages request's messages.
 func messagesOf(t *testing.T, body map[string]any) []map[string]any {
 	t.Helper()
-	raw, _ := body["messages"].([]any)
-	var out []map[string]any
-	for _, m := range raw {
-		obj, _ := m.(map[string]any)
-		out = append(out, obj)
-	}
-	return out
+	return objectsAt(body, "messages")
 }
 
+// blocksOf returns a message's content blocks.
 func blocksOf(m map[string]any) []map[string]any {
-	raw, _ := m["content"].([]any)
-	var out []map[string]any
-	for _, b := range raw {
-		obj, _ := b.(map[string]any)
-		out = append(out, obj)
-	}
-	return out
+	return objectsAt(m, "content")
 }
 
 func toJSON(v any) string {
@@ -213,58 +200,7 @@ func TestSwitchOpenAIToClaude(t *testing.T) {
 // TestMockAnthropicCommand runs cmd/mock-anthropic as a process with a script in the format
 // both mocks share, points pi-rpc at the URL it prints, and checks that it exits on stdin EOF.
 func TestMockAnthropicCommand(t *testing.T) {
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "mock-anthropic")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/mock-anthropic").CombinedOutput(); err != nil {
-		t.Fatalf("building mock-anthropic: %v\n%s", err, out)
-	}
-	script := filepath.Join(dir, "script.json")
-	if err := os.WriteFile(script, []byte(`{"responses": [{"text": "Hello from the mock.", "chunkSize": 5}]}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "--script", script)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	t.Cleanup(func() {
-		_ = stdin.Close()
-		select {
-		case <-exited:
-		case <-time.After(hangTimeout):
-			_ = cmd.Process.Kill()
-		}
+	runMockCommand(t, "mock-anthropic", func(url string) options {
+		return options{args: []string{"--provider", "anthropic", "--base-url", url}, env: []string{"ANTHROPIC_API_KEY=test"}}
 	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "http://127.0.0.1:") {
-		t.Fatalf("first line = %q, %v", line, err)
-	}
-	go func() { exited <- cmd.Wait() }()
-	url := strings.TrimSpace(line)
-
-	p := start(t, options{args: []string{"--provider", "anthropic", "--base-url", url}, env: []string{"ANTHROPIC_API_KEY=test"}})
-	p.result("prompt", map[string]any{"message": "hi"}, nil)
-	if s := settledOf(t, p.event("agent_settled")); s.Error != nil || s.Aborted {
-		t.Fatalf("run failed: %+v\nstderr: %s", s, p.stderrTail(20))
-	}
-	if text, _ := textDeltas(p.history()); text != "Hello from the mock." {
-		t.Errorf("text = %q", text)
-	}
-	_ = stdin.Close()
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("mock-anthropic exited with %v", err)
-		}
-	case <-time.After(hangTimeout):
-		t.Error("mock-anthropic did not exit on stdin EOF")
-	}
 }

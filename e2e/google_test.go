@@ -1,15 +1,12 @@
 package e2e_test
 
 import (
-	"bufio"
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockgoogle"
 )
@@ -30,13 +27,7 @@ func googleModels(t *testing.T, dir string, mock *mockgoogle.Server) string {
 
 // partsOf returns a recorded request's contents as (role, parts).
 func partsOf(body map[string]any) []map[string]any {
-	raw, _ := body["contents"].([]any)
-	var out []map[string]any
-	for _, c := range raw {
-		obj, _ := c.(map[string]any)
-		out = append(out, obj)
-	}
-	return out
+	return objectsAt(body, "contents")
 }
 
 // TestGoogleToolLoop runs a tool loop through the binary on a models.json provider with api
@@ -139,60 +130,9 @@ func TestGoogleToolLoop(t *testing.T) {
 // mocks share, points pi-rpc at the URL it prints with --provider google and no key (an
 // explicit endpoint needs none), and checks that it exits on stdin EOF.
 func TestMockGoogleCommand(t *testing.T) {
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "mock-google")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/mock-google").CombinedOutput(); err != nil {
-		t.Fatalf("building mock-google: %v\n%s", err, out)
-	}
-	script := filepath.Join(dir, "script.json")
-	if err := os.WriteFile(script, []byte(`{"responses": [{"text": "Hello from the mock.", "chunkSize": 5}]}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "--script", script)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	t.Cleanup(func() {
-		_ = stdin.Close()
-		select {
-		case <-exited:
-		case <-time.After(hangTimeout):
-			_ = cmd.Process.Kill()
-		}
+	runMockCommand(t, "mock-google", func(url string) options {
+		return options{args: []string{"--provider", "google", "--base-url", url}}
 	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "http://127.0.0.1:") {
-		t.Fatalf("first line = %q, %v", line, err)
-	}
-	go func() { exited <- cmd.Wait() }()
-	url := strings.TrimSpace(line)
-
-	p := start(t, options{args: []string{"--provider", "google", "--base-url", url}})
-	p.result("prompt", map[string]any{"message": "hi"}, nil)
-	if s := settledOf(t, p.event("agent_settled")); s.Error != nil || s.Aborted {
-		t.Fatalf("run failed: %+v\nstderr: %s", s, p.stderrTail(20))
-	}
-	if text, _ := textDeltas(p.history()); text != "Hello from the mock." {
-		t.Errorf("text = %q", text)
-	}
-	_ = stdin.Close()
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("mock-google exited with %v", err)
-		}
-	case <-time.After(hangTimeout):
-		t.Error("mock-google did not exit on stdin EOF")
-	}
 }
 
 // TestGoogleSignaturesSurviveResume saves a Gemini session whose thought, function-call and

@@ -25,13 +25,7 @@ func main() {
 
 var command = mockhttp.Command{
 	Name: "mock-anthropic", Usage: usageText, Format: formatText,
-	Load: func(script string) (mockhttp.Mock, error) {
-		s, err := mockanthropic.LoadScript(script)
-		if err != nil {
-			return nil, err
-		}
-		return mockanthropic.NewHandler(s), nil
-	},
+	Load: mockhttp.Loader(mockanthropic.LoadScript, mockanthropic.NewHandler),
 }
 
 const usageText = `mock-anthropic serves a scripted Anthropic Messages endpoint on loopback.

@@ -26,13 +26,7 @@ func main() {
 
 var command = mockhttp.Command{
 	Name: "mock-google", Usage: usageText, Format: formatText, URLSuffix: "/v1beta",
-	Load: func(script string) (mockhttp.Mock, error) {
-		s, err := mockgoogle.LoadScript(script)
-		if err != nil {
-			return nil, err
-		}
-		return mockgoogle.NewHandler(s), nil
-	},
+	Load: mockhttp.Loader(mockgoogle.LoadScript, mockgoogle.NewHandler),
 }
 
 const usageText = `mock-google serves a scripted Gemini API endpoint on loopback.

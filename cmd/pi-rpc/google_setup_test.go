@@ -4,9 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
-	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/mockgoogle"
@@ -48,27 +46,8 @@ func TestGoogleSetup(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			env := map[string]string{"PI_RPC_HOME": t.TempDir()}
-			for k, v := range tc.env {
-				env[k] = v
-			}
-			c := tc.c
-			c.cwd, c.modelsFile, c.idleTimeout = t.TempDir(), models, time.Second
-			s, err := setupAgent(&c, func(k string) string { return env[k] }, time.Now())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if s.model.ID != tc.model {
-				t.Errorf("model = %s, want %s", s.model.ID, tc.model)
-			}
-			var problems []string
-			for _, p := range s.problems {
-				problems = append(problems, p.Kind+": "+p.Message)
-			}
-			if want := []string{tc.problem}; tc.problem != "" && !slices.Equal(problems, want) || tc.problem == "" && len(problems) > 0 {
-				t.Errorf("problems = %q, want %q", problems, tc.problem)
-			}
-			if tc.problem != "" {
+			s, ok := checkChoice(t, tc.c, models, tc.env, tc.model, tc.problem)
+			if !ok {
 				return
 			}
 			_, isGoogle := s.provider.(*google.Provider)
@@ -94,11 +73,7 @@ func TestGoogleKeyPrecedence(t *testing.T) {
 		{map[string]string{"GOOGLE_API_KEY": "google"}, "google"},
 	} {
 		mock := mockgoogle.New(&mockgoogle.Script{Responses: []mockgoogle.Response{{Text: "ok"}}})
-		env := map[string]string{"PI_RPC_HOME": t.TempDir()}
-		for k, v := range tc.env {
-			env[k] = v
-		}
-		s, err := setupAgent(&config{provider: "google", baseURL: mock.URL(), cwd: t.TempDir(), idleTimeout: time.Second}, func(k string) string { return env[k] }, time.Now())
+		s, err := setupIn(t, config{provider: "google", baseURL: mock.URL()}, "", tc.env)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,11 +95,7 @@ func TestGoogleKeyPrecedence(t *testing.T) {
 		{map[string]string{"OPENAI_API_KEY": "o"}, false},
 		{map[string]string{"OPENAI_API_KEY": "o", "GOOGLE_API_KEY": "g"}, true},
 	} {
-		env := map[string]string{"PI_RPC_HOME": t.TempDir()}
-		for k, v := range tc.env {
-			env[k] = v
-		}
-		s, err := setupAgent(&config{cwd: t.TempDir(), idleTimeout: time.Second}, func(k string) string { return env[k] }, time.Now())
+		s, err := setupIn(t, config{}, "", tc.env)
 		if err != nil {
 			t.Fatal(err)
 		}

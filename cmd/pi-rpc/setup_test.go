@@ -97,27 +97,8 @@ func TestAnthropicSetup(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			env := map[string]string{"PI_RPC_HOME": t.TempDir()}
-			for k, v := range tc.env {
-				env[k] = v
-			}
-			c := tc.c
-			c.cwd, c.modelsFile, c.idleTimeout = t.TempDir(), models, time.Second
-			s, err := setupAgent(&c, func(k string) string { return env[k] }, time.Now())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if s.model.ID != tc.model {
-				t.Errorf("model = %s, want %s", s.model.ID, tc.model)
-			}
-			var problems []string
-			for _, p := range s.problems {
-				problems = append(problems, p.Kind+": "+p.Message)
-			}
-			if want := []string{tc.problem}; tc.problem != "" && !slices.Equal(problems, want) || tc.problem == "" && len(problems) > 0 {
-				t.Errorf("problems = %q, want %q", problems, tc.problem)
-			}
-			if tc.problem != "" {
+			s, ok := checkChoice(t, tc.c, models, tc.env, tc.model, tc.problem)
+			if !ok {
 				return
 			}
 			_, isAnthropic := s.provider.(*anthropic.Provider)
@@ -159,13 +140,7 @@ func TestNamedModelWithoutKey(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			env := map[string]string{"PI_RPC_HOME": t.TempDir()}
-			for k, v := range tc.env {
-				env[k] = v
-			}
-			c := tc.c
-			c.cwd, c.modelsFile, c.idleTimeout = t.TempDir(), models, time.Second
-			s, err := setupAgent(&c, func(k string) string { return env[k] }, time.Now())
+			s, err := setupIn(t, tc.c, models, tc.env)
 			if tc.err != "" {
 				if err == nil || err.Error() != tc.err {
 					t.Fatalf("setupAgent error = %v, want %q", err, tc.err)
@@ -175,11 +150,7 @@ func TestNamedModelWithoutKey(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var problems []string
-			for _, p := range s.problems {
-				problems = append(problems, p.Kind+": "+p.Message)
-			}
-			if !slices.Equal(problems, []string{tc.problem}) {
+			if problems := problemLines(s); !slices.Equal(problems, []string{tc.problem}) {
 				t.Errorf("problems = %q, want %q", problems, tc.problem)
 			}
 		})

@@ -31,12 +31,16 @@ var allowed = map[string][]string{
 	"llm/anthropic": {"core", "llm/internal/"},
 	"llm/google":    {"core", "llm/internal/"},
 	"llm/internal/": {"core"},
+	// The providers' shared test helpers drive the mocks over an in-memory pipe.
+	"llm/internal/providertest": {"core", "internal/mockhttp"},
 	// The provider mocks share only their HTTP machinery.
 	"internal/mockhttp":      {},
 	"internal/mockopenai":    {"internal/mockhttp"},
 	"internal/mockanthropic": {"internal/mockhttp"},
 	"internal/mockgoogle":    {"internal/mockhttp"},
-	"tools":                  {"core", "internal/fsmode"},
+	// The mock commands' shared tests.
+	"internal/mockhttp/commandtest": {"internal/mockhttp"},
+	"tools":                         {"core", "internal/fsmode"},
 	// tools/mcp knows neither the protocol nor the session; its internal test server only
 	// itself.
 	"tools/mcp":           {"core", "tools", "internal/fsmode"},

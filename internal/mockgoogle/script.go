@@ -1,15 +1,9 @@
 package mockgoogle
 
-import (
-	"fmt"
-
-	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
-)
+import "github.com/pi-rpc/pi-rpc/internal/mockhttp"
 
 // Script is the queue of responses a [Server] plays, one per streamGenerateContent request.
-type Script struct {
-	Responses []Response `json:"responses"`
-}
+type Script = mockhttp.Script[Response]
 
 // Response scripts one answer. The package documentation describes every field.
 type Response struct {
@@ -111,26 +105,11 @@ func AuthError() Response {
 }
 
 // LoadScript reads a script file. sseFile paths are resolved relative to the script's
-// directory. Unknown fields are an error naming the file and line.
+// directory. Unknown fields are an error naming the file and line, so a typo does not
+// silently change a test.
 func LoadScript(path string) (*Script, error) {
-	var s Script
-	if err := mockhttp.LoadJSON(path, &s); err != nil {
-		return nil, err
-	}
-	for i := range s.Responses {
-		r := &s.Responses[i]
-		if err := mockhttp.InlineSSEFile(path, fmt.Sprintf("responses[%d].sseFile", i), &r.SSE, &r.SSEFile); err != nil {
-			return nil, err
-		}
-	}
-	return &s, nil
+	return mockhttp.LoadScript(path, func(r *Response) (*string, *string) { return &r.SSE, &r.SSEFile })
 }
 
 // ParseScript decodes a script, rejecting unknown fields with the line they are on.
-func ParseScript(data []byte) (*Script, error) {
-	var s Script
-	if err := mockhttp.ParseJSON(data, &s); err != nil {
-		return nil, err
-	}
-	return &s, nil
-}
+func ParseScript(data []byte) (*Script, error) { return mockhttp.ParseScript[Response](data) }

@@ -28,11 +28,7 @@ type Request = mockhttp.Request
 // NewHandler returns a server that is not listening; serve it with [Server.ServeHTTP].
 func NewHandler(script *Script) *Server {
 	s := &Server{}
-	var rs []Response
-	if script != nil {
-		rs = script.Responses
-	}
-	s.Init(rs)
+	s.InitScript(script)
 	return s
 }
 

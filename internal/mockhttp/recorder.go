@@ -154,3 +154,12 @@ func (s *Recorder[R]) noteWrite(d time.Duration) {
 		s.blocked.Store(true)
 	}
 }
+
+// InitScript readies the recorder with script's responses (none for a nil script).
+func (s *Recorder[R]) InitScript(script *Script[R]) {
+	var rs []R
+	if script != nil {
+		rs = script.Responses
+	}
+	s.Init(rs)
+}

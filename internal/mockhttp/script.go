@@ -80,3 +80,35 @@ func JSONString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// Script is a mock's queue of scripted responses of type R, one per request; each mock names
+// it Script for its own Response.
+type Script[R any] struct {
+	Responses []R `json:"responses"`
+}
+
+// LoadScript reads the script file at path (see [LoadJSON]) and inlines each response's
+// sseFile (see [InlineSSEFile]): sse returns a response's sse and sseFile fields.
+func LoadScript[R any](path string, sse func(*R) (text, file *string)) (*Script[R], error) {
+	var s Script[R]
+	if err := LoadJSON(path, &s); err != nil {
+		return nil, err
+	}
+	for i := range s.Responses {
+		text, file := sse(&s.Responses[i])
+		if err := InlineSSEFile(path, fmt.Sprintf("responses[%d].sseFile", i), text, file); err != nil {
+			return nil, err
+		}
+	}
+	return &s, nil
+}
+
+// ParseScript decodes a script, rejecting unknown fields with the line they are on (see
+// [ParseJSON]).
+func ParseScript[R any](data []byte) (*Script[R], error) {
+	var s Script[R]
+	if err := ParseJSON(data, &s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}

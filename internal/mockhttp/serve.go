@@ -152,3 +152,15 @@ func (c Command) Run(args []string, stdin *os.File, stdout, stderr io.Writer) in
 	}
 	return 0
 }
+
+// Loader is a [Command]'s Load for a mock whose load reads a script file and whose serve
+// returns the server that plays it (a mock's LoadScript and NewHandler).
+func Loader[S any, M Mock](load func(path string) (S, error), serve func(S) M) func(string) (Mock, error) {
+	return func(path string) (Mock, error) {
+		s, err := load(path)
+		if err != nil {
+			return nil, err
+		}
+		return serve(s), nil
+	}
+}

@@ -2,8 +2,6 @@ package anthropic
 
 import (
 	"bytes"
-	"context"
-	"io"
 	"net/http"
 	"strconv"
 	"testing"
@@ -12,16 +10,8 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/internal/failure"
+	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
-
-// bodyTransport answers every request with the same in-memory SSE body.
-type bodyTransport struct{ body []byte }
-
-func (t bodyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	_, _ = io.Copy(io.Discard, req.Body)
-	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
-		Body: io.NopCloser(bytes.NewReader(t.body)), Request: req}, nil
-}
 
 // benchChunks matches llm/openai's benchmark, so the per-chunk figures compare.
 const benchChunks = 2000
@@ -62,24 +52,12 @@ func BenchmarkStream(b *testing.B) {
 	}{{"text", false}, {"toolargs", true}} {
 		b.Run(bc.name, func(b *testing.B) {
 			p, err := New(Config{BaseURL: "http://bench.invalid", APIKey: "k", KeySource: "bench",
-				HTTPClient: &http.Client{Transport: bodyTransport{benchBody(bc.toolArgs)}}})
+				HTTPClient: &http.Client{Transport: providertest.BodyTransport{Body: benchBody(bc.toolArgs)}}})
 			if err != nil {
 				b.Fatal(err)
 			}
 			req := hiRequest(b, "claude-sonnet-4-5")
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				var last core.AssistantEvent
-				for ev := range p.Stream(context.Background(), req) {
-					last = ev
-				}
-				if last.Type != core.EventDone {
-					b.Fatalf("stream ended with %s: %s", last.Type, last.Partial.ErrorMessage)
-				}
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchChunks, "ns/chunk")
+			providertest.BenchStream(b, p, req, benchChunks)
 		})
 	}
 }

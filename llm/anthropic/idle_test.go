@@ -1,77 +1,54 @@
 package anthropic
 
 import (
-	"context"
-	"net/http"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/mockanthropic"
-	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
+	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
 func pipeProvider(t *testing.T, idle time.Duration, resps ...mockanthropic.Response) *Provider {
 	t.Helper()
-	srv := mockanthropic.NewHandler(&mockanthropic.Script{Responses: resps})
-	t.Cleanup(srv.Release)
-	p, err := New(Config{BaseURL: "http://mock.invalid", APIKey: "k", KeySource: "test", IdleTimeout: idle,
-		HTTPClient: &http.Client{Transport: mockhttp.PipeTransport{Handler: srv}}})
+	client := providertest.PipeClient(t, mockanthropic.NewHandler(&mockanthropic.Script{Responses: resps}))
+	p, err := New(Config{BaseURL: "http://mock.invalid", APIKey: "k", KeySource: "test", IdleTimeout: idle, HTTPClient: client})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p
 }
 
+// idleResponse is what the mock plays in each scenario of the idle-timeout suite.
+func idleResponse(s providertest.IdleScenario) mockanthropic.Response {
+	switch s {
+	case providertest.StallMidStream:
+		return mockanthropic.Response{Text: "abcd", ChunkSize: 2, StallAfter: 4}
+	case providertest.StallBeforeHeaders:
+		return mockanthropic.Response{StallBeforeHeaders: true, Text: "x"}
+	case providertest.KeepAlive:
+		var evs []mockanthropic.Event
+		for range 10 {
+			evs = append(evs, mockanthropic.Event{DelayMs: 60_000}, mockanthropic.Event{Ping: true})
+		}
+		evs = append(evs, mockanthropic.Event{Text: "done"})
+		return mockanthropic.Response{Events: evs}
+	}
+	return mockanthropic.Response{Text: "abcd", ChunkSize: 2}
+}
+
 // TestIdleTimeout runs in fake time: a silent backend fails the stream after the idle
 // timeout with a retryable error naming the duration; pings, comments and a slow consumer
 // do not.
 func TestIdleTimeout(t *testing.T) {
-	t.Run("silence mid-stream", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			p := pipeProvider(t, 120*time.Second, mockanthropic.Response{Text: "abcd", ChunkSize: 2, StallAfter: 4})
-			start := time.Now()
-			got, final := run(t, context.Background(), p, hiRequest(t, "claude-sonnet-4-5"))
-			diffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "ab"`, "error error retryable: No data from provider for 120s"})
-			if d := time.Since(start); d != 120*time.Second {
-				t.Errorf("failed after %v, want 2m0s", d)
-			}
-			if final.Failure.Kind != core.ErrorRetryable {
-				t.Errorf("kind = %s, want retryable", final.Failure.Kind)
-			}
-		})
-	})
-	t.Run("silence before headers", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			p := pipeProvider(t, 90*time.Second, mockanthropic.Response{StallBeforeHeaders: true, Text: "x"})
-			got, _ := run(t, context.Background(), p, hiRequest(t, "claude-sonnet-4-5"))
-			diffLines(t, got, []string{"start", "error error retryable: No data from provider for 90s"})
-		})
-	})
-	t.Run("pings keep the stream alive", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			var evs []mockanthropic.Event
-			for range 10 {
-				evs = append(evs, mockanthropic.Event{DelayMs: 60_000}, mockanthropic.Event{Ping: true})
-			}
-			evs = append(evs, mockanthropic.Event{Text: "done"})
-			p := pipeProvider(t, 120*time.Second, mockanthropic.Response{Events: evs})
-			got, _ := run(t, context.Background(), p, hiRequest(t, "claude-sonnet-4-5"))
+	providertest.Idle{
+		Model: modelByID(t, "claude-sonnet-4-5"), Describe: describeEvent,
+		Provider: func(t *testing.T, idle time.Duration, s providertest.IdleScenario) core.Provider {
+			return pipeProvider(t, idle, idleResponse(s))
+		},
+		KeepAliveName: "pings keep the stream alive",
+		CheckKeepAlive: func(t *testing.T, got []string) {
 			diffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "done"`, `text_end 0 "done"`, "done stop"})
-		})
-	})
-	t.Run("a slow consumer pauses the timer", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			p := pipeProvider(t, 120*time.Second, mockanthropic.Response{Text: "abcd", ChunkSize: 2})
-			var got []string
-			for ev := range p.Stream(context.Background(), hiRequest(t, "claude-sonnet-4-5")) {
-				got = append(got, describeEvent(ev))
-				if ev.Type == core.EventTextDelta {
-					time.Sleep(10 * time.Minute) // the consumer is blocked, e.g. on a client that stopped reading
-				}
-			}
-			diffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "ab"`, `text_delta 0 "cd"`, `text_end 0 "abcd"`, "done stop"})
-		})
-	})
+		},
+	}.Run(t)
 }

@@ -1,36 +1,27 @@
 package anthropic
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
-	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// captureTransport records the request and answers with a minimal stream.
-type captureTransport struct {
-	body   []byte
-	header http.Header
-}
+// captureSSE is the minimal stream the capturing transport answers with.
+const captureSSE = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":1}}}\n\n" +
+	"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":1}}\n\n" +
+	"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
 
-func (c *captureTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	c.body, _ = io.ReadAll(req.Body)
-	c.header = req.Header.Clone()
-	sse := "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":1}}}\n\n" +
-		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":1}}\n\n" +
-		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
-	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
-		Body: io.NopCloser(strings.NewReader(sse)), Request: req}, nil
+// newCapture returns a transport that records the request and answers with captureSSE.
+func newCapture() *providertest.CaptureTransport {
+	return &providertest.CaptureTransport{SSE: captureSSE}
 }
 
 const png = "iVBORw0KGgoAAAANSUhEUg=="
@@ -133,7 +124,7 @@ func TestRequestGolden(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ct := &captureTransport{}
+			ct := newCapture()
 			p, err := New(Config{BaseURL: DefaultBaseURL, APIKey: "k", HTTPClient: &http.Client{Transport: ct}, IdleTimeout: -1})
 			if err != nil {
 				t.Fatal(err)
@@ -143,31 +134,15 @@ func TestRequestGolden(t *testing.T) {
 				t.Fatalf("stream failed: %s", final.ErrorMessage)
 			}
 			for k, v := range tc.req.Model.Headers {
-				if got := ct.header.Get(k); got != v {
+				if got := ct.Header.Get(k); got != v {
 					t.Errorf("header %s = %q, want the model's %q", k, got, v)
 				}
 			}
-			if got := ct.header.Get("Anthropic-Beta"); got != tc.beta {
+			if got := ct.Header.Get("Anthropic-Beta"); got != tc.beta {
 				t.Errorf("anthropic-beta = %q, want %q", got, tc.beta)
 			}
-			var pretty bytes.Buffer
-			if err := json.Indent(&pretty, ct.body, "", "  "); err != nil {
-				t.Fatalf("body is not JSON: %v\n%s", err, ct.body)
-			}
-			pretty.WriteByte('\n')
 			path := filepath.Join("testdata", "request_"+tc.name+".golden.json")
-			if *update {
-				if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if pretty.String() != string(want) {
-				t.Errorf("request body differs from %s (go test -run TestRequestGolden -update):\n%s", path, pretty.String())
-			}
+			providertest.Golden(t, path, append(providertest.IndentJSON(t, ct.Body), '\n'), *update)
 		})
 	}
 }

@@ -2,22 +2,11 @@ package google
 
 import (
 	"bytes"
-	"context"
-	"io"
 	"net/http"
 	"testing"
 
-	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
-
-// bodyTransport answers every request with the same in-memory SSE body.
-type bodyTransport struct{ body []byte }
-
-func (t bodyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	_, _ = io.Copy(io.Discard, req.Body)
-	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
-		Body: io.NopCloser(bytes.NewReader(t.body)), Request: req}, nil
-}
 
 // benchChunks matches llm/openai's and llm/anthropic's benchmarks, so the per-chunk figures
 // compare.
@@ -43,22 +32,10 @@ func benchBody() []byte {
 // sends a function call whole, in one chunk, so there is no tool-arguments variant.
 func BenchmarkStream(b *testing.B) {
 	p, err := New(Config{BaseURL: DefaultBaseURL, APIKey: "k", KeySource: "bench",
-		HTTPClient: &http.Client{Transport: bodyTransport{benchBody()}}})
+		HTTPClient: &http.Client{Transport: providertest.BodyTransport{Body: benchBody()}}})
 	if err != nil {
 		b.Fatal(err)
 	}
 	req := hiRequest(b, "gemini-2.5-flash")
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		var last core.AssistantEvent
-		for ev := range p.Stream(context.Background(), req) {
-			last = ev
-		}
-		if last.Type != core.EventDone {
-			b.Fatalf("stream ended with %s: %s", last.Type, last.Partial.ErrorMessage)
-		}
-	}
-	b.StopTimer()
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchChunks, "ns/chunk")
+	providertest.BenchStream(b, p, req, benchChunks)
 }

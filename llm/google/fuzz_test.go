@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
 // FuzzStream feeds arbitrary bodies to the provider: whatever the server sends, the stream
@@ -26,7 +27,7 @@ func FuzzStream(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body string) {
 		p, err := New(Config{BaseURL: DefaultBaseURL, APIKey: "k", IdleTimeout: -1,
-			HTTPClient: &http.Client{Transport: bodyTransport{[]byte(body)}}})
+			HTTPClient: &http.Client{Transport: providertest.BodyTransport{Body: []byte(body)}}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,36 +1,24 @@
 package google
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
-	"io"
 	"net/http"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// captureTransport records the request the SDK sends and answers with a minimal stream.
-type captureTransport struct {
-	url    string
-	body   []byte
-	header http.Header
-}
+// captureSSE is the minimal stream the capturing transport answers with.
+const captureSSE = "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}],\"role\":\"model\"},\"finishReason\":\"STOP\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":1,\"candidatesTokenCount\":1,\"totalTokenCount\":2}}\r\n\r\n"
 
-func (c *captureTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	c.url = req.URL.String()
-	c.body, _ = io.ReadAll(req.Body)
-	c.header = req.Header.Clone()
-	sse := "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}],\"role\":\"model\"},\"finishReason\":\"STOP\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":1,\"candidatesTokenCount\":1,\"totalTokenCount\":2}}\r\n\r\n"
-	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
-		Body: io.NopCloser(strings.NewReader(sse)), Request: req}, nil
+// newCapture returns a transport that records the request and answers with captureSSE.
+func newCapture() *providertest.CaptureTransport {
+	return &providertest.CaptureTransport{SSE: captureSSE}
 }
 
 const png = "iVBORw0KGgoAAAANSUhEUg=="
@@ -163,7 +151,7 @@ func TestRequestGolden(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ct := &captureTransport{}
+			ct := newCapture()
 			p, err := New(Config{BaseURL: DefaultBaseURL, APIKey: "k", HTTPClient: &http.Client{Transport: ct}, IdleTimeout: -1})
 			if err != nil {
 				t.Fatal(err)
@@ -172,34 +160,19 @@ func TestRequestGolden(t *testing.T) {
 			if final.StopReason != core.StopReasonStop {
 				t.Fatalf("stream failed: %s", final.ErrorMessage)
 			}
-			if want := DefaultBaseURL + "/models/" + tc.req.Model.ID + ":streamGenerateContent?alt=sse"; ct.url != want {
-				t.Errorf("url = %s, want %s", ct.url, want)
+			if want := DefaultBaseURL + "/models/" + tc.req.Model.ID + ":streamGenerateContent?alt=sse"; ct.URL != want {
+				t.Errorf("url = %s, want %s", ct.URL, want)
 			}
-			if got := ct.header.Get("X-Goog-Api-Key"); got != "k" {
+			if got := ct.Header.Get("X-Goog-Api-Key"); got != "k" {
 				t.Errorf("x-goog-api-key = %q", got)
 			}
 			for k, v := range tc.req.Model.Headers {
-				if got := ct.header.Get(k); got != v {
+				if got := ct.Header.Get(k); got != v {
 					t.Errorf("header %s = %q, want the model's %q", k, got, v)
 				}
 			}
-			var pretty bytes.Buffer
-			if err := json.Indent(&pretty, ct.body, "", "  "); err != nil {
-				t.Fatalf("body is not JSON: %v\n%s", err, ct.body)
-			}
 			path := filepath.Join("testdata", "request_"+tc.name+".golden.json")
-			if *update {
-				if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if pretty.String() != string(want) {
-				t.Errorf("request body differs from %s (go test -run TestRequestGolden -update):\n%s", path, pretty.String())
-			}
+			providertest.Golden(t, path, providertest.IndentJSON(t, ct.Body), *update)
 		})
 	}
 }
@@ -207,7 +180,7 @@ func TestRequestGolden(t *testing.T) {
 // TestNoKeyNoHeader: without a key the request carries no x-goog-api-key (the SDK's
 // placeholder is removed), and a base URL without a version gets /v1beta.
 func TestNoKeyNoHeader(t *testing.T) {
-	ct := &captureTransport{}
+	ct := newCapture()
 	p, err := New(Config{BaseURL: "http://127.0.0.1:9/proxy", HTTPClient: &http.Client{Transport: ct}, IdleTimeout: -1,
 		Headers: map[string]string{"X-Proxy": "p"}})
 	if err != nil {
@@ -220,13 +193,13 @@ func TestNoKeyNoHeader(t *testing.T) {
 	if final.StopReason != core.StopReasonStop {
 		t.Fatalf("stream failed: %s", final.ErrorMessage)
 	}
-	if _, ok := ct.header["X-Goog-Api-Key"]; ok {
-		t.Errorf("x-goog-api-key sent: %q", ct.header.Get("X-Goog-Api-Key"))
+	if _, ok := ct.Header["X-Goog-Api-Key"]; ok {
+		t.Errorf("x-goog-api-key sent: %q", ct.Header.Get("X-Goog-Api-Key"))
 	}
-	if ct.header.Get("X-Proxy") != "p" {
-		t.Errorf("provider header X-Proxy = %q", ct.header.Get("X-Proxy"))
+	if ct.Header.Get("X-Proxy") != "p" {
+		t.Errorf("provider header X-Proxy = %q", ct.Header.Get("X-Proxy"))
 	}
-	if want := "http://127.0.0.1:9/proxy/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"; ct.url != want {
-		t.Errorf("url = %s, want %s", ct.url, want)
+	if want := "http://127.0.0.1:9/proxy/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"; ct.URL != want {
+		t.Errorf("url = %s, want %s", ct.URL, want)
 	}
 }

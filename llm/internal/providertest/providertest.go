@@ -1,5 +1,10 @@
 // Package providertest holds what the providers' tests share: streaming one request into
-// described events, and comparing event lists line by line. Only tests import it.
+// described events, comparing event lists line by line, the fault-table runner, the
+// idle-timeout suite, the cancellation checks, and the recording transports and golden
+// request bodies. Only tests import it.
+//
+// llm/google and llm/anthropic use all of it; llm/openai's tests use Run and DiffLines and
+// still keep their own copies of the rest, which they can adopt later.
 package providertest
 
 import (

@@ -1,0 +1,72 @@
+package e2e_test
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// runMockCommand builds and runs cmd/NAME as a process with a script in the format the
+// mocks share, points pi-rpc at the URL it prints (with the options pi returns for it),
+// checks the answer, and checks that the mock exits on stdin EOF.
+func runMockCommand(t *testing.T, name string, pi func(url string) options) {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, name)
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/"+name).CombinedOutput(); err != nil {
+		t.Fatalf("building %s: %v\n%s", name, err, out)
+	}
+	script := filepath.Join(dir, "script.json")
+	if err := os.WriteFile(script, []byte(`{"responses": [{"text": "Hello from the mock.", "chunkSize": 5}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--script", script)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	t.Cleanup(func() {
+		_ = stdin.Close()
+		select {
+		case <-exited:
+		case <-time.After(hangTimeout):
+			_ = cmd.Process.Kill()
+		}
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "http://127.0.0.1:") {
+		t.Fatalf("first line = %q, %v", line, err)
+	}
+	go func() { exited <- cmd.Wait() }()
+	url := strings.TrimSpace(line)
+
+	p := start(t, pi(url))
+	p.result("prompt", map[string]any{"message": "hi"}, nil)
+	if s := settledOf(t, p.event("agent_settled")); s.Error != nil || s.Aborted {
+		t.Fatalf("run failed: %+v\nstderr: %s", s, p.stderrTail(20))
+	}
+	if text, _ := textDeltas(p.history()); text != "Hello from the mock." {
+		t.Errorf("text = %q", text)
+	}
+	_ = stdin.Close()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("%s exited with %v", name, err)
+		}
+	case <-time.After(hangTimeout):
+		t.Errorf("%s did not exit on stdin EOF", name)
+	}
+}

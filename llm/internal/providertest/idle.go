@@ -1,0 +1,85 @@
+package providertest
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/pi-rpc/pi-rpc/core"
+)
+
+// IdleScenario names what the mock behind an [Idle] suite's provider plays.
+type IdleScenario int
+
+const (
+	// StallMidStream streams "abcd" in chunks of 2 and goes silent after the first delta.
+	StallMidStream IdleScenario = iota
+	// StallBeforeHeaders never sends its headers.
+	StallBeforeHeaders
+	// KeepAlive waits a minute ten times, each followed by the dialect's keep-alive, then
+	// streams "done".
+	KeepAlive
+	// Steady streams "abcd" in chunks of 2.
+	Steady
+)
+
+// Idle is a provider's side of the idle-timeout test.
+type Idle struct {
+	Model    core.Model
+	Describe func(core.AssistantEvent) string
+	// Provider returns a provider with the idle timeout over an in-memory pipe
+	// (mockhttp.PipeTransport) to a mock playing the scenario, so it runs in fake time.
+	Provider func(t *testing.T, idle time.Duration, s IdleScenario) core.Provider
+	// KeepAliveName names the KeepAlive subtest; CheckKeepAlive checks its events.
+	KeepAliveName  string
+	CheckKeepAlive func(t *testing.T, got []string)
+}
+
+// Run runs the suite in fake time: a silent backend fails the stream after the idle
+// timeout with a retryable error naming the duration; keep-alives and a slow consumer do
+// not.
+func (s Idle) Run(t *testing.T) {
+	req := func() *core.Request { return HiRequest(s.Model) }
+	t.Run("silence mid-stream", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			p := s.Provider(t, 120*time.Second, StallMidStream)
+			start := time.Now()
+			got, final := Run(t, context.Background(), p, req(), s.Describe)
+			DiffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "ab"`, "error error retryable: No data from provider for 120s"})
+			if d := time.Since(start); d != 120*time.Second {
+				t.Errorf("failed after %v, want 2m0s", d)
+			}
+			if final.Failure.Kind != core.ErrorRetryable {
+				t.Errorf("kind = %s, want retryable", final.Failure.Kind)
+			}
+		})
+	})
+	t.Run("silence before headers", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			p := s.Provider(t, 90*time.Second, StallBeforeHeaders)
+			got, _ := Run(t, context.Background(), p, req(), s.Describe)
+			DiffLines(t, got, []string{"start", "error error retryable: No data from provider for 90s"})
+		})
+	})
+	t.Run(s.KeepAliveName, func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			p := s.Provider(t, 120*time.Second, KeepAlive)
+			got, _ := Run(t, context.Background(), p, req(), s.Describe)
+			s.CheckKeepAlive(t, got)
+		})
+	})
+	t.Run("a slow consumer pauses the timer", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			p := s.Provider(t, 120*time.Second, Steady)
+			var got []string
+			for ev := range p.Stream(context.Background(), req()) {
+				got = append(got, s.Describe(ev))
+				if ev.Type == core.EventTextDelta {
+					time.Sleep(10 * time.Minute) // the consumer is blocked, e.g. on a client that stopped reading
+				}
+			}
+			DiffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "ab"`, `text_delta 0 "cd"`, `text_end 0 "abcd"`, "done stop"})
+		})
+	})
+}
