@@ -2,9 +2,10 @@
 export GOTOOLCHAIN := local
 GO ?= go
 LINT := $(GO) tool -modfile=devtools/go.mod golangci-lint
+DEADCODE := $(GO) tool -modfile=devtools/go.mod deadcode
 BIN := bin
 
-.PHONY: all build test test-go test-ts test-npm npm-host test-pi-npm test-pi-acp-npm mcp-npm acp-npm check lint generate check-generated check-ts-generated release bench demo demo-live clean compat
+.PHONY: deadcode all build test test-go test-ts test-npm npm-host test-pi-npm test-pi-acp-npm mcp-npm acp-npm check lint generate check-generated check-ts-generated release bench demo demo-live clean compat
 
 all: build
 
@@ -69,7 +70,7 @@ test-pi-acp-npm: build
 TS_DEPS = [ -f clients/ts/node_modules/.package-lock.json ] || (cd clients/ts && npm ci --no-audit --no-fund)
 
 ## check: formatting, vet, tidy modules, lint, generated files fresh.
-check: lint check-generated
+check: lint deadcode check-generated
 	@out=$$(gofmt -l $$(git ls-files '*.go') 2>/dev/null); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) mod tidy -diff
@@ -77,6 +78,11 @@ check: lint check-generated
 
 lint:
 	$(LINT) run ./...
+
+# deadcode fails on a function nothing calls, not even a test (golang.org/x/tools' deadcode,
+# pinned in devtools/go.mod).
+deadcode:
+	@out=$$($(DEADCODE) -test ./...) || exit 1; if [ -n "$$out" ]; then echo "unreachable code, remove it:"; echo "$$out"; exit 1; fi
 
 generate:
 	$(GO) generate ./...

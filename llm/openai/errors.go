@@ -18,13 +18,6 @@ import (
 // from a session file.
 func IsOverflowMessage(msg string) bool { return failure.IsOverflowMessage(msg) }
 
-// ParseRetryAfter reads how long the server asked us to wait: retry-after-ms (OpenAI), or
-// Retry-After as seconds or an HTTP date relative to now. It reports false when the headers
-// carry no usable value, so "no header" and "retry now" stay distinguishable.
-func ParseRetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	return failure.ParseRetryAfter(h, now)
-}
-
 // errorBody is OpenAI's error envelope, with OpenRouter's metadata.raw (the upstream
 // provider's own message) and a code that some servers send as a number.
 type errorBody struct {
