@@ -53,27 +53,8 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 
 func (p *responsesPlayer) play() {
 	resp := p.resp
-	var writeErr func(http.ResponseWriter, int)
-	if resp.Error != nil {
-		writeErr = func(w http.ResponseWriter, status int) { writeError(w, status, resp.Error) }
-	}
-	p.id = resp.ID
-	if p.id == "" {
-		p.id = "resp_mock_" + strconv.Itoa(p.n)
-	}
-	p.model = resp.Model
-	if p.model == "" {
-		p.model, _ = p.rec.Decoded["model"].(string)
-	}
-	if !p.Open(mockhttp.Head{
-		Headers: resp.Headers, RetryAfter: resp.RetryAfter, StallBeforeHeaders: resp.StallBeforeHeaders,
-		Status: resp.Status, WriteError: writeErr, Body: resp.Body, ContentType: resp.ContentType,
-		KeepAlive: resp.KeepAlive,
-	}) {
-		return
-	}
-	if resp.SSE != "" {
-		p.Replay(resp.SSE)
+	p.id, p.model = identity(resp, p.rec, "resp_mock_"+strconv.Itoa(p.n))
+	if !openStream(p.Stream, resp) {
 		return
 	}
 	if !p.event("response.created", `"response":`+p.response("in_progress", "")) {

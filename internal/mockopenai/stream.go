@@ -22,20 +22,44 @@ type player struct {
 	outChars     int
 }
 
-func (p *player) play() {
-	resp := p.resp
+// identity is a response's id and model: the script's, else fallbackID and the model the
+// request named.
+func identity(resp *Response, rec *Request, fallbackID string) (id, model string) {
+	id, model = resp.ID, resp.Model
+	if id == "" {
+		id = fallbackID
+	}
+	if model == "" {
+		model, _ = rec.Decoded["model"].(string)
+	}
+	return id, model
+}
+
+// openStream writes the response's head (status, headers, a scripted error or raw body, the
+// head-level faults) and, for a response scripted as raw SSE, replays it. It reports whether
+// the player goes on to write events of its own.
+func openStream(st *mockhttp.Stream, resp *Response) bool {
 	var writeErr func(http.ResponseWriter, int)
 	if resp.Error != nil {
 		writeErr = func(w http.ResponseWriter, status int) { writeError(w, status, resp.Error) }
 	}
-	p.id = resp.ID
-	if p.id == "" {
-		p.id = "chatcmpl-mock-" + strconv.Itoa(p.n)
+	if !st.Open(mockhttp.Head{
+		Headers: resp.Headers, RetryAfter: resp.RetryAfter, StallBeforeHeaders: resp.StallBeforeHeaders,
+		Status: resp.Status, WriteError: writeErr, Body: resp.Body, ContentType: resp.ContentType,
+		KeepAlive: resp.KeepAlive,
+	}) {
+		return false
 	}
-	p.model = resp.Model
-	if p.model == "" {
-		p.model, _ = p.rec.Decoded["model"].(string)
+	if resp.SSE != "" {
+		st.Replay(resp.SSE)
+		return false
 	}
+	return true
+}
+
+func (p *player) play() {
+	resp := p.resp
+	p.id, p.model = identity(resp, p.rec, "chatcmpl-mock-"+strconv.Itoa(p.n))
 	p.created = resp.Created
 	if p.created == 0 {
 		p.created = 1700000000
@@ -43,15 +67,7 @@ func (p *player) play() {
 	if so, ok := p.rec.Decoded["stream_options"].(map[string]any); ok {
 		p.includeUsage, _ = so["include_usage"].(bool)
 	}
-	if !p.Open(mockhttp.Head{
-		Headers: resp.Headers, RetryAfter: resp.RetryAfter, StallBeforeHeaders: resp.StallBeforeHeaders,
-		Status: resp.Status, WriteError: writeErr, Body: resp.Body, ContentType: resp.ContentType,
-		KeepAlive: resp.KeepAlive,
-	}) {
-		return
-	}
-	if resp.SSE != "" {
-		p.Replay(resp.SSE)
+	if !openStream(p.Stream, resp) {
 		return
 	}
 	if !p.chunk(`{"role":"assistant","content":""}`, "null") {
