@@ -124,6 +124,17 @@ func (c *conn) until(what string, ok func(m map[string]any) bool) map[string]any
 	}
 }
 
+// seenOrUntil returns the first line already read that satisfies ok, or reads on until one does.
+func (c *conn) seenOrUntil(what string, ok func(m map[string]any) bool) map[string]any {
+	c.t.Helper()
+	for _, m := range c.seen {
+		if ok(m) {
+			return m
+		}
+	}
+	return c.until(what, ok)
+}
+
 func (c *conn) response(id int) map[string]any {
 	c.t.Helper()
 	return c.until(fmt.Sprintf("response %d", id), func(m map[string]any) bool { return m["id"] == float64(id) })
@@ -200,7 +211,9 @@ func TestSlowMCPServerDoesNotHoldInitialize(t *testing.T) {
 	if res := c.response(1); res["result"] == nil {
 		t.Fatalf("initialize: %v", res)
 	}
-	connecting := c.until("slow connecting", func(m map[string]any) bool { return eventType(m) == "mcp_server_status" })
+	// A startup server's connecting is written once the client's first bytes arrive, so it
+	// may come before or after initialize's response.
+	connecting := c.seenOrUntil("slow connecting", func(m map[string]any) bool { return eventType(m) == "mcp_server_status" })
 	if p := connecting["params"].(map[string]any); p["name"] != "slow" || p["state"] != "connecting" || p["toolCount"] != float64(0) {
 		t.Fatalf("first status %v", p)
 	}
