@@ -1,11 +1,18 @@
 # pi-rpc build, test and check targets. GOTOOLCHAIN=local keeps the go line where it is.
 export GOTOOLCHAIN := local
 GO ?= go
+# grpcnotrace: gRPC (which google.golang.org/genai brings through cloud.google.com/go/auth)
+# otherwise links golang.org/x/net/trace, whose init registers /debug pages rendered by
+# text/template; text/template's reflective method lookup makes the linker keep every exported
+# method of every type, and the binary doubles (116 MB against 66 MB). Exported so that every
+# go command make runs, and the tests' own `go build`s, build what users get; `check-linker`
+# keeps it that way. See docs/benchmarks.md ("Binary size").
+export GOFLAGS := $(strip $(GOFLAGS) -tags=grpcnotrace)
 LINT := $(GO) tool -modfile=devtools/go.mod golangci-lint
 DEADCODE := $(GO) tool -modfile=devtools/go.mod deadcode
 BIN := bin
 
-.PHONY: deadcode all build test test-go test-ts test-npm npm-host test-pi-npm test-pi-acp-npm mcp-npm acp-npm check lint generate check-generated check-ts-generated release bench demo demo-live clean compat
+.PHONY: check-linker deadcode all build test test-go test-ts test-npm npm-host test-pi-npm test-pi-acp-npm mcp-npm acp-npm check lint generate check-generated check-ts-generated release bench demo demo-live clean compat
 
 all: build
 
@@ -70,7 +77,7 @@ test-pi-acp-npm: build
 TS_DEPS = [ -f clients/ts/node_modules/.package-lock.json ] || (cd clients/ts && npm ci --no-audit --no-fund)
 
 ## check: formatting, vet, tidy modules, lint, generated files fresh.
-check: lint deadcode check-generated
+check: lint deadcode check-linker check-generated
 	@out=$$(gofmt -l $$(git ls-files '*.go') 2>/dev/null); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) mod tidy -diff
@@ -78,6 +85,14 @@ check: lint deadcode check-generated
 
 lint:
 	$(LINT) run ./...
+
+# check-linker fails when the linker has to keep every exported method: that happens once a
+# reachable function looks methods up by a name known only at run time (reflect's MethodByName
+# or Method(i); `-dumpdep` marks it <ReflectMethod>), and it costs half the binary. It prints
+# the functions so marked; docs/benchmarks.md ("Binary size") says how the last two were found.
+check-linker:
+	@out=$$($(GO) build -ldflags=-dumpdep -o /dev/null ./cmd/pi-rpc 2>&1 | grep '<ReflectMethod>' | sed 's/ ->.*//' | sort -u); \
+		if [ -n "$$out" ]; then echo "the linker keeps every exported method of pi-rpc because of:"; echo "$$out"; exit 1; fi
 
 # deadcode fails on a function nothing calls, not even a test (golang.org/x/tools' deadcode,
 # pinned in devtools/go.mod).
