@@ -459,3 +459,107 @@ func TestSandboxAbortBashKillsTheTree(t *testing.T) {
 		t.Fatalf("exit code %d", code)
 	}
 }
+
+// TestSandboxSessionChoices: on a server started without a sandbox, one connection holds a
+// session createSession put in workspace-write with its own writable directory (relative to
+// its cwd) and the first session, unsandboxed: the first writes outside, the other may not
+// but writes its directory; setOptions then sandboxes the first session from its next
+// command on and turns it off again; an unknown mode is -32602 and a directory that does not
+// exist -32011, each naming the field.
+func TestSandboxSessionChoices(t *testing.T) {
+	if !landlockAvailable() {
+		t.Skip("the kernel has no Landlock")
+	}
+	r := newSandboxRun(t)
+	r.o.multiSession = true
+	if err := os.Mkdir(filepath.Join(r.o.cwd, "..", "scratch"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if r.o.attr != nil {
+		if err := os.Lchown(filepath.Join(r.o.cwd, "..", "scratch"), nobody, nobody); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := start(t, r.o)
+	p.result("initialize", map[string]any{}, nil)
+	var created struct {
+		SessionID string `json:"sessionId"`
+		Sandbox   *struct {
+			Mode     string `json:"mode"`
+			Enforced bool   `json:"enforced"`
+		} `json:"sandbox"`
+	}
+	p.result("createSession", map[string]any{"sandbox": map[string]any{"mode": "workspace-write", "write": []string{"../scratch"}}}, &created)
+	if created.Sandbox == nil || created.Sandbox.Mode != "workspace-write" || !created.Sandbox.Enforced {
+		t.Fatalf("createSession's sandbox = %+v", created.Sandbox)
+	}
+	bash := func(sid, cmd string) string {
+		t.Helper()
+		params := map[string]any{"command": cmd}
+		if sid != "" {
+			params["sessionId"] = sid
+		}
+		var res struct {
+			Output string `json:"output"`
+		}
+		p.result("bash", params, &res)
+		return res.Output
+	}
+	write := func(name string) string {
+		return fmt.Sprintf("echo RAN; echo x > %s/%s && echo WROTE || echo REFUSED", r.outside, name)
+	}
+	if out := bash(created.SessionID, write("by-sandboxed")); !strings.Contains(out, "RAN") || !strings.Contains(out, "REFUSED") {
+		t.Errorf("the sandboxed session wrote outside: %q", out)
+	}
+	if out := bash(created.SessionID, "echo x > ../scratch/f && echo WROTE"); !strings.Contains(out, "WROTE") {
+		t.Errorf("the sandboxed session could not write its own writable directory: %q", out)
+	}
+	if out := bash("", write("by-first")); !strings.Contains(out, "WROTE") {
+		t.Errorf("the unsandboxed first session: %q", out)
+	}
+	var set struct {
+		Sandbox *struct {
+			Mode string `json:"mode"`
+		} `json:"sandbox"`
+	}
+	p.result("setOptions", map[string]any{"sandbox": map[string]any{"mode": "read-only"}}, &set)
+	if set.Sandbox == nil || set.Sandbox.Mode != "read-only" {
+		t.Fatalf("setOptions' sandbox = %+v", set.Sandbox)
+	}
+	if out := bash("", "echo RAN; echo x > here && echo WROTE || echo REFUSED"); !strings.Contains(out, "REFUSED") {
+		t.Errorf("the first session after setOptions read-only: %q", out)
+	}
+	var st struct {
+		Sandbox *struct {
+			Mode string `json:"mode"`
+		} `json:"sandbox"`
+	}
+	p.result("getState", map[string]any{}, &st)
+	if st.Sandbox == nil || st.Sandbox.Mode != "read-only" {
+		t.Errorf("the first session's getState after setOptions: %+v", st.Sandbox)
+	}
+	set.Sandbox = nil
+	p.result("setOptions", map[string]any{"sandbox": map[string]any{"mode": "off"}}, &set)
+	if set.Sandbox != nil {
+		t.Errorf("setOptions' sandbox after mode off = %+v", set.Sandbox)
+	}
+	if out := bash("", "echo x > here && echo WROTE"); !strings.Contains(out, "WROTE") {
+		t.Errorf("the first session after setOptions off: %q", out)
+	}
+	e := p.callError("createSession", map[string]any{"sandbox": map[string]any{"mode": "strict"}}, codeInvalidParams, "")
+	if !strings.Contains(e.Message, "params.sandbox.mode") || !strings.Contains(e.Message, `"strict"`) {
+		t.Errorf("an unknown mode: %s", e.Message)
+	}
+	e = p.callError("setOptions", map[string]any{"sessionId": created.SessionID, "sandbox": map[string]any{"network": "maybe"}}, codeInvalidParams, "")
+	if !strings.Contains(e.Message, "params.sandbox.network") {
+		t.Errorf("an unknown network: %s", e.Message)
+	}
+	e = p.callError("createSession", map[string]any{"sandbox": map[string]any{"mode": "workspace-write", "write": []string{"missing"}}}, codeInvalidState, "invalidState")
+	if !strings.Contains(e.Message, filepath.Join(r.o.cwd, "missing")) || !strings.Contains(e.Message, "not a directory") {
+		t.Errorf("a missing write directory: %s", e.Message)
+	}
+	p.closeStdin()
+	if code := p.waitExit(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+}

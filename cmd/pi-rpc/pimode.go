@@ -24,7 +24,7 @@ import (
 // EOF, 128+signal on SIGTERM, SIGINT or SIGHUP.
 func servePi(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpHost, stdin io.Reader, stdout io.Writer, log zerolog.Logger) int {
 	writer := pimode.NewWriter(stdout, 1<<20, log)
-	sandboxStatus(setup.sandbox, log) // logged; pi's protocol has no place for it
+	logSandbox(setup.sandbox, log) // pi's protocol has no place for it
 	problem := ""
 	if len(setup.problems) > 0 {
 		problem = setup.problems[0].Message
