@@ -57,6 +57,7 @@ func runACP(cfg *config, setup *agentSetup, stdin io.Reader, stdout io.Writer, l
 	server := acp.NewServer(acp.Options{
 		In: stdin, Out: stdout, Host: sessionHost,
 		Approval:        cfg.approval,
+		Sandbox:         acpSandboxes{setup.sandboxes, setup.sandbox},
 		MaxMessageBytes: cfg.maxMessageBytes,
 		Version:         version,
 		Logger:          log,

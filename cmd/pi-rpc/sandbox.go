@@ -266,3 +266,49 @@ func (s *sessionSandboxes) Set(sup *session.Supervisor, choice protocol.SandboxC
 	}
 	return nil
 }
+
+// acpSandboxes are the sessions' sandboxes as ACP's sandbox config option offers them.
+type acpSandboxes struct {
+	*sessionSandboxes
+	process *sandbox.Config
+}
+
+// sandboxModes are the modes, loosest first.
+var sandboxModes = []sandbox.Mode{sandbox.ModeOff, sandbox.ModeWorkspaceWrite, sandbox.ModeReadOnly}
+
+// Modes are the modes at least as strict as the command line's; none where no sandbox exists.
+func (a acpSandboxes) Modes(sup *session.Supervisor) ([]string, string) {
+	sb := a.of(sup)
+	if !sandbox.Supported() || sb == nil {
+		return nil, ""
+	}
+	var out []string
+	for _, m := range sandboxModes {
+		if sandbox.AtLeastAsStrict(m, a.process.Report().Mode) {
+			out = append(out, string(m))
+		}
+	}
+	return out, string(sb.mode())
+}
+
+// SetMode changes the session's mode, keeping its network and directories.
+func (a acpSandboxes) SetMode(sup *session.Supervisor, mode string) error {
+	sb := a.of(sup)
+	if sb == nil {
+		return fmt.Errorf("the session has no sandbox")
+	}
+	if _, err := sandbox.ParseMode(mode); err != nil {
+		return err
+	}
+	return sb.set(protocol.SandboxChoice{Mode: mode})
+}
+
+// Info is the command line's sandbox as initialize reports it; with --sandbox off, the
+// kernel's Landlock ABI too, so an editor knows whether a mode it picks will be enforced.
+func (a acpSandboxes) Info() any {
+	if st := statusOf(a.process); st != nil {
+		return st
+	}
+	r := a.process.Report()
+	return protocol.SandboxStatus{Mode: string(r.Mode), LandlockABI: sandbox.LandlockABI(), Network: r.Network, Missing: r.Missing}
+}

@@ -303,6 +303,12 @@ func within(p, dir string) bool {
 	return rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)))
 }
 
+// Supported reports whether this system has the sandbox (Linux).
+func Supported() bool { return supported }
+
+// AtLeastAsStrict reports whether a session may choose m under the process's bound.
+func AtLeastAsStrict(m, bound Mode) bool { return strictness(m) >= strictness(bound) }
+
 // strictness orders the modes: a session may only ask for one at least as strict as the
 // process's.
 func strictness(m Mode) int {
