@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"os/exec"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -462,7 +463,8 @@ func TestSandboxAbortBashKillsTheTree(t *testing.T) {
 
 // TestSandboxSessionChoices: on a server started without a sandbox, one connection holds a
 // session createSession put in workspace-write with its own writable directory (relative to
-// its cwd) and the first session, unsandboxed: the first writes outside, the other may not
+// its cwd; the network off, as a sandbox has it unless asked) and the first session,
+// unsandboxed: the first writes outside, the other may not
 // but writes its directory; setOptions then sandboxes the first session from its next
 // command on and turns it off again; an unknown mode is -32602 and a directory that does not
 // exist -32011, each naming the field.
@@ -487,10 +489,11 @@ func TestSandboxSessionChoices(t *testing.T) {
 		Sandbox   *struct {
 			Mode     string `json:"mode"`
 			Enforced bool   `json:"enforced"`
+			Network  string `json:"network"`
 		} `json:"sandbox"`
 	}
 	p.result("createSession", map[string]any{"sandbox": map[string]any{"mode": "workspace-write", "write": []string{"../scratch"}}}, &created)
-	if created.Sandbox == nil || created.Sandbox.Mode != "workspace-write" || !created.Sandbox.Enforced {
+	if created.Sandbox == nil || created.Sandbox.Mode != "workspace-write" || !created.Sandbox.Enforced || created.Sandbox.Network == "none" {
 		t.Fatalf("createSession's sandbox = %+v", created.Sandbox)
 	}
 	bash := func(sid, cmd string) string {
@@ -561,5 +564,56 @@ func TestSandboxSessionChoices(t *testing.T) {
 	p.closeStdin()
 	if code := p.waitExit(); code != 0 {
 		t.Fatalf("exit code %d", code)
+	}
+}
+
+// TestSandboxPiModeSettings: in pi mode, settings.json's sandbox key chooses the sandbox (its
+// mode and an extra writable directory) when the command line gives no --sandbox flag; a
+// --sandbox flag wins; a bad value stops pi-rpc at start, naming the key.
+func TestSandboxPiModeSettings(t *testing.T) {
+	if !landlockAvailable() {
+		t.Skip("the kernel has no Landlock")
+	}
+	root, err := os.MkdirTemp("/var/tmp", "pi-rpc-sandbox-pi-")
+	if err != nil {
+		t.Skip("needs /var/tmp:", err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(root) })
+	cwd, extra, agent := filepath.Join(root, "work"), filepath.Join(root, "extra"), filepath.Join(root, "agent")
+	for _, d := range []string{cwd, extra, agent} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settings := fmt.Sprintf(`{"sandbox":{"mode":"workspace-write","write":[%q]}}`, extra)
+	if err := os.WriteFile(filepath.Join(agent, "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := "echo RAN; echo x > ../outside-$RUN && echo WROTE-OUTSIDE; echo x > ../extra/f-$RUN && echo WROTE-EXTRA"
+	for _, c := range []struct {
+		name          string
+		args          []string
+		outside, want bool
+	}{
+		{"settings", nil, false, true},
+		{"flag-wins", []string{"--sandbox", "off"}, true, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := startPi(t, piOptions{mock: newMock(t), cwd: cwd, env: []string{"PI_CODING_AGENT_DIR=" + agent}, args: append([]string{"--no-session"}, c.args...)})
+			b := p.call("b", "bash", map[string]any{"command": "RUN=" + c.name + "; " + cmd}).data()
+			out, _ := b["output"].(string)
+			if !strings.Contains(out, "RAN") || strings.Contains(out, "WROTE-OUTSIDE") != c.outside || !strings.Contains(out, "WROTE-EXTRA") {
+				t.Fatalf("pi mode's bash (%s): %q", c.name, out)
+			}
+		})
+	}
+	if err := os.WriteFile(filepath.Join(agent, "settings.json"), []byte(`{"sandbox":{"mode":"strict"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := exec.Command(binary, "--mode", "rpc", "--cwd", cwd, "--no-session")
+	run.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "PI_CODING_AGENT_DIR=" + agent, "OPENAI_API_KEY=test"}
+	out, err := run.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "settings.json: sandbox.mode") || !strings.Contains(string(out), `"strict"`) {
+		t.Fatalf("a bad sandbox.mode in settings.json: %v, %s", err, out)
 	}
 }

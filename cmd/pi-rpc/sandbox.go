@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -21,6 +22,56 @@ type sandboxFlags struct {
 	write    []string
 	network  string
 	fallback string
+	// given names the --sandbox flags the command line gave: then pi's settings.json's
+	// sandbox key is not used.
+	given map[string]bool
+}
+
+// noteGiven records a flag the command line gave.
+func (f *sandboxFlags) noteGiven(name string) {
+	if strings.HasPrefix(name, "sandbox") {
+		if f.given == nil {
+			f.given = map[string]bool{}
+		}
+		f.given[name] = true
+	}
+}
+
+// piSandbox is settings.json's sandbox key in pi mode: the --sandbox flags' values, used
+// when the command line gives none of those flags.
+type piSandbox struct {
+	Mode     string   `json:"mode"`
+	Network  string   `json:"network"`
+	Write    []string `json:"write"`
+	Fallback string   `json:"fallback"`
+}
+
+// applySettings takes settings.json's sandbox unless the command line gave a --sandbox flag
+// (its choice is then whole, as given), after checking each value.
+func (f *sandboxFlags) applySettings(s *piSandbox) error {
+	if s == nil || len(f.given) > 0 {
+		return nil
+	}
+	if _, err := sandbox.ParseMode(s.Mode); s.Mode != "" && err != nil {
+		return fmt.Errorf("sandbox.mode: %w", err)
+	}
+	if s.Network != "" && s.Network != "on" && s.Network != "off" {
+		return fmt.Errorf("sandbox.network: %q is not on or off", s.Network)
+	}
+	if s.Fallback != "" && s.Fallback != "refuse" && s.Fallback != "warn" {
+		return fmt.Errorf("sandbox.fallback: %q is not refuse or warn", s.Fallback)
+	}
+	if s.Mode != "" {
+		f.mode = s.Mode
+	}
+	if s.Network != "" {
+		f.network = s.Network
+	}
+	f.write = append([]string(nil), s.Write...)
+	if s.Fallback != "" {
+		f.fallback = s.Fallback
+	}
+	return nil
 }
 
 func (f *sandboxFlags) register(fs *flag.FlagSet) {

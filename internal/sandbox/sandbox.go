@@ -345,7 +345,9 @@ func (c *Config) Tighten(choice Choice, o Options) (*Config, error) {
 	if mode == "" {
 		mode = cur.Mode
 	}
-	netOn := cur.Network
+	// A sandbox has the network off unless it is asked for: a session that turns one on
+	// where the process has none gets it off too.
+	netOn := cur.Network && cur.Mode != ModeOff
 	if choice.Network != nil {
 		netOn = *choice.Network
 	}

@@ -409,6 +409,7 @@ func TestTightenNeverLoosens(t *testing.T) {
 		{ww, Choice{Mode: ModeOff}, ""},
 		{ww, Choice{Network: &on}, ""},
 		{nil, Choice{Mode: ModeWorkspaceWrite, Network: &on}, ModeWorkspaceWrite},
+		{nil, Choice{Mode: ModeReadOnly}, ModeReadOnly},
 		{nil, Choice{}, ModeOff},
 		{ww, Choice{Write: []string{extra}}, ModeWorkspaceWrite},
 		{nil, Choice{Mode: ModeWorkspaceWrite, Write: []string{extra}}, ModeWorkspaceWrite},
@@ -434,6 +435,9 @@ func TestTightenNeverLoosens(t *testing.T) {
 				t.Errorf("Tighten(%v, %+v): the write directory is not writable: %v", c.base.Report().Mode, c.choice, sb.WriteSet())
 			}
 		}
+	}
+	if c, err := (*Config)(nil).Tighten(Choice{Mode: ModeWorkspaceWrite}, Options{Self: self, CacheDir: t.TempDir()}); err != nil || c.opts.Network {
+		t.Errorf("a sandbox chosen where the process has none has the network on (%v)", err)
 	}
 	if sb, _ := ww.For(t.TempDir()); sb.CheckWrite(filepath.Join(extra, "f")) == nil {
 		t.Errorf("the process's sandbox took a session's write directory: %v", sb.WriteSet())
