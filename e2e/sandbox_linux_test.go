@@ -343,7 +343,8 @@ func TestSandboxReportedWithoutLandlock(t *testing.T) {
 
 // TestSandboxPerSession: createSession's sandbox makes one session stricter than the
 // process's workspace-write: its bash writes nowhere, its getState reports it, the first
-// session still writes its workspace, and a choice looser than the process's is refused.
+// session still writes its workspace, and a choice looser than the process's is refused, by
+// createSession and by setOptions (which then changes none of its options).
 func TestSandboxPerSession(t *testing.T) {
 	if !landlockAvailable() {
 		t.Skip("the kernel has no Landlock")
@@ -392,6 +393,23 @@ func TestSandboxPerSession(t *testing.T) {
 	e := p.callError("createSession", map[string]any{"sandbox": map[string]any{"mode": "off"}}, codeInvalidState, "invalidState")
 	if !strings.Contains(e.Message, "looser") {
 		t.Errorf("a looser network: %s", e.Message)
+	}
+	// A looser setOptions changes nothing, the other options included.
+	e = p.callError("setOptions", map[string]any{"sessionId": created.SessionID, "autoRetry": false, "sandbox": map[string]any{"mode": "off"}}, codeInvalidState, "invalidState")
+	if !strings.Contains(e.Message, "looser") {
+		t.Errorf("a looser setOptions: %s", e.Message)
+	}
+	var after struct {
+		Options struct {
+			AutoRetry bool `json:"autoRetry"`
+		} `json:"options"`
+		Sandbox *struct {
+			Mode string `json:"mode"`
+		} `json:"sandbox"`
+	}
+	p.result("getState", map[string]any{"sessionId": created.SessionID}, &after)
+	if after.Sandbox == nil || after.Sandbox.Mode != "read-only" || !after.Options.AutoRetry {
+		t.Errorf("after a refused setOptions: autoRetry %v, sandbox %+v", after.Options.AutoRetry, after.Sandbox)
 	}
 	p.closeStdin()
 	if code := p.waitExit(); code != 0 {

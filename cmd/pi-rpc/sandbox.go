@@ -144,10 +144,12 @@ type sessionSandbox struct {
 	fallbackWarn bool
 	cwd          string
 
-	mu     sync.Mutex
-	choice protocol.SandboxChoice // what the session chose on top of the process's
-	cfg    *sandbox.Config        // the sandbox in force (nil: off)
-	sb     *sandbox.Sandbox       // cfg's policy for cwd
+	// changing serialises the changes; mu guards the fields below it, which each command reads.
+	changing sync.Mutex
+	mu       sync.Mutex
+	choice   protocol.SandboxChoice // what the session chose on top of the process's
+	cfg      *sandbox.Config        // the sandbox in force (nil: off)
+	sb       *sandbox.Sandbox       // cfg's policy for cwd
 }
 
 // newSessionSandbox is the sandbox of a session in cwd: the process's, tightened by choice
@@ -167,6 +169,8 @@ func newSessionSandbox(process *sandbox.Config, fallbackWarn bool, cwd string, c
 // set changes the session's choice: the fields choice gives replace the session's, the
 // others stay. An error leaves the sandbox as it was.
 func (s *sessionSandbox) set(choice protocol.SandboxChoice) error {
+	s.changing.Lock()
+	defer s.changing.Unlock()
 	s.mu.Lock()
 	c := s.choice
 	s.mu.Unlock()
