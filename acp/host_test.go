@@ -64,9 +64,16 @@ func startServer(t *testing.T, host *session.Host) *acpClient {
 // startUninitialized starts a server on host; the test sends initialize, or not.
 func startUninitialized(t *testing.T, host *session.Host) *acpClient {
 	t.Helper()
+	return startWith(t, Options{Host: host})
+}
+
+// startWith starts a server with opts (its pipes and logger set here), uninitialized.
+func startWith(t *testing.T, opts Options) *acpClient {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	srv := NewServer(Options{In: inR, Out: outW, Host: host, Logger: zerolog.Nop()})
+	opts.In, opts.Out, opts.Logger = inR, outW, zerolog.Nop()
+	srv := NewServer(opts)
 	served := make(chan struct{})
 	go func() {
 		defer close(served)

@@ -46,10 +46,24 @@ type Options struct {
 	// method explains the first).
 	Host *session.Host
 	// Approval is the --approval mode; empty means ask.
-	Approval        string
+	Approval string
+	// Sandbox, when set, offers each session's OS sandbox as the sandbox config option and
+	// reports the process's in initialize's agentInfo._meta.
+	Sandbox         Sandboxes
 	MaxMessageBytes int
 	Version         string
 	Logger          zerolog.Logger
+}
+
+// Sandboxes are the sessions' OS sandboxes (cmd/pi-rpc's, docs/editors.md#modes-and-options).
+type Sandboxes interface {
+	// Modes are the sandbox modes sup may choose now, loosest first (the command line
+	// bounds them), and its current one; none: the option is not offered.
+	Modes(sup *session.Supervisor) (modes []string, current string)
+	// SetMode changes sup's sandbox mode from its next command on.
+	SetMode(sup *session.Supervisor, mode string) error
+	// Info is the process's sandbox, for initialize's agentInfo._meta["pi-rpc"].sandbox.
+	Info() any
 }
 
 // Server is one ACP connection.
@@ -349,7 +363,7 @@ func (s *Server) initialize(params json.RawMessage) (any, *sdk.RequestError) {
 	s.mu.Unlock()
 	res := sdk.InitializeResponse{
 		ProtocolVersion: sdk.ProtocolVersion(sdk.ProtocolVersionNumber),
-		AgentInfo:       &sdk.Implementation{Name: "pi-rpc", Title: sdk.Ptr("pi-rpc"), Version: s.opts.Version},
+		AgentInfo:       s.agentInfo(),
 		AgentCapabilities: sdk.AgentCapabilities{
 			LoadSession:        true,
 			PromptCapabilities: sdk.PromptCapabilities{Image: true, EmbeddedContext: true},
@@ -368,6 +382,15 @@ func (s *Server) initialize(params json.RawMessage) (any, *sdk.RequestError) {
 		}})
 	}
 	return res, nil
+}
+
+// agentInfo names pi-rpc and, in its _meta, says what sandbox its commands run in.
+func (s *Server) agentInfo() *sdk.Implementation {
+	info := &sdk.Implementation{Name: "pi-rpc", Title: sdk.Ptr("pi-rpc"), Version: s.opts.Version}
+	if s.opts.Sandbox != nil {
+		info.Meta = map[string]any{"pi-rpc": map[string]any{"sandbox": s.opts.Sandbox.Info()}}
+	}
+	return info
 }
 
 // authProblem is why no model can be called (a missing key), "" when one can: the host's
@@ -576,6 +599,13 @@ var modes = []struct{ id, approval, name, desc string }{
 	{"read-only", session.ApprovalDenyWrites, "Read-only", "Refuse writes, edits and commands"},
 }
 
+// sandboxModes name and describe the sandbox config option's values.
+var sandboxModes = map[string][2]string{
+	"off":             {"Off", "Commands run with your user's permissions"},
+	"workspace-write": {"Workspace", "Commands write only the workspace, /tmp and the --sandbox-write directories"},
+	"read-only":       {"Read-only", "Commands write nowhere"},
+}
+
 func (st *acpSession) modes() *sdk.SessionModeState {
 	cur := st.sup.State().Options.Approval
 	out := &sdk.SessionModeState{AvailableModes: []sdk.SessionMode{}}
@@ -597,20 +627,69 @@ func (s *Server) setMode(params json.RawMessage) (any, *sdk.RequestError) {
 	if st == nil {
 		return nil, notFound(p.SessionId)
 	}
+	if err := setApproval(st, string(p.ModeId)); err != nil {
+		return nil, err
+	}
+	return sdk.SetSessionModeResponse{}, nil
+}
+
+// setApproval sets the approval mode of a session/set_mode or of the mode config option.
+func setApproval(st *acpSession, id string) *sdk.RequestError {
 	for _, m := range modes {
-		if string(p.ModeId) == m.id {
+		if id == m.id {
 			st.sup.SetOptions(session.OptionsPatch{Approval: sdk.Ptr(m.approval)})
-			return sdk.SetSessionModeResponse{}, nil
+			return nil
 		}
 	}
-	return nil, reqError(codeInvalidParams, fmt.Sprintf("Invalid params: unknown mode %q (ask, auto, read-only)", p.ModeId), nil)
+	return reqError(codeInvalidParams, fmt.Sprintf("Invalid params: unknown mode %q (ask, auto, read-only)", id), nil)
+}
+
+// modeOption is the approval modes as the mode config option: a client that reads
+// configOptions ignores modes, as ACP says it should.
+func modeOption(st *acpSession) sdk.SessionConfigOption {
+	state := st.modes()
+	opts := sdk.SessionConfigSelectOptionsUngrouped{}
+	for _, m := range state.AvailableModes {
+		opts = append(opts, sdk.SessionConfigSelectOption{Value: sdk.SessionConfigValueId(m.Id), Name: m.Name, Description: m.Description})
+	}
+	o := sdk.NewSessionConfigOptionSelect(sdk.SessionConfigValueId(state.CurrentModeId), sdk.SessionConfigSelectOptions{Ungrouped: &opts})
+	o.Select.Id, o.Select.Name, o.Select.Category = "mode", "Approval", sdk.Ptr(sdk.SessionConfigOptionCategoryMode)
+	o.Select.Description = sdk.Ptr("Who approves writes, edits and commands")
+	return o
+}
+
+// sandboxOption is the session's OS sandbox as the sandbox config option; false when the
+// process offers none.
+func (s *Server) sandboxOption(st *acpSession) (sdk.SessionConfigOption, bool) {
+	if s.opts.Sandbox == nil {
+		return sdk.SessionConfigOption{}, false
+	}
+	list, cur := s.opts.Sandbox.Modes(st.sup)
+	if len(list) == 0 {
+		return sdk.SessionConfigOption{}, false
+	}
+	opts := sdk.SessionConfigSelectOptionsUngrouped{}
+	for _, m := range list {
+		name, desc := m, ""
+		if d, ok := sandboxModes[m]; ok {
+			name, desc = d[0], d[1]
+		}
+		opts = append(opts, sdk.SessionConfigSelectOption{Value: sdk.SessionConfigValueId(m), Name: name, Description: sdk.Ptr(desc)})
+	}
+	o := sdk.NewSessionConfigOptionSelect(sdk.SessionConfigValueId(cur), sdk.SessionConfigSelectOptions{Ungrouped: &opts})
+	o.Select.Id, o.Select.Name = "sandbox", "Sandbox"
+	o.Select.Description = sdk.Ptr("The OS sandbox of the agent's commands, from the next one on")
+	return o, true
 }
 
 var thinkingLevels = []core.ThinkingLevel{"off", "minimal", "low", "medium", "high", "xhigh"}
 
 func (s *Server) configOptions(st *acpSession) []sdk.SessionConfigOption {
 	snap := st.sup.State()
-	var out []sdk.SessionConfigOption
+	out := []sdk.SessionConfigOption{modeOption(st)}
+	if o, ok := s.sandboxOption(st); ok {
+		out = append(out, o)
+	}
 	if snap.Model.ID != "" {
 		cur := snap.Model.Provider + "/" + snap.Model.ID
 		opts := sdk.SessionConfigSelectOptionsUngrouped{}
@@ -658,6 +737,17 @@ func (s *Server) setConfigOption(params json.RawMessage) (any, *sdk.RequestError
 		return nil, notFound(p.SessionId)
 	}
 	switch p.ConfigId {
+	case "mode":
+		if err := setApproval(st, string(p.Value)); err != nil {
+			return nil, err
+		}
+	case "sandbox":
+		if _, ok := s.sandboxOption(st); !ok {
+			return nil, reqError(codeInvalidParams, "Invalid params: this agent offers no sandbox", nil)
+		}
+		if serr := s.opts.Sandbox.SetMode(st.sup, string(p.Value)); serr != nil {
+			return nil, reqError(codeInvalidParams, "Invalid params: "+serr.Error(), nil)
+		}
 	case "model":
 		if serr := s.setModel(st, string(p.Value)); serr != nil {
 			return nil, reqError(codeInvalidParams, "Invalid params: "+serr.Error(), nil)

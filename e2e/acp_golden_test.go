@@ -115,7 +115,11 @@ func (g *acpGolden) answer(id []byte, option string) {
 	g.send(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "result": map[string]any{"outcome": outcome}})
 }
 
-var agentVersionRE = regexp.MustCompile(`("agentInfo":\{"name":"pi-rpc","title":"pi-rpc","version":)"[^"]*"`)
+var agentVersionRE = regexp.MustCompile(`("agentInfo":\{(?:"_meta":\{"pi-rpc":\{"sandbox":\{[^}]*\}\}\},)?"name":"pi-rpc","title":"pi-rpc","version":)"[^"]*"`)
+
+// landlockABIRE is the kernel's Landlock ABI in the agent info's sandbox, which differs from
+// machine to machine.
+var landlockABIRE = regexp.MustCompile(`"landlockABI":\d+`)
 
 // note records a step that is not a line on the wire.
 func (g *acpGolden) note(what string) {
@@ -145,5 +149,6 @@ func (g *acpGolden) finish() {
 	writeInterleaved(&b, g.sent, lines)
 	fmt.Fprintf(&b, "# exit %d\n", g.p.cmd.ProcessState.ExitCode())
 	got := agentVersionRE.ReplaceAllString(newNormalizer(g.root).apply(b.String()), `$1"<version>"`)
+	got = landlockABIRE.ReplaceAllString(got, `"landlockABI":"<abi>"`)
 	compareGolden(g.t, "acp", g.name, "TestACPGolden", got)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -342,7 +343,8 @@ func TestSandboxReportedWithoutLandlock(t *testing.T) {
 
 // TestSandboxPerSession: createSession's sandbox makes one session stricter than the
 // process's workspace-write: its bash writes nowhere, its getState reports it, the first
-// session still writes its workspace, and a choice looser than the process's is refused.
+// session still writes its workspace, and a choice looser than the process's is refused, by
+// createSession and by setOptions (which then changes none of its options).
 func TestSandboxPerSession(t *testing.T) {
 	if !landlockAvailable() {
 		t.Skip("the kernel has no Landlock")
@@ -391,6 +393,23 @@ func TestSandboxPerSession(t *testing.T) {
 	e := p.callError("createSession", map[string]any{"sandbox": map[string]any{"mode": "off"}}, codeInvalidState, "invalidState")
 	if !strings.Contains(e.Message, "looser") {
 		t.Errorf("a looser network: %s", e.Message)
+	}
+	// A looser setOptions changes nothing, the other options included.
+	e = p.callError("setOptions", map[string]any{"sessionId": created.SessionID, "autoRetry": false, "sandbox": map[string]any{"mode": "off"}}, codeInvalidState, "invalidState")
+	if !strings.Contains(e.Message, "looser") {
+		t.Errorf("a looser setOptions: %s", e.Message)
+	}
+	var after struct {
+		Options struct {
+			AutoRetry bool `json:"autoRetry"`
+		} `json:"options"`
+		Sandbox *struct {
+			Mode string `json:"mode"`
+		} `json:"sandbox"`
+	}
+	p.result("getState", map[string]any{"sessionId": created.SessionID}, &after)
+	if after.Sandbox == nil || after.Sandbox.Mode != "read-only" || !after.Options.AutoRetry {
+		t.Errorf("after a refused setOptions: autoRetry %v, sandbox %+v", after.Options.AutoRetry, after.Sandbox)
 	}
 	p.closeStdin()
 	if code := p.waitExit(); code != 0 {
@@ -457,5 +476,162 @@ func TestSandboxAbortBashKillsTheTree(t *testing.T) {
 	p.closeStdin()
 	if code := p.waitExit(); code != 0 {
 		t.Fatalf("exit code %d", code)
+	}
+}
+
+// TestSandboxSessionChoices: on a server started without a sandbox, one connection holds a
+// session createSession put in workspace-write with its own writable directory (relative to
+// its cwd; the network off, as a sandbox has it unless asked) and the first session,
+// unsandboxed: the first writes outside, the other may not
+// but writes its directory; setOptions then sandboxes the first session from its next
+// command on and turns it off again; an unknown mode is -32602 and a directory that does not
+// exist -32011, each naming the field.
+func TestSandboxSessionChoices(t *testing.T) {
+	if !landlockAvailable() {
+		t.Skip("the kernel has no Landlock")
+	}
+	r := newSandboxRun(t)
+	r.o.multiSession = true
+	if err := os.Mkdir(filepath.Join(r.o.cwd, "..", "scratch"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if r.o.attr != nil {
+		if err := os.Lchown(filepath.Join(r.o.cwd, "..", "scratch"), nobody, nobody); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := start(t, r.o)
+	p.result("initialize", map[string]any{}, nil)
+	var created struct {
+		SessionID string `json:"sessionId"`
+		Sandbox   *struct {
+			Mode     string `json:"mode"`
+			Enforced bool   `json:"enforced"`
+			Network  string `json:"network"`
+		} `json:"sandbox"`
+	}
+	p.result("createSession", map[string]any{"sandbox": map[string]any{"mode": "workspace-write", "write": []string{"../scratch"}}}, &created)
+	if created.Sandbox == nil || created.Sandbox.Mode != "workspace-write" || !created.Sandbox.Enforced || created.Sandbox.Network == "none" {
+		t.Fatalf("createSession's sandbox = %+v", created.Sandbox)
+	}
+	bash := func(sid, cmd string) string {
+		t.Helper()
+		params := map[string]any{"command": cmd}
+		if sid != "" {
+			params["sessionId"] = sid
+		}
+		var res struct {
+			Output string `json:"output"`
+		}
+		p.result("bash", params, &res)
+		return res.Output
+	}
+	write := func(name string) string {
+		return fmt.Sprintf("echo RAN; echo x > %s/%s && echo WROTE || echo REFUSED", r.outside, name)
+	}
+	if out := bash(created.SessionID, write("by-sandboxed")); !strings.Contains(out, "RAN") || !strings.Contains(out, "REFUSED") {
+		t.Errorf("the sandboxed session wrote outside: %q", out)
+	}
+	if out := bash(created.SessionID, "echo x > ../scratch/f && echo WROTE"); !strings.Contains(out, "WROTE") {
+		t.Errorf("the sandboxed session could not write its own writable directory: %q", out)
+	}
+	if out := bash("", write("by-first")); !strings.Contains(out, "WROTE") {
+		t.Errorf("the unsandboxed first session: %q", out)
+	}
+	var set struct {
+		Sandbox *struct {
+			Mode string `json:"mode"`
+		} `json:"sandbox"`
+	}
+	p.result("setOptions", map[string]any{"sandbox": map[string]any{"mode": "read-only"}}, &set)
+	if set.Sandbox == nil || set.Sandbox.Mode != "read-only" {
+		t.Fatalf("setOptions' sandbox = %+v", set.Sandbox)
+	}
+	if out := bash("", "echo RAN; echo x > here && echo WROTE || echo REFUSED"); !strings.Contains(out, "REFUSED") {
+		t.Errorf("the first session after setOptions read-only: %q", out)
+	}
+	var st struct {
+		Sandbox *struct {
+			Mode string `json:"mode"`
+		} `json:"sandbox"`
+	}
+	p.result("getState", map[string]any{}, &st)
+	if st.Sandbox == nil || st.Sandbox.Mode != "read-only" {
+		t.Errorf("the first session's getState after setOptions: %+v", st.Sandbox)
+	}
+	set.Sandbox = nil
+	p.result("setOptions", map[string]any{"sandbox": map[string]any{"mode": "off"}}, &set)
+	if set.Sandbox != nil {
+		t.Errorf("setOptions' sandbox after mode off = %+v", set.Sandbox)
+	}
+	if out := bash("", "echo x > here && echo WROTE"); !strings.Contains(out, "WROTE") {
+		t.Errorf("the first session after setOptions off: %q", out)
+	}
+	e := p.callError("createSession", map[string]any{"sandbox": map[string]any{"mode": "strict"}}, codeInvalidParams, "")
+	if !strings.Contains(e.Message, "params.sandbox.mode") || !strings.Contains(e.Message, `"strict"`) {
+		t.Errorf("an unknown mode: %s", e.Message)
+	}
+	e = p.callError("setOptions", map[string]any{"sessionId": created.SessionID, "sandbox": map[string]any{"network": "maybe"}}, codeInvalidParams, "")
+	if !strings.Contains(e.Message, "params.sandbox.network") {
+		t.Errorf("an unknown network: %s", e.Message)
+	}
+	e = p.callError("createSession", map[string]any{"sandbox": map[string]any{"mode": "workspace-write", "write": []string{"missing"}}}, codeInvalidState, "invalidState")
+	if !strings.Contains(e.Message, filepath.Join(r.o.cwd, "missing")) || !strings.Contains(e.Message, "not a directory") {
+		t.Errorf("a missing write directory: %s", e.Message)
+	}
+	p.closeStdin()
+	if code := p.waitExit(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+}
+
+// TestSandboxPiModeSettings: in pi mode, settings.json's sandbox key chooses the sandbox (its
+// mode and an extra writable directory) when the command line gives no --sandbox flag; a
+// --sandbox flag wins; a bad value stops pi-rpc at start, naming the key.
+func TestSandboxPiModeSettings(t *testing.T) {
+	if !landlockAvailable() {
+		t.Skip("the kernel has no Landlock")
+	}
+	root, err := os.MkdirTemp("/var/tmp", "pi-rpc-sandbox-pi-")
+	if err != nil {
+		t.Skip("needs /var/tmp:", err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(root) })
+	cwd, extra, agent := filepath.Join(root, "work"), filepath.Join(root, "extra"), filepath.Join(root, "agent")
+	for _, d := range []string{cwd, extra, agent} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settings := fmt.Sprintf(`{"sandbox":{"mode":"workspace-write","write":[%q]}}`, extra)
+	if err := os.WriteFile(filepath.Join(agent, "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := "echo RAN; echo x > ../outside-$RUN && echo WROTE-OUTSIDE; echo x > ../extra/f-$RUN && echo WROTE-EXTRA"
+	for _, c := range []struct {
+		name          string
+		args          []string
+		outside, want bool
+	}{
+		{"settings", nil, false, true},
+		{"flag-wins", []string{"--sandbox", "off"}, true, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := startPi(t, piOptions{mock: newMock(t), cwd: cwd, env: []string{"PI_CODING_AGENT_DIR=" + agent}, args: append([]string{"--no-session"}, c.args...)})
+			b := p.call("b", "bash", map[string]any{"command": "RUN=" + c.name + "; " + cmd}).data()
+			out, _ := b["output"].(string)
+			if !strings.Contains(out, "RAN") || strings.Contains(out, "WROTE-OUTSIDE") != c.outside || !strings.Contains(out, "WROTE-EXTRA") {
+				t.Fatalf("pi mode's bash (%s): %q", c.name, out)
+			}
+		})
+	}
+	if err := os.WriteFile(filepath.Join(agent, "settings.json"), []byte(`{"sandbox":{"mode":"strict"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := exec.Command(binary, "--mode", "rpc", "--cwd", cwd, "--no-session")
+	run.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "PI_CODING_AGENT_DIR=" + agent, "OPENAI_API_KEY=test"}
+	out, err := run.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "settings.json: sandbox.mode") || !strings.Contains(string(out), `"strict"`) {
+		t.Fatalf("a bad sandbox.mode in settings.json: %v, %s", err, out)
 	}
 }

@@ -75,11 +75,16 @@ type InitializeResult struct {
 	Sandbox *SandboxStatus `json:"sandbox,omitempty"`
 }
 
-// SandboxChoice is a session's sandbox: each field absent keeps the server's choice, and
-// neither may loosen it (createSession fails as for a cwd that is not a directory).
+// SandboxChoice is a session's sandbox: each field absent keeps the server's choice (in
+// setOptions, the session's), and neither mode nor network may loosen the server's
+// (createSession fails as for a cwd that is not a directory).
 type SandboxChoice struct {
 	Mode    string `json:"mode,omitempty" jsonschema:"enum=off,enum=read-only,enum=workspace-write"`
 	Network string `json:"network,omitempty" jsonschema:"enum=on,enum=off"`
+	// Write lists more directories this session's commands may write (workspace-write
+	// only), besides the server's --sandbox-write: each an existing directory, absolute or
+	// relative to the session's cwd. In setOptions an empty list drops the session's.
+	Write []string `json:"write,omitempty"`
 }
 
 // SandboxStatus is what the start-up probe found for --sandbox (docs/permissions.md#the-sandbox).
@@ -222,11 +227,16 @@ type OptionsParams struct {
 	AutoCompaction *bool               `json:"autoCompaction,omitempty"`
 	ToolExecution  *core.ExecutionMode `json:"toolExecution,omitempty" jsonschema:"enum=parallel,enum=sequential"`
 	Approval       *string             `json:"approval,omitempty" jsonschema:"enum=auto,enum=ask,enum=deny-writes"`
+	// Sandbox changes the session's sandbox from its next command on
+	// (docs/permissions.md#the-sandbox); it may not loosen the server's --sandbox.
+	Sandbox *SandboxChoice `json:"sandbox,omitempty"`
 }
 
 // OptionsResult is setOptions' result: the options in force.
 type OptionsResult struct {
 	Options sessionapi.Options `json:"options"`
+	// Sandbox is the session's sandbox, as getState reports it; absent when off.
+	Sandbox *SandboxStatus `json:"sandbox,omitempty"`
 }
 
 // CompactParams are compact's params.

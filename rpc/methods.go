@@ -172,7 +172,31 @@ func (s *Server) sandboxOf(sup *session.Supervisor) *protocol.SandboxStatus {
 	if s.opts.Sandbox == nil {
 		return nil
 	}
-	return s.opts.Sandbox(sup)
+	return s.opts.Sandbox.Status(sup)
+}
+
+// validSandbox checks a sandbox choice's values (where its directories are and whether it
+// loosens the server's is the session's to judge).
+func validSandbox(field string, c *protocol.SandboxChoice) error {
+	if c == nil {
+		return nil
+	}
+	switch c.Mode {
+	case "", "off", "read-only", "workspace-write":
+	default:
+		return invalidParams(`params.%s.mode: expected "off", "read-only" or "workspace-write", got %q`, field, c.Mode)
+	}
+	switch c.Network {
+	case "", "on", "off":
+	default:
+		return invalidParams(`params.%s.network: expected "on" or "off", got %q`, field, c.Network)
+	}
+	for i, d := range c.Write {
+		if d == "" {
+			return invalidParams("params.%s.write[%d]: a directory, not an empty string", field, i)
+		}
+	}
+	return nil
 }
 
 // currentProblems are the configuration problems still in force, the MCP servers' included.
@@ -400,15 +424,24 @@ func (p *optionsParams) validate(*json.RawMessage) error {
 			return invalidParams(`params.approval: expected "auto", "ask" or "deny-writes", got %q`, *p.Approval)
 		}
 	}
-	return nil
+	return validSandbox("sandbox", p.Sandbox)
 }
 
+// setOptions changes the sandbox first: a choice the session refuses changes nothing.
 func (s *Server) setOptions(_ context.Context, sup *session.Supervisor, p *optionsParams) (*protocol.OptionsResult, error) {
+	if p.Sandbox != nil {
+		if s.opts.Sandbox == nil {
+			return nil, &session.Error{Kind: session.KindInvalidState, Message: "sandbox: this server has no sandbox to change"}
+		}
+		if err := s.opts.Sandbox.Set(sup, *p.Sandbox); err != nil {
+			return nil, err
+		}
+	}
 	opts := sup.SetOptions(session.OptionsPatch{
 		SteeringMode: p.SteeringMode, FollowUpMode: p.FollowUpMode, AutoRetry: p.AutoRetry,
 		AutoCompaction: p.AutoCompaction, ToolExecution: p.ToolExecution, Approval: p.Approval,
 	})
-	return &protocol.OptionsResult{Options: opts}, nil
+	return &protocol.OptionsResult{Options: opts, Sandbox: s.sandboxOf(sup)}, nil
 }
 
 func (s *Server) compact(_ context.Context, sup *session.Supervisor, p *protocol.CompactParams) (*later, error) {

@@ -34,11 +34,20 @@ type Options struct {
 	Logger          zerolog.Logger
 	Version         string
 	Warnings        []string
-	// Sandbox, when set, is a session's sandbox as initialize, getState and createSession
-	// report it (nil: off).
-	Sandbox func(*session.Supervisor) *protocol.SandboxStatus
+	// Sandbox, when set, reports a session's sandbox to initialize, getState, createSession
+	// and setOptions, and changes it for setOptions; nil: every session's is off.
+	Sandbox Sandboxes
 	// MCP is the session's MCP servers; nil when none can be added.
 	MCP MCPHost
+}
+
+// Sandboxes are the sessions' sandboxes (cmd/pi-rpc's, over internal/sandbox).
+type Sandboxes interface {
+	// Status is sup's sandbox; nil when off.
+	Status(sup *session.Supervisor) *protocol.SandboxStatus
+	// Set changes sup's sandbox from its next command on; an error (a *session.Error)
+	// leaves it as it was.
+	Set(sup *session.Supervisor, choice protocol.SandboxChoice) error
 }
 
 // Server serves the protocol on one connection. Requests are handled in order on the read

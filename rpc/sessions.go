@@ -28,6 +28,10 @@ func (s *Server) attach(sup *session.Supervisor) {
 
 type createSessionParams protocol.CreateSessionParams
 
+func (p *createSessionParams) validate(*json.RawMessage) error {
+	return validSandbox("sandbox", p.Sandbox)
+}
+
 // createSession opens a session beside the others through the host; the process's opener
 // (given the params as OpenRequest.Extra) starts the session's own MCP servers, whose
 // mcp_server_status events may come while it opens, and applies its sandbox choice.

@@ -89,7 +89,7 @@ func (e *env) runBash(ctx context.Context, call core.ToolCall, update func(core.
 	}
 	var res ShellResult
 	var err error
-	if r := e.opts.Access.Commands; r != nil && e.opts.Sandbox == nil {
+	if r := e.opts.Access.Commands; r != nil && (e.opts.Sandbox == nil || !e.opts.Sandbox.Confines()) {
 		res, err = e.runCommand(ctx, r, call.ID, so)
 	} else {
 		res, err = RunShell(ctx, so)

@@ -15,7 +15,10 @@ type fakeSandbox struct {
 	refuse  error
 	notice  string
 	wrapped int
+	off     bool
 }
+
+func (f *fakeSandbox) Confines() bool { return !f.off }
 
 func (f *fakeSandbox) Wrap(shell string, args []string, attr *syscall.SysProcAttr) (string, []string, string, error) {
 	f.wrapped++
@@ -79,5 +82,24 @@ func TestBashThroughSandbox(t *testing.T) {
 	}
 	if sb.wrapped != 3 {
 		t.Fatalf("wrapped %d commands, want 3", sb.wrapped)
+	}
+}
+
+// Bash goes to the client's command runner only while the sandbox is off: a session whose
+// sandbox is switched on runs its next command locally, confined.
+func TestBashRunnerOnlyWhileTheSandboxIsOff(t *testing.T) {
+	cwd := t.TempDir()
+	sb := &fakeSandbox{dir: cwd, off: true}
+	r := &fakeRunner{out: CommandOutput{Output: "from the terminal\n", ExitCode: intp(0)}}
+	bash := toolFor(t, "bash", Options{Cwd: cwd, Sandbox: sb, Access: Access{Commands: r}})
+	if out, _, err := run(t, bash, map[string]any{"command": "echo $SANDBOXED"}); err != nil || !strings.Contains(out, "from the terminal") {
+		t.Fatalf("bash with the sandbox off: %q %v", out, err)
+	}
+	sb.off = false
+	if out, _, err := run(t, bash, map[string]any{"command": "echo $SANDBOXED"}); err != nil || !strings.Contains(out, "yes") {
+		t.Fatalf("bash with the sandbox on: %q %v", out, err)
+	}
+	if len(r.got) != 1 || sb.wrapped != 1 {
+		t.Fatalf("the terminal ran %d commands, the sandbox wrapped %d; want 1 and 1", len(r.got), sb.wrapped)
 	}
 }

@@ -74,6 +74,10 @@ type Confinement interface {
 	Wrap(shell string, args []string, attr *syscall.SysProcAttr) (path string, argv []string, notice string, err error)
 	// CheckWrite refuses an absolute, resolved path the sandbox would not let a command write.
 	CheckWrite(path string) error
+	// Confines reports whether the sandbox is on now: a session's sandbox may be switched
+	// off and on while it lives, and bash goes to Access's command runner (an editor's
+	// terminal, which no sandbox confines) only while it is off.
+	Confines() bool
 }
 
 // env is the resolved configuration every tool closes over.

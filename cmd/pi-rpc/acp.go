@@ -43,7 +43,7 @@ func acpToolNames(c *config) []string {
 // Each session gets the cwd session/new names, its own tools confined to it, the process's
 // MCP servers and the ones the editor passed.
 func runACP(cfg *config, setup *agentSetup, stdin io.Reader, stdout io.Writer, log zerolog.Logger, version string) int {
-	sandboxStatus(setup.sandbox, log) // logged; the ACP agent info does not carry it yet
+	logSandbox(setup.sandbox, log)
 	host, err := startMCP(cfg, setup, log)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "pi-rpc:", err)
@@ -57,6 +57,7 @@ func runACP(cfg *config, setup *agentSetup, stdin io.Reader, stdout io.Writer, l
 	server := acp.NewServer(acp.Options{
 		In: stdin, Out: stdout, Host: sessionHost,
 		Approval:        cfg.approval,
+		Sandbox:         acpSandboxes{setup.sandboxes, setup.sandbox},
 		MaxMessageBytes: cfg.maxMessageBytes,
 		Version:         version,
 		Logger:          log,
@@ -112,7 +113,7 @@ func acpOpener(cfg *config, setup *agentSetup, host *mcpHost, names []string, lo
 		return &session.Opened{
 			Supervisor: sup, Cwd: b.setup.cwd, ContextFiles: b.setup.contextFiles,
 			// detach also stops the session's own servers
-			Closed: func() { host.detach(sup) },
+			Closed: func() { host.detach(sup); setup.sandboxes.forget(sup) },
 		}, nil
 	}
 }

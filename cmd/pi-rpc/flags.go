@@ -161,7 +161,10 @@ func parseFlags(args []string, helpOut io.Writer) (*config, error) {
 		}
 		return nil, fmt.Errorf("%s (see pi-rpc --help)", msg)
 	}
-	fs.Visit(func(f *flag.Flag) { c.logLevelSet = c.logLevelSet || f.Name == "log-level" })
+	fs.Visit(func(f *flag.Flag) {
+		c.logLevelSet = c.logLevelSet || f.Name == "log-level"
+		c.sandbox.noteGiven(f.Name)
+	})
 	if c.mode == "rpc" {
 		c.protocol = "pi"
 	}

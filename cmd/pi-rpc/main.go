@@ -151,6 +151,7 @@ func serve(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpHos
 	if len(setup.problems) > 0 {
 		problem = setup.problems[0].Message
 	}
+	logSandbox(setup.sandbox, log)
 	sessionHost := newSessionHost(cfg, setup, sessionOpener(cfg, setup, host, log))
 	gate := host.newGate()
 	sup := newSupervisor(cfg, setup, host.toolsWith(setup.tools, nil), problem, sessions, writer, sessionHost.IDs(), gate, log)
@@ -163,7 +164,7 @@ func serve(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpHos
 		MCP: host, Host: sessionHost, Writer: writer, In: stdin,
 		FinishOnEOF: cfg.onEOF == "finish",
 		Framing:     rpc.Framing(cfg.framing), MaxMessageBytes: cfg.maxMessageBytes,
-		Logger: log, Version: version, Warnings: setup.warnings, Sandbox: setup.sandboxes.reporter(sandboxStatus(setup.sandbox, log)),
+		Logger: log, Version: version, Warnings: setup.warnings, Sandbox: setup.sandboxes,
 	})
 	life := watchProcess(log)
 	defer life.stop()
@@ -197,14 +198,14 @@ func serve(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpHos
 // shellRunner runs the user's own commands (the bash method) in the agent's directory with
 // the tools package's runner: process group, throttled updates, tail truncation, kill on
 // cancel.
-func shellRunner(cwd string, sb *sandbox.Sandbox) session.ShellRunner {
+func shellRunner(cwd string, sb tools.Confinement) session.ShellRunner {
 	return func(ctx context.Context, command string, timeout time.Duration, onUpdate func(string)) (session.BashResult, error) {
 		res, err := tools.RunShell(ctx, tools.ShellOptions{
 			Command:  command,
 			Dir:      cwd,
 			Timeout:  timeout,
 			OnUpdate: func(snap tools.ShellSnapshot) { onUpdate(snap.Output) },
-			Sandbox:  confinementOf(sb),
+			Sandbox:  sb,
 		})
 		return session.BashResult{Output: res.Output, ExitCode: res.ExitCode, Cancelled: res.Cancelled, Truncated: res.Truncated, FullOutputPath: res.FullOutputPath}, err
 	}

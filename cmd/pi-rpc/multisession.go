@@ -40,6 +40,7 @@ func newSupervisor(cfg *config, setup *agentSetup, tools []core.Tool, providerPr
 		ToolsGate:       gate,
 		Logger:          log,
 	})
+	setup.sandboxes.set(sup, setup.confinement)
 	sup.StartSession()
 	return sup
 }
@@ -88,11 +89,7 @@ func buildSession(cfg *config, base *agentSetup, host *mcpHost, spec sessionSpec
 	setup.access = spec.access
 	setup.beforeToolCall = spec.beforeToolCall
 	if spec.sandbox != nil {
-		sb, err := cfg.sandbox.tighten(setup.sandbox, spec.sandbox)
-		if err != nil {
-			return nil, &session.Error{Kind: session.KindInvalidState, Message: "sandbox: " + err.Error()}
-		}
-		setup.sandbox = sb
+		setup.sandboxChoice = spec.sandbox
 	}
 	toolCfg := cfg
 	if spec.toolNames != nil {
@@ -198,7 +195,6 @@ func sessionOpener(cfg *config, base *agentSetup, host *mcpHost, log zerolog.Log
 			own = host.startOwn(serverList(params.MCPServers, "createSession"), b.setup.cwd, sup)
 		}
 		host.attach(b.gate, sup, b.setup.tools, own)
-		base.sandboxes.set(sup, b.setup.sandbox)
 		return &session.Opened{
 			Supervisor:   sup,
 			Cwd:          b.setup.cwd,

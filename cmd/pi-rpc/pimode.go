@@ -24,7 +24,7 @@ import (
 // EOF, 128+signal on SIGTERM, SIGINT or SIGHUP.
 func servePi(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpHost, stdin io.Reader, stdout io.Writer, log zerolog.Logger) int {
 	writer := pimode.NewWriter(stdout, 1<<20, log)
-	sandboxStatus(setup.sandbox, log) // logged; pi's protocol has no place for it
+	logSandbox(setup.sandbox, log) // pi's protocol has no place for it
 	problem := ""
 	if len(setup.problems) > 0 {
 		problem = setup.problems[0].Message
@@ -93,6 +93,8 @@ type piSettings struct {
 		ReserveTokens    *int  `json:"reserveTokens"`
 		KeepRecentTokens *int  `json:"keepRecentTokens"`
 	} `json:"compaction"`
+	// Sandbox is pi-rpc's own key (pi has no sandbox): the --sandbox flags' defaults.
+	Sandbox *piSandbox `json:"sandbox"`
 }
 
 // piAgentDir is pi's configuration directory: $PI_CODING_AGENT_DIR, else ~/.pi/agent.
@@ -132,6 +134,9 @@ func applyPiConfig(c *config, getenv func(string) string) (func(string) string, 
 		return nil, err
 	}
 	c.piSettings = st
+	if err := c.sandbox.applySettings(st.Sandbox); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(agentDir, "settings.json"), err)
+	}
 	// --models is pi's model scope (patterns), not a models.json file.
 	if c.modelsFile != "" {
 		for _, p := range strings.Split(c.modelsFile, ",") {

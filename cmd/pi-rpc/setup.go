@@ -49,12 +49,14 @@ type agentSetup struct {
 	access tools.Access
 	// beforeToolCall, when set, is the agent's hook for each call the session lets run.
 	beforeToolCall func(context.Context, *core.BeforeToolCallContext) (*core.BeforeToolCallResult, error)
-	// sandbox is the session's sandbox (nil: off; the process's --sandbox unless
-	// createSession tightened it); confinement is its policy for cwd; sandboxes holds the
-	// sessions' own, shared by every copy of the process's setup.
-	sandbox     *sandbox.Config
-	confinement *sandbox.Sandbox
-	sandboxes   *sessionSandboxes
+	// sandbox is the process's sandbox (--sandbox; nil: off), sandboxChoice the session's
+	// own on top of it (createSession's, pi's settings), confinement the session's sandbox
+	// that setupTools makes of them, and sandboxes holds every open session's, shared by
+	// every copy of the process's setup.
+	sandbox       *sandbox.Config
+	sandboxChoice *protocol.SandboxChoice
+	confinement   *sessionSandbox
+	sandboxes     *sessionSandboxes
 }
 
 // piRPCHome is $PI_RPC_HOME, or ~/.pi-rpc.
@@ -136,10 +138,10 @@ func (s *agentSetup) setupTools(c *config, now time.Time) error {
 		names = tools.ParseNames(c.tools)
 	}
 	var err error
-	if s.confinement, err = s.sandbox.For(s.cwd); err != nil {
-		return err
+	if s.confinement, err = newSessionSandbox(s.sandbox, c.sandbox.fallback == "warn", s.cwd, s.sandboxChoice); err != nil {
+		return fmt.Errorf("sandbox: %w", err)
 	}
-	s.tools, err = tools.New(names, tools.Options{Cwd: s.cwd, AllowOutsideCwd: c.allowOutsideCwd, Access: s.access, Sandbox: confinementOf(s.confinement)})
+	s.tools, err = tools.New(names, tools.Options{Cwd: s.cwd, AllowOutsideCwd: c.allowOutsideCwd, Access: s.access, Sandbox: s.confinement})
 	if err != nil {
 		return fmt.Errorf("--tools: %w", err)
 	}

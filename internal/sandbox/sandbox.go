@@ -269,6 +269,9 @@ func (s *Sandbox) Report() Report {
 	return r
 }
 
+// Confines is true for a sandbox (tools.Confinement): a nil one confines nothing.
+func (s *Sandbox) Confines() bool { return s != nil }
+
 // WriteSet is the directories commands may write (besides the sandbox's caches and the
 // devices): empty in read-only mode.
 func (s *Sandbox) WriteSet() []string { return append([]string(nil), s.write...) }
@@ -300,6 +303,12 @@ func within(p, dir string) bool {
 	return rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)))
 }
 
+// Supported reports whether this system has the sandbox (Linux).
+func Supported() bool { return supported }
+
+// AtLeastAsStrict reports whether a session may choose m under the process's bound.
+func AtLeastAsStrict(m, bound Mode) bool { return strictness(m) >= strictness(bound) }
+
 // strictness orders the modes: a session may only ask for one at least as strict as the
 // process's.
 func strictness(m Mode) int {
@@ -312,21 +321,35 @@ func strictness(m Mode) int {
 	return 0
 }
 
-// Tighten returns the sandbox of a session that asks for mode and network (empty or nil:
-// the process's) on top of c (nil: the process has none): it may be stricter than the
-// process's, never looser, since the command line's choice bounds every session. o gives
-// what a process without a sandbox needs to make one (the fallback choice).
-func (c *Config) Tighten(mode Mode, network *bool, o Options) (*Config, error) {
+// Choice is a session's own sandbox on top of the process's: an empty Mode or a nil Network
+// keeps the process's.
+type Choice struct {
+	Mode    Mode
+	Network *bool
+	// Write lists directories (absolute, existing) the session's commands may also write,
+	// besides the process's --sandbox-write; workspace-write only. They are no looser than
+	// the session's own cwd, which its client chose too.
+	Write []string
+}
+
+// Tighten returns the sandbox of a session that makes choice on top of c (nil: the process
+// has none): it may be stricter than the process's, never looser, since the command line's
+// choice bounds every session; only the extra writable directories add to it. o gives what a
+// process without a sandbox needs to make one (the fallback choice).
+func (c *Config) Tighten(choice Choice, o Options) (*Config, error) {
 	cur := Options{Mode: ModeOff, Network: true}
 	if c != nil {
 		cur = c.opts
 	}
+	mode := choice.Mode
 	if mode == "" {
 		mode = cur.Mode
 	}
-	netOn := cur.Network
-	if network != nil {
-		netOn = *network
+	// A sandbox has the network off unless it is asked for: a session that turns one on
+	// where the process has none gets it off too.
+	netOn := cur.Network && cur.Mode != ModeOff
+	if choice.Network != nil {
+		netOn = *choice.Network
 	}
 	if strictness(mode) < strictness(cur.Mode) {
 		return nil, fmt.Errorf("sandbox mode %s is looser than the server's --sandbox %s", mode, cur.Mode)
@@ -334,15 +357,27 @@ func (c *Config) Tighten(mode Mode, network *bool, o Options) (*Config, error) {
 	if netOn && !cur.Network {
 		return nil, fmt.Errorf("sandbox network on is looser than the server's --sandbox-network off")
 	}
+	if len(choice.Write) > 0 && mode != ModeWorkspaceWrite {
+		return nil, fmt.Errorf("sandbox write directories need mode workspace-write, not %s", mode)
+	}
+	for _, d := range choice.Write {
+		if !filepath.IsAbs(d) {
+			return nil, fmt.Errorf("sandbox write directory %s is not absolute", d)
+		}
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("sandbox write directory %s is not a directory", d)
+		}
+	}
 	if mode == ModeOff {
 		return c, nil
 	}
 	if c == nil {
-		o.Mode, o.Network, o.Write = mode, netOn, nil
+		o.Mode, o.Network, o.Write = mode, netOn, append([]string(nil), choice.Write...)
 		return New(o)
 	}
 	t := *c
 	t.opts.Mode, t.opts.Network = mode, netOn
+	t.opts.Write = append(append([]string(nil), c.opts.Write...), choice.Write...)
 	t.report = report(t.opts, t.probe)
 	return &t, nil
 }

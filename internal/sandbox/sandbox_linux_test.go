@@ -381,7 +381,8 @@ func TestReportWithoutLandlock(t *testing.T) {
 }
 
 // TestTightenNeverLoosens: a session's choice may be stricter than the process's, never
-// looser, and without a process sandbox it makes one.
+// looser, and without a process sandbox it makes one; its write directories (workspace-write
+// only, absolute, existing) join the write set.
 func TestTightenNeverLoosens(t *testing.T) {
 	self, err := os.Executable()
 	if err != nil {
@@ -392,28 +393,54 @@ func TestTightenNeverLoosens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Not below /tmp, which workspace-write writes anyway.
+	extra, err := os.MkdirTemp("/var/tmp", "pi-rpc-tighten-")
+	if err != nil {
+		t.Skip("needs /var/tmp:", err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(extra) })
 	for _, c := range []struct {
-		base    *Config
-		mode    Mode
-		network *bool
-		want    Mode // "" : refused
+		base   *Config
+		choice Choice
+		want   Mode // "" : refused
 	}{
-		{ww, ModeReadOnly, nil, ModeReadOnly},
-		{ww, "", &off, ModeWorkspaceWrite},
-		{ww, ModeOff, nil, ""},
-		{ww, "", &on, ""},
-		{nil, ModeWorkspaceWrite, &on, ModeWorkspaceWrite},
-		{nil, "", nil, ModeOff},
+		{ww, Choice{Mode: ModeReadOnly}, ModeReadOnly},
+		{ww, Choice{Network: &off}, ModeWorkspaceWrite},
+		{ww, Choice{Mode: ModeOff}, ""},
+		{ww, Choice{Network: &on}, ""},
+		{nil, Choice{Mode: ModeWorkspaceWrite, Network: &on}, ModeWorkspaceWrite},
+		{nil, Choice{Mode: ModeReadOnly}, ModeReadOnly},
+		{nil, Choice{}, ModeOff},
+		{ww, Choice{Write: []string{extra}}, ModeWorkspaceWrite},
+		{nil, Choice{Mode: ModeWorkspaceWrite, Write: []string{extra}}, ModeWorkspaceWrite},
+		{ww, Choice{Mode: ModeReadOnly, Write: []string{extra}}, ""},
+		{nil, Choice{Write: []string{extra}}, ""},
+		{ww, Choice{Write: []string{"relative"}}, ""},
+		{ww, Choice{Write: []string{filepath.Join(extra, "missing")}}, ""},
 	} {
-		got, err := c.base.Tighten(c.mode, c.network, Options{Self: self, CacheDir: t.TempDir()})
+		got, err := c.base.Tighten(c.choice, Options{Self: self, CacheDir: t.TempDir()})
 		switch {
 		case c.want == "" && err == nil:
-			t.Errorf("Tighten(%v, %q, %v) loosened to %+v", c.base.Report().Mode, c.mode, c.network, got.Report())
+			t.Errorf("Tighten(%v, %+v) loosened to %+v", c.base.Report().Mode, c.choice, got.Report())
 		case c.want != "" && err != nil:
-			t.Errorf("Tighten(%v, %q, %v): %v", c.base.Report().Mode, c.mode, c.network, err)
+			t.Errorf("Tighten(%v, %+v): %v", c.base.Report().Mode, c.choice, err)
 		case c.want != "" && got.Report().Mode != c.want:
-			t.Errorf("Tighten(%v, %q, %v) = %s, want %s", c.base.Report().Mode, c.mode, c.network, got.Report().Mode, c.want)
+			t.Errorf("Tighten(%v, %+v) = %s, want %s", c.base.Report().Mode, c.choice, got.Report().Mode, c.want)
+		case len(c.choice.Write) > 0 && err == nil:
+			sb, err := got.For(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sb.CheckWrite(filepath.Join(extra, "f")) != nil {
+				t.Errorf("Tighten(%v, %+v): the write directory is not writable: %v", c.base.Report().Mode, c.choice, sb.WriteSet())
+			}
 		}
+	}
+	if c, err := (*Config)(nil).Tighten(Choice{Mode: ModeWorkspaceWrite}, Options{Self: self, CacheDir: t.TempDir()}); err != nil || c.opts.Network {
+		t.Errorf("a sandbox chosen where the process has none has the network on (%v)", err)
+	}
+	if sb, _ := ww.For(t.TempDir()); sb.CheckWrite(filepath.Join(extra, "f")) == nil {
+		t.Errorf("the process's sandbox took a session's write directory: %v", sb.WriteSet())
 	}
 }
 

@@ -738,6 +738,10 @@ export interface MCPServerConfig {
 export interface SandboxChoice {
   mode?: 'off' | 'read-only' | 'workspace-write';
   network?: 'on' | 'off';
+  /**
+   * Write lists more directories this session's commands may write (workspace-write only), besides the server's --sandbox-write: each an existing directory, absolute or relative to the session's cwd. In setOptions an empty list drops the session's.
+   */
+  write?: string[];
 }
 /**
  * CreateSessionResult is createSession's result.
@@ -1624,12 +1628,47 @@ export interface OptionsParams {
   autoCompaction?: boolean;
   toolExecution?: ExecutionMode;
   approval?: 'auto' | 'ask' | 'deny-writes';
+  sandbox?: SandboxChoice1;
+}
+/**
+ * Sandbox changes the session's sandbox from its next command on (docs/permissions.md#the-sandbox); it may not loosen the server's --sandbox.
+ */
+export interface SandboxChoice1 {
+  mode?: 'off' | 'read-only' | 'workspace-write';
+  network?: 'on' | 'off';
+  /**
+   * Write lists more directories this session's commands may write (workspace-write only), besides the server's --sandbox-write: each an existing directory, absolute or relative to the session's cwd. In setOptions an empty list drops the session's.
+   */
+  write?: string[];
 }
 /**
  * OptionsResult is setOptions' result: the options in force.
  */
 export interface OptionsResult {
   options: Options;
+  sandbox?: SandboxStatus2;
+}
+/**
+ * Sandbox is the session's sandbox, as getState reports it; absent when off.
+ */
+export interface SandboxStatus2 {
+  mode: 'read-only' | 'workspace-write';
+  /**
+   * Enforced is true when the kernel enforces the mode; when false each bash call fails with the reason, or runs unsandboxed and says so (--sandbox-fallback warn).
+   */
+  enforced: boolean;
+  /**
+   * LandlockABI is the kernel's Landlock ABI version, 0 without Landlock.
+   */
+  landlockABI: number;
+  /**
+   * Network is how the network is cut off: a network namespace, Landlock's TCP rules only, or not at all (--sandbox-network on, or nothing to cut it with).
+   */
+  network: 'netns' | 'landlock-tcp' | 'none';
+  /**
+   * Missing names each thing the kernel lacks for the mode and what it leaves open.
+   */
+  missing: string[];
 }
 /**
  * PermissionRequestParams are the params of permission/request, the server's request for permission to run a tool call.
@@ -1701,16 +1740,20 @@ export interface QueueUpdate {
   followUp: QueuedInput[];
 }
 /**
- * SandboxChoice is a session's sandbox: each field absent keeps the server's choice, and neither may loosen it (createSession fails as for a cwd that is not a directory).
+ * SandboxChoice is a session's sandbox: each field absent keeps the server's choice (in setOptions, the session's), and neither mode nor network may loosen the server's (createSession fails as for a cwd that is not a directory).
  */
-export interface SandboxChoice1 {
+export interface SandboxChoice2 {
   mode?: 'off' | 'read-only' | 'workspace-write';
   network?: 'on' | 'off';
+  /**
+   * Write lists more directories this session's commands may write (workspace-write only), besides the server's --sandbox-write: each an existing directory, absolute or relative to the session's cwd. In setOptions an empty list drops the session's.
+   */
+  write?: string[];
 }
 /**
  * SandboxStatus is what the start-up probe found for --sandbox (docs/permissions.md#the-sandbox).
  */
-export interface SandboxStatus2 {
+export interface SandboxStatus3 {
   mode: 'read-only' | 'workspace-write';
   /**
    * Enforced is true when the kernel enforces the mode; when false each bash call fails with the reason, or runs unsandboxed and says so (--sandbox-fallback warn).
@@ -1830,12 +1873,12 @@ export interface StateResult {
    * LastSeq is the seq of the last event this state reflects.
    */
   lastSeq: number;
-  sandbox?: SandboxStatus3;
+  sandbox?: SandboxStatus4;
 }
 /**
  * Sandbox is the OS sandbox of the model's commands (--sandbox); absent when off.
  */
-export interface SandboxStatus3 {
+export interface SandboxStatus4 {
   mode: 'read-only' | 'workspace-write';
   /**
    * Enforced is true when the kernel enforces the mode; when false each bash call fails with the reason, or runs unsandboxed and says so (--sandbox-fallback warn).
