@@ -217,7 +217,6 @@ func TestSkillsJSONRPC(t *testing.T) {
 	p.promptSettled(map[string]any{"message": "/skill:x do it"})
 	checkExpanded(t, mock, skillFile)
 
-
 	untrustedMock := newMock(t, mockopenai.Response{Text: "as typed"})
 	u := start(t, options{mock: untrustedMock, cwd: dir})
 	u.result("listCommands", nil, &list)
