@@ -443,10 +443,7 @@ func enabledByOverrides(path string, entries []string, base, home string) bool {
 			forceExcl = append(forceExcl, e[1:])
 		}
 	}
-	enabled := true
-	if matchesAny(path, excl, base, home) {
-		enabled = false
-	}
+	enabled := !matchesAny(path, excl, base, home)
 	if matchesExact(path, incl, base, home) {
 		enabled = true
 	}
