@@ -64,6 +64,7 @@ func (s *agentSetup) loadResources(f *resourceFlags) (*resources.Set, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.projectTrusted = trusted
 	return resources.Load(resources.Options{
 		Cwd: s.cwd, AgentDir: s.home, Home: home, User: user, Trusted: trusted,
 		SkillPaths: f.skills, PromptPaths: f.prompts, NoSkills: f.noSkills, NoPromptTemplates: f.noPromptTemplates,

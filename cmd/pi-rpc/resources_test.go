@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // pi's resource and trust flags parse in every front end, with pi's short forms; the last
@@ -105,5 +107,43 @@ func TestSetupLoadsResources(t *testing.T) {
 	}
 	if strings.Contains(untrusted.systemPrompt, "available_skills") {
 		t.Errorf("untrusted system prompt lists skills:\n%s", untrusted.systemPrompt)
+	}
+}
+
+// A trusted project's .pi/mcp.json is read after the home's mcp.json (a server of the same
+// name is the project's), as pi 1.6.0 reads it; an untrusted project's is not.
+func TestProjectMCPConfigOnlyWhenTrusted(t *testing.T) {
+	root := t.TempDir()
+	home, cwd := filepath.Join(root, "home"), filepath.Join(root, "proj")
+	userFile, projectFile := filepath.Join(home, "mcp.json"), filepath.Join(cwd, ".pi", "mcp.json")
+	for p, content := range map[string]string{
+		userFile:    `{"mcpServers": {"shared": {"command": "user-cmd"}, "mine": {"command": "mine"}}}`,
+		projectFile: `{"mcpServers": {"shared": {"command": "project-cmd"}, "theirs": {"command": "theirs"}}}`,
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sources := func(trusted bool) map[string]string {
+		t.Helper()
+		setup := &agentSetup{home: home, cwd: cwd, projectTrusted: trusted}
+		h, err := startMCP(&config{mcpTimeout: time.Second}, setup, zerolog.Nop())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, s := range h.configured {
+			out[s.Name] = s.Source
+		}
+		return out
+	}
+	if got, want := sources(true), map[string]string{"shared": projectFile, "mine": userFile, "theirs": projectFile}; !reflect.DeepEqual(got, want) {
+		t.Errorf("trusted: %v, want %v", got, want)
+	}
+	if got, want := sources(false), map[string]string{"shared": userFile, "mine": userFile}; !reflect.DeepEqual(got, want) {
+		t.Errorf("untrusted: %v, want %v", got, want)
 	}
 }

@@ -49,6 +49,9 @@ type agentSetup struct {
 	// skills and prompt templates (resources.go), loaded with its tools for its cwd.
 	userHome string
 	commands *resources.Set
+	// projectTrusted is the project trust decision for cwd (resources.go): it also decides
+	// whether the project's .pi/mcp.json is read.
+	projectTrusted bool
 	// access is where the tools read, write and run (an ACP client's files and terminals);
 	// the zero value is the disk and local processes.
 	access tools.Access
