@@ -36,24 +36,31 @@ func init() {
 	}
 }
 
-// availableCommands is the available_commands_update a session announces after it opens.
-func availableCommands() sdk.SessionUpdate {
-	list := make([]sdk.AvailableCommand, 0, len(commands))
+// availableCommands is the available_commands_update a session announces after it opens:
+// pi-rpc's own commands, then the session's prompt templates and skills (templates.go).
+func availableCommands(extra []session.Command) sdk.SessionUpdate {
+	list := make([]sdk.AvailableCommand, 0, len(commands)+len(extra))
 	for _, c := range commands {
-		ac := sdk.AvailableCommand{Name: c.name, Description: c.description}
-		if c.hint != "" {
-			ac.Input = &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: c.hint}}
-		}
-		list = append(list, ac)
+		list = append(list, availableCommand(c.name, c.description, c.hint))
 	}
+	list = append(list, resourceCommands(extra)...)
 	return sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{AvailableCommands: list}}
+}
+
+func availableCommand(name, description, hint string) sdk.AvailableCommand {
+	ac := sdk.AvailableCommand{Name: name, Description: description}
+	if hint != "" {
+		ac.Input = &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: hint}}
+	}
+	return ac
 }
 
 // announceCommands queues the session's available_commands_update.
 func (st *acpSession) announceCommands(w *writer) {
+	extra := st.sup.Commands()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	st.updateLocked(w, availableCommands())
+	st.updateLocked(w, availableCommands(extra))
 }
 
 // slashCommand finds the command a prompt names: a prompt of one text block whose first

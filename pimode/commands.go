@@ -650,13 +650,6 @@ func (s *Server) setSessionName(r *request) error {
 }
 
 // getCommands lists no commands: pi-rpc has no extensions, prompt templates or skills.
-func (s *Server) getCommands(r *request) error {
-	s.w.Write(success(r.id, r.typ, struct {
-		Commands []struct{} `json:"commands"`
-	}{[]struct{}{}}))
-	return nil
-}
-
 func (s *Server) clearQueue(r *request) error {
 	q := s.sup.ClearQueues()
 	s.w.Write(success(r.id, r.typ, piQueue{Steering: queueTexts(q.Steering), FollowUp: queueTexts(q.FollowUp)}))

@@ -48,6 +48,15 @@ type (
 	PendingPermission    = sessionapi.PendingPermission
 	BusyState            = sessionapi.BusyState
 	EntryType            = sessionapi.EntryType
+	Command              = sessionapi.Command
+	CommandSource        = sessionapi.CommandSource
+	CommandSourceInfo    = sessionapi.CommandSourceInfo
+)
+
+// The command sources.
+const (
+	CommandPrompt = sessionapi.CommandPrompt
+	CommandSkill  = sessionapi.CommandSkill
 )
 
 // Session event types, in addition to core's.

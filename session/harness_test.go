@@ -139,6 +139,8 @@ type harnessOpts struct {
 	sessionID string
 	// gate is the session's ToolsGate.
 	gate session.ToolsGate
+	// commands are the session's slash commands.
+	commands session.CommandSet
 }
 
 func newHarness(t *testing.T, o harnessOpts, steps ...faux.Step) *harness {
@@ -171,6 +173,7 @@ func newHarness(t *testing.T, o harnessOpts, steps ...faux.Step) *harness {
 		Retry:      retry,
 		Compaction: compaction,
 		ToolsGate:  o.gate,
+		Commands:   o.commands,
 	})
 	return h
 }

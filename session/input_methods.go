@@ -29,6 +29,7 @@ type PromptRequest struct {
 // them, or right after Accepted.AfterSeq, the seq of the last event before the input's
 // first one (docs/architecture.md#adding-a-front-end).
 func (s *Supervisor) Prompt(req PromptRequest) (Accepted, error) {
+	req.Message = s.expand(req.Message)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.acceptableLocked(req.InputID); err != nil {
@@ -85,6 +86,7 @@ func (s *Supervisor) FollowUp(req QueueRequest) (Accepted, error) {
 }
 
 func (s *Supervisor) enqueue(kind inputKind, req QueueRequest) (Accepted, error) {
+	req.Message = s.expand(req.Message)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.readyLocked(); err != nil {

@@ -76,7 +76,10 @@ type Config struct {
 	// servers starting): a prompt that starts a busy period meanwhile waits for them, after
 	// its answer and before its run, so that its first model request offers them.
 	ToolsGate ToolsGate
-	Logger    zerolog.Logger
+	// Commands are the session's prompt templates and skills: prompt, steer and follow-up
+	// expand them before the text enters the agent (commands.go). Nil: none.
+	Commands CommandSet
+	Logger   zerolog.Logger
 }
 
 // ToolsGate is what a session asks of whoever prepares its tools (cmd/pi-rpc's MCP host).

@@ -168,3 +168,40 @@ type BusyState struct {
 
 // EntryType names a session-file entry (docs/sessions.md#the-format).
 type EntryType string
+
+// CommandSource says what a slash command expands: a prompt template or an Agent Skill
+// (docs/skills.md).
+type CommandSource string
+
+// The command sources.
+const (
+	CommandPrompt CommandSource = "prompt"
+	CommandSkill  CommandSource = "skill"
+)
+
+// Command is one slash command a session expands (listCommands, pi mode's get_commands,
+// ACP's available_commands_update): a prompt template (/name) or a skill (/skill:name).
+type Command struct {
+	// Name is the command without its slash: a template's file name, or "skill:" and the
+	// skill's name.
+	Name        string        `json:"name"`
+	Description string        `json:"description"`
+	Source      CommandSource `json:"source" jsonschema:"enum=prompt,enum=skill"`
+	// ArgumentHint is a template's argument-hint ("<required>", "[optional]").
+	ArgumentHint string            `json:"argumentHint,omitempty"`
+	SourceInfo   CommandSourceInfo `json:"sourceInfo"`
+}
+
+// CommandSourceInfo is where a command's file came from, in pi's words.
+type CommandSourceInfo struct {
+	// Path is the file: the template, or the skill's SKILL.md.
+	Path string `json:"path"`
+	// Source is how it was found: "auto" (a conventional directory), "local" (a settings
+	// entry or a command-line path).
+	Source string `json:"source"`
+	// Scope is "user", "project" or "temporary" (a command-line path).
+	Scope string `json:"scope" jsonschema:"enum=user,enum=project,enum=temporary"`
+	// Origin is "top-level" (pi's packages, which pi-rpc does not load, are "package").
+	Origin  string `json:"origin"`
+	BaseDir string `json:"baseDir,omitempty"`
+}

@@ -3,6 +3,7 @@ package tools
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -25,6 +26,15 @@ type PromptOptions struct {
 	AppendSystemPrompt string
 	// NoContextFiles drops AGENTS.md / CLAUDE.md (--no-context-files).
 	NoContextFiles bool
+	// Skills are the Agent Skills the model may load (docs/skills.md), listed after the
+	// context files as pi lists them. A skill the model must not invoke itself is left out by
+	// the caller.
+	Skills []PromptSkill
+}
+
+// PromptSkill is one skill of the prompt's list: its name, description and SKILL.md path.
+type PromptSkill struct {
+	Name, Description, Location string
 }
 
 // ContextFile is one AGENTS.md or CLAUDE.md included in the prompt; getState.contextFiles
@@ -90,6 +100,7 @@ func SystemPrompt(o PromptOptions) (string, []ContextFile) {
 			b.WriteString("\n")
 		}
 	}
+	b.WriteString(skillsSection(o.Skills, o.Tools))
 	b.WriteString("\nCurrent date: ")
 	b.WriteString(o.Now.Format("2006-01-02"))
 	b.WriteString("\nCurrent working directory: ")
@@ -190,3 +201,37 @@ func LoadContextFiles(cwd, home string) []ContextFile {
 	}
 	return files
 }
+
+// skillsSection lists the skills as pi 1.6.0's formatSkillsForPrompt does (the Agent Skills
+// XML form), naming the tool that loads a skill's file: read if active, else bash. With
+// neither the model cannot read a skill, and the list is left out, as pi leaves it out.
+func skillsSection(skills []PromptSkill, active []string) string {
+	if len(skills) == 0 {
+		return ""
+	}
+	var loader string
+	switch {
+	case slices.Contains(active, "read"):
+		loader = "Use the read tool to load a skill's file when the task matches its description."
+	case slices.Contains(active, "bash"):
+		loader = "Use bash to load a skill's file when the task matches its description."
+	default:
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n\nThe following skills provide specialized instructions for specific tasks.\n")
+	b.WriteString(loader)
+	b.WriteString("\nResolve relative paths against the skill's directory (parent of SKILL.md). Use absolute paths in tool calls.\n\n<available_skills>\n")
+	for _, sk := range skills {
+		b.WriteString("  <skill>\n    <name>" + escapeXML(sk.Name) + "</name>\n")
+		b.WriteString("    <description>" + escapeXML(sk.Description) + "</description>\n")
+		b.WriteString("    <location>" + escapeXML(sk.Location) + "</location>\n  </skill>\n")
+	}
+	b.WriteString("</available_skills>\n")
+	return b.String()
+}
+
+// xmlEscaper escapes as pi's escapeXml: the five XML specials.
+var xmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
+
+func escapeXML(s string) string { return xmlEscaper.Replace(s) }

@@ -118,3 +118,27 @@ func TestNew(t *testing.T) {
 		t.Errorf("unknown tool error = %v", err)
 	}
 }
+
+// The skills are listed after the context files as pi 1.6.0 lists them, naming read (or bash
+// without read) as the loader, escaped as XML; without either tool they are left out.
+func TestSystemPromptSkills(t *testing.T) {
+	skills := []PromptSkill{{Name: "x", Description: `Use <x> & "y"`, Location: "/p/.agents/skills/x/SKILL.md"}}
+	want := "\n\nThe following skills provide specialized instructions for specific tasks.\n" +
+		"Use the read tool to load a skill's file when the task matches its description.\n" +
+		"Resolve relative paths against the skill's directory (parent of SKILL.md). Use absolute paths in tool calls.\n\n" +
+		"<available_skills>\n  <skill>\n    <name>x</name>\n    <description>Use &lt;x&gt; &amp; &quot;y&quot;</description>\n" +
+		"    <location>/p/.agents/skills/x/SKILL.md</location>\n  </skill>\n</available_skills>\n\nCurrent date: 2026-01-02"
+	now := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	prompt, _ := SystemPrompt(PromptOptions{Cwd: t.TempDir(), Tools: []string{"read", "bash"}, Now: now, Skills: skills, NoContextFiles: true})
+	if !strings.Contains(prompt, want) {
+		t.Errorf("prompt:\n%s\nwant it to contain:\n%s", prompt, want)
+	}
+	prompt, _ = SystemPrompt(PromptOptions{Cwd: t.TempDir(), Tools: []string{"bash"}, Now: now, Skills: skills, NoContextFiles: true})
+	if !strings.Contains(prompt, "Use bash to load a skill's file") {
+		t.Errorf("with bash only:\n%s", prompt)
+	}
+	prompt, _ = SystemPrompt(PromptOptions{Cwd: t.TempDir(), Tools: []string{"edit"}, Now: now, Skills: skills, NoContextFiles: true})
+	if strings.Contains(prompt, "available_skills") {
+		t.Errorf("without read or bash the model cannot load a skill:\n%s", prompt)
+	}
+}

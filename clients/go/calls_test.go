@@ -58,6 +58,9 @@ func TestSessionCalls(t *testing.T) {
 	s := startServer(t, serverOpts{}, faux.Reply(faux.Text("Hello.")), faux.Reply(faux.Text("Again.")))
 	c := s.c
 	first := must[*protocol.StateResult](t, "GetState")(c.GetState(ctx))
+	if cmds := must[*protocol.ListCommandsResult](t, "ListCommands")(c.ListCommands(ctx)); cmds.Commands == nil || len(cmds.Commands) != 0 {
+		t.Errorf("ListCommands of a session without templates or skills = %#v, want []", cmds.Commands)
+	}
 
 	name := must[*protocol.SessionNameResult](t, "SetSessionName")(c.SetSessionName(ctx, protocol.SetSessionNameParams{Name: "  demo "}))
 	if name.Name != "demo" {

@@ -216,6 +216,12 @@ func (c *Client) ListTools(ctx context.Context) (*protocol.ListToolsResult, erro
 	return callFor[protocol.ListToolsResult](ctx, c, protocol.MethodListTools, nil)
 }
 
+// ListCommands lists the session's prompt templates and skills (docs/skills.md), which
+// Prompt, Steer and FollowUp expand.
+func (c *Client) ListCommands(ctx context.Context) (*protocol.ListCommandsResult, error) {
+	return callFor[protocol.ListCommandsResult](ctx, c, protocol.MethodListCommands, nil)
+}
+
 // CreateSession opens another session on the connection, with its own working directory,
 // model and queue; its events carry its sessionId. The typed calls above apply to the
 // connection's first session; to address another, use [Client.Call] with params that set

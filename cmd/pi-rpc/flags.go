@@ -28,6 +28,7 @@ type config struct {
 	noTools            bool
 	allowOutsideCwd    bool
 	sandbox            sandboxFlags
+	resources          resourceFlags
 	framing            string
 	maxMessageBytes    int
 	maxSessions        int
@@ -116,6 +117,7 @@ func parseFlags(args []string, helpOut io.Writer) (*config, error) {
 	fs.BoolVar(&c.noTools, "no-tools", false, "enable no tools")
 	fs.BoolVar(&c.allowOutsideCwd, "allow-outside-cwd", false, "let write and edit change files outside --cwd")
 	c.sandbox.register(fs)
+	c.resources.register(fs)
 	fs.StringVar(&c.framing, "framing", "auto", "message framing: auto, ndjson or lsp (Content-Length headers)")
 	fs.IntVar(&c.maxMessageBytes, "max-message-bytes", 64<<20, "largest accepted message")
 	fs.IntVar(&c.maxSessions, "max-sessions", 16, "most sessions open at once on the connection (the first one and those createSession opens)")
@@ -137,7 +139,7 @@ func parseFlags(args []string, helpOut io.Writer) (*config, error) {
 	fs.StringVar(&c.protocol, "protocol", "jsonrpc", "wire protocol: jsonrpc (docs/protocol.md), pi (pi's RPC mode, docs/pi-compat.md) or acp (the Agent Client Protocol for editors, docs/editors.md)")
 	fs.StringVar(&c.mode, "mode", "", "pi's flag: --mode rpc is --protocol pi")
 	fs.DurationVar(&c.approvalTimeout, "approval-timeout", 0, "pi mode: refuse a tool when its confirm dialog has no answer within this long (default: wait)")
-	for _, name := range []string{"no-themes", "no-extensions", "no-skills", "offline"} {
+	for _, name := range []string{"no-themes", "no-extensions", "offline"} {
 		fs.BoolFunc(name, "pi flag, accepted and ignored in pi mode", func(string) error {
 			c.piIgnored = append(c.piIgnored, "--"+name)
 			return nil

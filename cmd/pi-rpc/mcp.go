@@ -85,6 +85,11 @@ func (g *mcpGate) attached() (*session.Supervisor, []core.Tool, *mcp.Set) {
 func startMCP(c *config, setup *agentSetup, log zerolog.Logger) (*mcpHost, error) {
 	var layers [][]mcp.ServerConfig
 	paths := slices.Clone(c.mcpConfigs)
+	if p := filepath.Join(setup.cwd, ".pi", "mcp.json"); setup.projectTrusted && fileExists(p) {
+		// A trusted project's servers, as pi 1.6.0 reads them: after the user's, replacing
+		// a server of the same name (docs/mcp.md).
+		paths = append([]string{p}, paths...)
+	}
 	if p := filepath.Join(setup.home, "mcp.json"); fileExists(p) {
 		paths = append([]string{p}, paths...)
 	}

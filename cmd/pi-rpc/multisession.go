@@ -21,6 +21,10 @@ import (
 // newSupervisor builds a started session from the command line's configuration, for the
 // agent setup of its working directory, on the store sessions opened.
 func newSupervisor(cfg *config, setup *agentSetup, tools []core.Tool, providerProblem string, sessions *startSessions, sink session.Sink, ids *session.IDs, gate session.ToolsGate, log zerolog.Logger) *session.Supervisor {
+	var commands session.CommandSet
+	if setup.commands != nil {
+		commands = setup.commands
+	}
 	sup := session.New(session.Config{
 		Agent: core.Options{
 			Provider: setup.provider, Model: setup.model, ThinkingLevel: setup.thinking,
@@ -38,6 +42,7 @@ func newSupervisor(cfg *config, setup *agentSetup, tools []core.Tool, providerPr
 		Shell:           shellRunner(setup.cwd, setup.confinement),
 		IDs:             ids,
 		ToolsGate:       gate,
+		Commands:        commands,
 		Logger:          log,
 	})
 	setup.sandboxes.set(sup, setup.confinement)
@@ -99,6 +104,9 @@ func buildSession(cfg *config, base *agentSetup, host *mcpHost, spec sessionSpec
 	}
 	if err := setup.setupTools(toolCfg, time.Now()); err != nil {
 		return nil, &session.Error{Kind: session.KindInvalidState, Message: err.Error()}
+	}
+	for _, d := range setup.commands.Diagnostics {
+		log.Warn().Str("cwd", setup.cwd).Msg("resources: " + d.String())
 	}
 	problem := ""
 	if len(base.problems) > 0 {

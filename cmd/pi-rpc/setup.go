@@ -16,6 +16,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/llm/google"
 	"github.com/pi-rpc/pi-rpc/llm/openai"
 	"github.com/pi-rpc/pi-rpc/protocol"
+	"github.com/pi-rpc/pi-rpc/resources"
 	"github.com/pi-rpc/pi-rpc/session"
 	"github.com/pi-rpc/pi-rpc/tools"
 )
@@ -44,6 +45,13 @@ type agentSetup struct {
 	contextFiles []string
 	cwd          string
 	home         string
+	// userHome is $HOME (~/.agents/skills, "~" in resource paths); commands is the session's
+	// skills and prompt templates (resources.go), loaded with its tools for its cwd.
+	userHome string
+	commands *resources.Set
+	// projectTrusted is the project trust decision for cwd (resources.go): it also decides
+	// whether the project's .pi/mcp.json is read.
+	projectTrusted bool
 	// access is where the tools read, write and run (an ACP client's files and terminals);
 	// the zero value is the disk and local processes.
 	access tools.Access
@@ -74,7 +82,7 @@ func piRPCHome(getenv func(string) string) string {
 // setupAgent builds the agent's configuration. An error here is a startup error: the
 // process exits 1 before reading stdin.
 func setupAgent(c *config, getenv func(string) string, now time.Time) (*agentSetup, error) {
-	s := &agentSetup{home: piRPCHome(getenv), sandboxes: &sessionSandboxes{}}
+	s := &agentSetup{home: piRPCHome(getenv), userHome: getenv("HOME"), sandboxes: &sessionSandboxes{}}
 	cwd := c.cwd
 	if cwd == "" {
 		var err error
@@ -149,8 +157,15 @@ func (s *agentSetup) setupTools(c *config, now time.Time) error {
 	for _, t := range s.tools {
 		active = append(active, t.Info().Name)
 	}
+	if s.commands, err = s.loadResources(&c.resources); err != nil {
+		return err
+	}
+	for _, d := range s.commands.Diagnostics {
+		s.warnings = append(s.warnings, "resources: "+d.String())
+		s.logWarnings = append(s.logWarnings, "resources: "+d.String())
+	}
 	prompt, files := tools.SystemPrompt(tools.PromptOptions{
-		Cwd: s.cwd, Tools: active, Now: now, Home: s.home,
+		Cwd: s.cwd, Tools: active, Now: now, Home: s.home, Skills: s.commands.PromptSkills(),
 		SystemPrompt: c.systemPrompt, AppendSystemPrompt: c.appendSystemPrompt, NoContextFiles: c.noContextFiles,
 	})
 	s.systemPrompt = prompt

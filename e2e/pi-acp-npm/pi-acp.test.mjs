@@ -330,3 +330,33 @@ test("pi-acp 0.0.24: PI_ACP_PI_COMMAND names pi-rpc", { timeout: TIMEOUT }, asyn
   assert.ok(text(c.updates(sid)).endsWith("Through the variable."));
   await c.done();
 });
+
+// pi-acp 0.0.34 lists pi's get_commands as its slash commands: the prompt templates and skills
+// pi-rpc loads from the agent dir, as pi does. A "/skill:x" prompt reaches pi-rpc, which expands
+// it: the session file holds the skill's instructions, as pi's does.
+test("pi-acp 0.0.34: the agent dir's templates and skills are slash commands", { timeout: TIMEOUT }, async (t) => {
+  const url = await startMock(t, [{ text: "Did x." }]);
+  const { env, agentDir } = makeEnv(url);
+  mkdirSync(join(agentDir, "prompts"));
+  writeFileSync(join(agentDir, "prompts", "review.md"), "---\ndescription: Review the code\n---\nReview $1.\n");
+  const skillDir = join(agentDir, "skills", "x");
+  mkdirSync(skillDir, { recursive: true });
+  writeFileSync(join(skillDir, "SKILL.md"), "---\nname: x\ndescription: Does x things.\n---\nDo x carefully.\n");
+  const ws = tmp("ws");
+  const c = await startPiAcp(t, "0.0.34", env);
+  await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+  const { sessionId: sid } = await c.agent.request("session/new", { cwd: ws, mcpServers: [] });
+  const announced = await c.nextUpdate(sid, (u) => u.sessionUpdate === "available_commands_update");
+  const byName = new Map(announced.availableCommands.map((a) => [a.name, a.description]));
+  assert.equal(byName.get("review"), "Review the code", JSON.stringify(announced));
+  assert.equal(byName.get("skill:x"), "Does x things.", JSON.stringify(announced));
+
+  const r = await c.agent.request("session/prompt", { sessionId: sid, prompt: [{ type: "text", text: "/skill:x do it" }] });
+  assert.equal(r.stopReason, "end_turn");
+  const lines = readFileSync(sessionFiles(agentDir)[0], "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  const user = lines.find((e) => e.type === "message" && e.message.role === "user");
+  const sent = user.message.content.map((b) => b.text).join("");
+  assert.ok(sent.startsWith(`<skill name="x" location="${join(skillDir, "SKILL.md")}">`), sent);
+  assert.ok(sent.endsWith("Do x carefully.\n</skill>\n\ndo it"), sent);
+  await c.done();
+});

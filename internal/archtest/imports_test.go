@@ -45,6 +45,9 @@ var allowed = map[string][]string{
 	// itself.
 	"tools/mcp":           {"core", "tools", "internal/fsmode"},
 	"tools/mcp/internal/": {"tools/mcp"},
+	// resources (skills and prompt templates) gives the session its commands and the system
+	// prompt its skills: the engine's value types and the tools' ignore rules, no session.
+	"resources": {"core", "sessionapi", "tools", "internal/fsmode"},
 	// The engine (core, sessionapi, session) imports no front end and no wire library.
 	"sessionapi":         {"core"},
 	"session":            {"core", "sessionapi", "internal/jsonscan", "internal/fsmode"},
@@ -89,6 +92,8 @@ var thirdParty = map[string][]string{
 	"google.golang.org/genai":                {"llm/google"},
 	"github.com/coder/acp-go-sdk":            {"acp", "e2e"},
 	"github.com/landlock-lsm/go-landlock":    {"internal/sandbox"},
+	// Frontmatter is YAML; only the resource loader reads it.
+	"go.yaml.in/yaml/v3": {"resources"},
 }
 
 func rel(path string) string {

@@ -165,6 +165,14 @@ export abstract class ProtocolMethods {
     return this.request('initialize', params ?? {}, options);
   }
 
+  /** Lists the session's prompt templates and skills, which prompt, steer and followUp expand. */
+  listCommands(
+    params?: RequestMap['listCommands']['params'],
+    options?: CallOptions,
+  ): Promise<RequestMap['listCommands']['result']> {
+    return this.request('listCommands', params ?? {}, options);
+  }
+
   /** Lists the models of the configured providers. */
   listModels(
     params?: RequestMap['listModels']['params'],

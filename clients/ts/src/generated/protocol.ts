@@ -622,6 +622,44 @@ export interface CloseSessionParams {
   sessionId: string;
 }
 /**
+ * Command is one slash command a session expands (listCommands, pi mode's get_commands, ACP's available_commands_update): a prompt template (/name) or a skill (/skill:name).
+ */
+export interface Command {
+  /**
+   * Name is the command without its slash: a template's file name, or "skill:" and the skill's name.
+   */
+  name: string;
+  description: string;
+  source: 'prompt' | 'skill';
+  /**
+   * ArgumentHint is a template's argument-hint ("<required>", "[optional]").
+   */
+  argumentHint?: string;
+  sourceInfo: CommandSourceInfo;
+}
+/**
+ * CommandSourceInfo is where a command's file came from, in pi's words.
+ */
+export interface CommandSourceInfo {
+  /**
+   * Path is the file: the template, or the skill's SKILL.md.
+   */
+  path: string;
+  /**
+   * Source is how it was found: "auto" (a conventional directory), "local" (a settings entry or a command-line path).
+   */
+  source: string;
+  /**
+   * Scope is "user", "project" or "temporary" (a command-line path).
+   */
+  scope: 'user' | 'project' | 'temporary';
+  /**
+   * Origin is "top-level" (pi's packages, which pi-rpc does not load, are "package").
+   */
+  origin: string;
+  baseDir?: string;
+}
+/**
  * CompactParams are compact's params.
  */
 export interface CompactParams {
@@ -1433,6 +1471,12 @@ export interface InputResult {
   disposition: 'started' | 'queued';
 }
 /**
+ * ListCommandsResult is listCommands' result: the templates, then the skills.
+ */
+export interface ListCommandsResult {
+  commands: Command[];
+}
+/**
  * ListSessionsParams are listSessions' params.
  */
 export interface ListSessionsParams {
@@ -2025,6 +2069,8 @@ export interface RequestMap {
   getTree: { params: SessionParams; result: TreeView };
   /** Optional handshake: protocol version, capabilities, model, session. */
   initialize: { params: InitializeParams; result: InitializeResult };
+  /** Lists the session's prompt templates and skills, which prompt, steer and followUp expand. */
+  listCommands: { params: SessionParams; result: ListCommandsResult };
   /** Lists the models of the configured providers. */
   listModels: { params: Empty; result: ModelsResult };
   /** Lists a working directory's sessions, newest first, a page at a time. */
@@ -2099,6 +2145,7 @@ export const REQUEST_METHODS = [
   'getState',
   'getTree',
   'initialize',
+  'listCommands',
   'listModels',
   'listSessions',
   'listTools',
