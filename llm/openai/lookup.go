@@ -90,8 +90,12 @@ func (r *Registry) builtin(name string) *Builtin {
 	return nil
 }
 
-// serves reports whether a built-in provider's package serves api.
+// serves reports whether a built-in provider's package serves api. This package serves the
+// Responses APIs as well as Chat Completions.
 func (r *Registry) serves(api string) bool {
+	if IsResponsesAPI(api) {
+		return true
+	}
 	for _, b := range r.builtins {
 		if b.API == api {
 			return true
@@ -237,11 +241,21 @@ func (r *Registry) notInProvider(id string) error {
 
 // apis lists the served apis for messages.
 func (r *Registry) apis() string {
-	var out []string
+	out := []string{}
 	for _, b := range r.builtins {
-		out = append(out, b.API)
+		if !slices.Contains(out, b.API) {
+			out = append(out, b.API)
+		}
 	}
-	return strings.Join(out, " and ")
+	for _, api := range []string{ResponsesAPI, AzureAPI} {
+		if !slices.Contains(out, api) {
+			out = append(out, api)
+		}
+	}
+	if len(out) == 1 {
+		return out[0]
+	}
+	return strings.Join(out[:len(out)-1], ", ") + " and " + out[len(out)-1]
 }
 
 func (r *Registry) isBuiltin(provider, id string) bool {
