@@ -63,7 +63,7 @@ func TestResponsesToolLoop(t *testing.T) {
 	)
 	model := responsesModel(t)
 	req := &core.Request{Model: model, SystemPrompt: "Be brief.", Messages: []core.Message{core.NewUserMessage("list", nil, 1)},
-		Tools: []core.ToolSpec{{Name: "ls", Description: "List", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}},
+		Tools:         []core.ToolSpec{{Name: "ls", Description: "List", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}},
 		ThinkingLevel: core.ThinkingHigh, SessionID: "sess-1"}
 	got, first := run(t, context.Background(), p, req)
 	diffLines(t, got, []string{
