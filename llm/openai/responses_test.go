@@ -3,10 +3,14 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
@@ -96,6 +100,11 @@ func TestResponsesToolLoop(t *testing.T) {
 	reqs := srv.Requests()
 	if len(reqs) != 2 || reqs[0].Path != "/v1/responses" {
 		t.Fatalf("requests %d, path %q", len(reqs), reqs[0].Path)
+	}
+	for k := range reqs[0].Header {
+		if strings.HasPrefix(k, "X-Stainless") || k == "Idempotency-Key" {
+			t.Errorf("SDK header %s sent", k)
+		}
 	}
 	body := reqs[0].Decoded
 	if body["store"] != false || body["stream"] != true || body["max_output_tokens"] != 32000.0 || body["prompt_cache_key"] != "sess-1" {
@@ -401,4 +410,45 @@ func TestAzureResponsesRetriesOff(t *testing.T) {
 	if n := len(srv.Requests()); n != 1 {
 		t.Errorf("%d requests, want 1", n)
 	}
+}
+
+// TestResponsesIdleTimeout runs in fake time: a Responses stream silent for longer than the
+// idle timeout fails with a retryable error, and SSE comments keep it alive.
+func TestResponsesIdleTimeout(t *testing.T) {
+	pipe := func(t *testing.T, resp mockopenai.Response) *Provider {
+		srv := mockopenai.NewHandler(&mockopenai.Script{Responses: []mockopenai.Response{resp}})
+		t.Cleanup(srv.Release)
+		p, err := New(Config{API: ResponsesAPI, BaseURL: "http://mock.invalid/v1", APIKey: "k", IdleTimeout: 120 * time.Second,
+			HTTPClient: &http.Client{Transport: mockhttp.PipeTransport{Handler: srv}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	req := func() *core.Request {
+		return &core.Request{Model: responsesModel(t), Messages: []core.Message{core.NewUserMessage("hi", nil, 1)}}
+	}
+	t.Run("silence mid-stream", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			// response.created, output_item.added, content_part.added, the delta "ab", then silence.
+			p := pipe(t, mockopenai.Response{Text: "abcd", ChunkSize: 2, StallAfter: 4})
+			start := time.Now()
+			got, _ := run(t, context.Background(), p, req())
+			diffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "ab"`, "error error retryable: No data from provider for 120s"})
+			if d := time.Since(start); d != 120*time.Second {
+				t.Errorf("failed after %v, want 2m0s", d)
+			}
+		})
+	})
+	t.Run("keep-alive comments keep the stream alive", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			var evs []mockopenai.Event
+			for range 5 {
+				evs = append(evs, mockopenai.Event{DelayMs: 60_000}, mockopenai.Event{Comment: "keep-alive"})
+			}
+			evs = append(evs, mockopenai.Event{Text: "done"})
+			got, _ := run(t, context.Background(), pipe(t, mockopenai.Response{Events: evs}), req())
+			diffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "done"`, `text_end 0 "done"`, "done stop"})
+		})
+	})
 }
