@@ -190,3 +190,54 @@ func TestResponsesReasoningSurvivesResume(t *testing.T) {
 		t.Errorf("last input item = %s, want the new prompt", last)
 	}
 }
+
+// TestResponsesFaultsThroughBinary: on the Responses API a response.failed (server_error) is
+// retried visibly, a context overflow compacts the session and continues, and a response
+// cut off at max_output_tokens ends with stop reason length.
+func TestResponsesFaultsThroughBinary(t *testing.T) {
+	mock := mockopenai.New(&mockopenai.Script{Responses: []mockopenai.Response{
+		{Text: "par", FinishReason: "failed"},
+		{Text: bigText(120000), ChunkSize: 6000},
+		mockopenai.ContextLengthError(),
+		{Text: "## Goal\nSummary of the chat."},
+		{Text: "Answer after compaction."},
+		{Text: "cut sho", FinishReason: "length"},
+	}})
+	t.Cleanup(mock.Close)
+	p := start(t, options{mock: mock, args: []string{"--api", "responses", "--model", "gpt-4.1", "--no-session"}})
+	for _, msg := range []string{"talk a lot", "now overflow", "be long"} {
+		p.result("prompt", map[string]any{"message": msg}, nil)
+		if s := settledOf(t, p.event("agent_settled")); s.Error != nil || s.Aborted {
+			t.Fatalf("prompt %q: %+v %s\nstderr: %s", msg, s, toJSON(s.Error), p.stderrTail(20))
+		}
+	}
+	var retries, compactions int
+	var lastStop string
+	for _, m := range p.history() {
+		if !m.isEvent() {
+			continue
+		}
+		switch m.typ() {
+		case "auto_retry_start":
+			retries++
+			if msg, _ := m.ev["errorMessage"].(string); !strings.Contains(msg, "The model failed to generate a response.") {
+				t.Errorf("auto_retry_start errorMessage = %q", msg)
+			}
+		case "compaction_end":
+			compactions++
+		case "message_end":
+			if msg, _ := m.ev["message"].(map[string]any); msg["role"] == "assistant" {
+				lastStop, _ = msg["stopReason"].(string)
+			}
+		}
+	}
+	if retries != 1 || compactions != 1 || lastStop != "length" {
+		t.Errorf("retries %d, compactions %d, last stop reason %q; want 1, 1, length", retries, compactions, lastStop)
+	}
+	if text, _ := textDeltas(p.history()); !strings.Contains(text, "Answer after compaction.") {
+		t.Errorf("streamed text = %q", text)
+	}
+	if n := len(mock.Requests()); n != 6 {
+		t.Errorf("requests = %d, want 6", n)
+	}
+}
