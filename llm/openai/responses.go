@@ -266,7 +266,7 @@ func assistantItems(msg *core.AssistantMessage, index int) []responses.ResponseI
 		case core.ContentToolCall:
 			callID, itemID, _ := strings.Cut(b.ID, "|")
 			fc := &responses.ResponseFunctionToolCallParam{CallID: callID, Name: b.Name, Arguments: b.ArgumentsJSON()}
-			if itemID != "" && !(skippedThinking && strings.HasPrefix(itemID, "fc")) {
+			if itemID != "" && (!skippedThinking || !strings.HasPrefix(itemID, "fc")) {
 				fc.ID = oa.String(itemID)
 			}
 			out = append(out, responses.ResponseInputItemUnionParam{OfFunctionCall: fc})
