@@ -248,7 +248,7 @@ func assistantItems(msg *core.AssistantMessage, index int) []responses.ResponseI
 			if b.Text == "" {
 				continue
 			}
-			id := textItemID(b.TextSignature)
+			id, phase := textItemID(b.TextSignature)
 			if id == "" {
 				id = "msg_" + strconv.Itoa(index)
 			} else if len(id) > maxItemIDLength {
@@ -258,6 +258,7 @@ func assistantItems(msg *core.AssistantMessage, index int) []responses.ResponseI
 			}
 			out = append(out, responses.ResponseInputItemUnionParam{OfOutputMessage: &responses.ResponseOutputMessageParam{
 				ID:     id,
+				Phase:  responses.ResponseOutputMessagePhase(phase),
 				Status: responses.ResponseOutputMessageStatusCompleted,
 				Content: []responses.ResponseOutputMessageContentUnionParam{{OfOutputText: &responses.ResponseOutputTextParam{
 					Text: b.Text, Annotations: []responses.ResponseOutputTextAnnotationUnionParam{},
@@ -303,17 +304,21 @@ func textSignature(id, phase string) string {
 	return string(b)
 }
 
-// textItemID reads a text signature's message id: pi's TextSignatureV1 JSON, or (older pi) the
-// id itself.
-func textItemID(sig string) string {
+// textItemID reads a text signature's message id and phase: pi's TextSignatureV1 JSON, or
+// (older pi) the id itself. Only the phases the API knows are kept.
+func textItemID(sig string) (id, phase string) {
 	if strings.HasPrefix(sig, "{") {
 		var v struct {
-			V  int    `json:"v"`
-			ID string `json:"id"`
+			V     int    `json:"v"`
+			ID    string `json:"id"`
+			Phase string `json:"phase"`
 		}
 		if json.Unmarshal([]byte(sig), &v) == nil && v.V == 1 {
-			return v.ID
+			if v.Phase != "commentary" && v.Phase != "final_answer" {
+				v.Phase = ""
+			}
+			return v.ID, v.Phase
 		}
 	}
-	return sig
+	return sig, ""
 }

@@ -452,3 +452,49 @@ func TestResponsesIdleTimeout(t *testing.T) {
 		})
 	})
 }
+
+// TestResponsesReasoningWithoutSummary: a reasoning item with no summary still becomes a
+// (blank) thinking block signed with the item, which the next request sends back before the
+// call; a message's phase is kept in its text signature and sent back with it; a function
+// call whose arguments came only with its done item gets them as one fragment.
+func TestResponsesReasoningWithoutSummary(t *testing.T) {
+	ev := func(typ, fields string) string {
+		return "event: " + typ + "\ndata: {\"type\":\"" + typ + "\",\"sequence_number\":0," + fields + "}\n\n"
+	}
+	item := `{"id":"rs_1","type":"reasoning","summary":[],"encrypted_content":"gAAAA=="}`
+	msg := `{"id":"msg_1","type":"message","status":"completed","role":"assistant","phase":"commentary","content":[{"type":"output_text","annotations":[],"text":"Looking."}]}`
+	call := `{"id":"fc_1","type":"function_call","status":"completed","arguments":"{}","call_id":"call_1","name":"ls"}`
+	sse := ev("response.created", `"response":{"id":"resp_1","status":"in_progress","output":[]}`) +
+		ev("response.output_item.added", `"output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[]}`) +
+		ev("response.output_item.done", `"output_index":0,"item":`+item) +
+		ev("response.output_item.added", `"output_index":1,"item":{"id":"msg_1","type":"message","status":"in_progress","role":"assistant","content":[]}`) +
+		ev("response.output_text.delta", `"item_id":"msg_1","output_index":1,"content_index":0,"delta":"Looking."`) +
+		ev("response.output_item.done", `"output_index":1,"item":`+msg) +
+		ev("response.output_item.added", `"output_index":2,"item":{"id":"fc_1","type":"function_call","status":"in_progress","arguments":"","call_id":"call_1","name":"ls"}`) +
+		ev("response.output_item.done", `"output_index":2,"item":`+call) +
+		ev("response.completed", `"response":{"id":"resp_1","status":"completed","output":[]}`)
+	p, srv := newResponsesProvider(t, mockopenai.Response{SSE: sse}, mockopenai.Response{Text: "ok"})
+	model := responsesModel(t)
+	req := &core.Request{Model: model, Messages: []core.Message{core.NewUserMessage("go", nil, 1)}}
+	got, first := run(t, context.Background(), p, req)
+	diffLines(t, got, []string{"start", "thinking_start 0", `thinking_delta 0 ""`, `thinking_end 0 ""`,
+		"text_start 1", `text_delta 1 "Looking."`, `text_end 1 "Looking."`,
+		"toolcall_start 2 id=call_1|fc_1 name=ls", `toolcall_delta 2 "{}"`, "toolcall_end 2 call_1|fc_1 ls {}", "done toolUse"})
+	if first.Content[0].ThinkingSignature != item || first.Content[1].TextSignature != `{"v":1,"id":"msg_1","phase":"commentary"}` {
+		t.Errorf("signatures %q, %q", first.Content[0].ThinkingSignature, first.Content[1].TextSignature)
+	}
+	req.Messages = append(req.Messages, first, &core.ToolResultMessage{ToolCallID: "call_1|fc_1", ToolName: "ls", Content: []core.Content{core.TextBlock("x")}})
+	run(t, context.Background(), p, req)
+	raw := rawInputItems(t, srv.Requests()[1])
+	var items []string
+	for _, r := range raw {
+		items = append(items, string(r))
+	}
+	diffLines(t, items, []string{
+		`{"content":[{"text":"go","type":"input_text"}],"role":"user"}`,
+		item,
+		`{"id":"msg_1","content":[{"annotations":[],"text":"Looking.","type":"output_text"}],"status":"completed","phase":"commentary","role":"assistant","type":"message"}`,
+		`{"arguments":"{}","call_id":"call_1","name":"ls","id":"fc_1","type":"function_call"}`,
+		`{"output":"x","call_id":"call_1","type":"function_call_output"}`,
+	})
+}
