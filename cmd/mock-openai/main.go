@@ -1,5 +1,5 @@
-// Command mock-openai serves a scripted OpenAI-compatible Chat Completions endpoint on
-// loopback, for tests, the demo, benchmarks and manual checks. The script format is
+// Command mock-openai serves a scripted OpenAI-compatible Chat Completions endpoint (and the
+// Responses API, POST .../responses) on loopback, for tests, the demo, benchmarks and manual checks. The script format is
 // documented in docs/testing.md and package internal/mockopenai; `mock-openai --help`
 // summarises it.
 //
@@ -23,7 +23,8 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-const usageText = `mock-openai serves a scripted OpenAI-compatible Chat Completions endpoint on loopback.
+const usageText = `mock-openai serves a scripted OpenAI-compatible Chat Completions endpoint (and the
+Responses API) on loopback.
 
 Usage:
   mock-openai --script FILE [--addr 127.0.0.1:0]

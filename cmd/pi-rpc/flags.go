@@ -12,6 +12,7 @@ import (
 // config is the command line.
 type config struct {
 	provider           string
+	api                string
 	model              string
 	baseURL            string
 	modelsFile         string
@@ -75,6 +76,7 @@ Examples:
   pi-rpc --base-url http://localhost:8080/v1 --model qwen2.5-coder    # local server, no key
   pi-rpc --models ~/my-models.json --model ollama/llama3.1:8b
   pi-rpc --provider faux --faux-script turns.json --no-session        # offline, scripted
+  OPENAI_API_KEY=sk-... pi-rpc --api responses --model o4-mini         # the Responses API
   printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"prompt","params":{"message":"hi"}}' | pi-rpc --on-eof finish
 
 Environment:
@@ -82,6 +84,9 @@ Environment:
   OPENAI_BASE_URL   API root when --base-url is not given (a named server needs no key)
   ANTHROPIC_API_KEY key for the anthropic provider (Claude)
   GEMINI_API_KEY    key for the google provider (Gemini); GOOGLE_API_KEY when it is not set
+  AZURE_OPENAI_API_KEY, AZURE_OPENAI_BASE_URL or AZURE_OPENAI_RESOURCE_NAME,
+  AZURE_OPENAI_API_VERSION (default v1), AZURE_OPENAI_DEPLOYMENT_NAME_MAP (model=deployment,...)
+                    the azure-openai-responses provider (Azure OpenAI)
   PI_RPC_HOME       home directory (default ~/.pi-rpc): models.json, sessions, AGENTS.md
   $VAR in models.json apiKey and headers values is read from the environment.
 
@@ -98,9 +103,10 @@ func parseFlags(args []string, helpOut io.Writer) (*config, error) {
 	// line returned to the caller.
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	fs.StringVar(&c.provider, "provider", "", "model provider: openai (default when OPENAI_API_KEY is set), anthropic (default when only ANTHROPIC_API_KEY is set), google (default when only GEMINI_API_KEY or GOOGLE_API_KEY is set) or faux")
+	fs.StringVar(&c.provider, "provider", "", "model provider: openai (default when OPENAI_API_KEY is set), anthropic (default when only ANTHROPIC_API_KEY is set), google (default when only GEMINI_API_KEY or GOOGLE_API_KEY is set), azure-openai-responses (Azure OpenAI) or faux")
+	fs.StringVar(&c.api, "api", "", "API of the openai provider: completions (Chat Completions, the default) or responses (the Responses API)")
 	fs.StringVar(&c.model, "model", "", "model id, or provider/id for a models.json provider")
-	fs.StringVar(&c.baseURL, "base-url", "", "API root of the --provider endpoint (default $OPENAI_BASE_URL or https://api.openai.com/v1; with --provider anthropic $ANTHROPIC_BASE_URL or https://api.anthropic.com; with --provider google https://generativelanguage.googleapis.com/v1beta)")
+	fs.StringVar(&c.baseURL, "base-url", "", "API root of the --provider endpoint (default $OPENAI_BASE_URL or https://api.openai.com/v1; with --provider anthropic $ANTHROPIC_BASE_URL or https://api.anthropic.com; with --provider google https://generativelanguage.googleapis.com/v1beta; with --provider azure-openai-responses $AZURE_OPENAI_BASE_URL)")
 	fs.StringVar(&c.modelsFile, "models", "", "models.json with extra providers and models (default $PI_RPC_HOME/models.json if present)")
 	fs.StringVar(&c.fauxScript, "faux-script", "", "script file for --provider faux")
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", 120*time.Second, "fail a model request after this long without data")
@@ -182,12 +188,20 @@ func parseFlags(args []string, helpOut io.Writer) (*config, error) {
 func (c *config) validate() error {
 	var errs []error
 	switch c.provider {
-	case "", "openai", "anthropic", "google", "faux":
+	case "", "openai", "anthropic", "google", "azure-openai-responses", "faux":
 	default:
 		// pi mode: --provider names a models.json provider (applyPiConfig).
 		if c.protocol != "pi" {
-			errs = append(errs, fmt.Errorf("--provider: unknown provider %q (use openai, anthropic, google or faux)", c.provider))
+			errs = append(errs, fmt.Errorf("--provider: unknown provider %q (use openai, anthropic, google, azure-openai-responses or faux)", c.provider))
 		}
+	}
+	switch c.api {
+	case "", "completions", "openai-completions", "responses", "openai-responses":
+		if c.api != "" && c.provider != "" && c.provider != "openai" {
+			errs = append(errs, fmt.Errorf("--api applies to --provider openai, not %s", c.provider))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("--api: expected completions or responses, got %q", c.api))
 	}
 	if c.provider == "faux" && c.fauxScript == "" {
 		errs = append(errs, errors.New("--provider faux needs --faux-script FILE"))

@@ -220,11 +220,14 @@ func (s *agentSetup) setupModels(c *config, getenv func(string) string) error {
 		googleKeySource = "GEMINI_API_KEY or GOOGLE_API_KEY"
 	}
 	googleURL, googleKeyless := google.DefaultBaseURL, false
+	azureEP := azureEndpoint(getenv)
 	// --base-url is the root of the endpoint --provider names (OpenAI's by default).
 	if c.baseURL != "" && c.provider == anthropic.ProviderName {
 		anthropicURL, anthropicKeyless = c.baseURL, true
 	} else if c.baseURL != "" && c.provider == google.ProviderName {
 		googleURL, googleKeyless = c.baseURL, true
+	} else if c.baseURL != "" && c.provider == openai.AzureProviderName {
+		azureEP.url = c.baseURL
 	} else if c.baseURL != "" {
 		baseURL, openaiKeyless = c.baseURL, true
 	}
@@ -236,15 +239,21 @@ func (s *agentSetup) setupModels(c *config, getenv func(string) string) error {
 	case google.ProviderName:
 		openaiURLHint, googleURLHint = "set OPENAI_BASE_URL", "pass --base-url"
 	}
+	registry := openai.NewRegistryWith([]openai.Builtin{
+		{Provider: anthropic.ProviderName, API: anthropic.API, Models: anthropic.Catalogue()},
+		{Provider: google.ProviderName, API: google.API, Models: google.Catalogue()},
+		{Provider: openai.AzureProviderName, API: openai.AzureAPI, Models: openai.AzureCatalogue()},
+	}, files...)
+	if c.api == "responses" || c.api == openai.ResponsesAPI {
+		registry.UseAPI(openai.ProviderName, openai.ResponsesAPI)
+	}
 	set := &modelSet{
-		registry: openai.NewRegistryWith([]openai.Builtin{
-			{Provider: anthropic.ProviderName, API: anthropic.API, Models: anthropic.Catalogue()},
-			{Provider: google.ProviderName, API: google.API, Models: google.Catalogue()},
-		}, files...),
+		registry: registry,
 		builtins: map[string]endpoint{
-			openai.ProviderName:    {name: "OpenAI", url: baseURL, key: apiKey, keySource: "OPENAI_API_KEY", keyless: openaiKeyless, urlHint: openaiURLHint},
-			anthropic.ProviderName: {name: "Anthropic", url: anthropicURL, key: anthropicKey, keySource: "ANTHROPIC_API_KEY", keyless: anthropicKeyless, urlHint: anthropicURLHint},
-			google.ProviderName:    {name: "Google", url: googleURL, key: googleKey, keySource: googleKeySource, keyless: googleKeyless, urlHint: googleURLHint},
+			openai.ProviderName:      {name: "OpenAI", url: baseURL, key: apiKey, keySource: "OPENAI_API_KEY", keyless: openaiKeyless, urlHint: openaiURLHint},
+			anthropic.ProviderName:   {name: "Anthropic", url: anthropicURL, key: anthropicKey, keySource: "ANTHROPIC_API_KEY", keyless: anthropicKeyless, urlHint: anthropicURLHint},
+			google.ProviderName:      {name: "Google", url: googleURL, key: googleKey, keySource: googleKeySource, keyless: googleKeyless, urlHint: googleURLHint},
+			openai.AzureProviderName: azureEP,
 		},
 		idleTimeout: c.idleTimeout, contextWindow: c.contextWindow, providers: map[string]core.Provider{},
 	}
@@ -312,7 +321,26 @@ type endpoint struct {
 	keyless bool
 	// urlHint says how to name a server of this endpoint that needs no key.
 	urlHint string
+	// Azure OpenAI's api-version and deployment names.
+	apiVersion  string
+	deployments map[string]string
 }
+
+// azureEndpoint is Azure OpenAI's endpoint as pi reads it from the environment:
+// AZURE_OPENAI_API_KEY; AZURE_OPENAI_BASE_URL, else the resource AZURE_OPENAI_RESOURCE_NAME;
+// AZURE_OPENAI_API_VERSION; AZURE_OPENAI_DEPLOYMENT_NAME_MAP. It always needs a key.
+func azureEndpoint(getenv func(string) string) endpoint {
+	return endpoint{
+		name: "Azure OpenAI", key: getenv("AZURE_OPENAI_API_KEY"), keySource: "AZURE_OPENAI_API_KEY",
+		url:         openai.AzureBaseURL(getenv("AZURE_OPENAI_BASE_URL"), getenv("AZURE_OPENAI_RESOURCE_NAME")),
+		apiVersion:  getenv("AZURE_OPENAI_API_VERSION"),
+		deployments: openai.ParseDeploymentMap(getenv("AZURE_OPENAI_DEPLOYMENT_NAME_MAP")),
+		urlHint:     "an Azure resource always needs one",
+	}
+}
+
+// noAzureURL is the problem of an Azure OpenAI model with no endpoint.
+const noAzureURL = "No base URL for Azure OpenAI: set AZURE_OPENAI_BASE_URL or AZURE_OPENAI_RESOURCE_NAME (or pass --base-url with --provider azure-openai-responses)"
 
 // List returns the selectable models.
 func (m *modelSet) List() []core.Model {
@@ -392,10 +420,20 @@ func (m *modelSet) providerFor(e openai.Entry) (core.Provider, string, error) {
 	}
 	if isBuiltin && key == "" && keySource == builtin.keySource && !builtin.keyless {
 		problem = fmt.Sprintf("No API key for %s: set %s (or %s for a server that needs none)", builtin.name, keySource, builtin.urlHint)
+		if e.Model.API == openai.AzureAPI {
+			problem = fmt.Sprintf("No API key for %s: set %s", builtin.name, keySource)
+		}
+	}
+	if e.Model.API == openai.AzureAPI && url == "" {
+		return nil, noAzureURL, nil
 	}
 	var p core.Provider
 	var err error
 	switch e.Model.API {
+	case openai.ResponsesAPI, openai.AzureAPI:
+		azureEP := m.builtins[openai.AzureProviderName]
+		p, err = openai.New(openai.Config{API: e.Model.API, BaseURL: url, APIKey: key, KeySource: keySource, Headers: headers, IdleTimeout: m.idleTimeout,
+			AzureAPIVersion: azureEP.apiVersion, Deployments: azureEP.deployments})
 	case anthropic.API:
 		p, err = anthropic.New(anthropic.Config{BaseURL: url, APIKey: key, KeySource: keySource, Headers: headers, IdleTimeout: m.idleTimeout})
 	case google.API:

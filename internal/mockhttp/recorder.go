@@ -114,7 +114,7 @@ type Turn[R any] struct {
 // the returned turn's Finish when it is done with the request.
 func (s *Recorder[R]) Take(r *http.Request) *Turn[R] {
 	body, _ := io.ReadAll(r.Body)
-	rec := &Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body, gone: make(chan struct{}), done: make(chan struct{})}
+	rec := &Request{Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body, gone: make(chan struct{}), done: make(chan struct{})}
 	var decoded map[string]any
 	if json.Unmarshal(body, &decoded) == nil {
 		rec.Decoded = decoded

@@ -7,7 +7,9 @@ import (
 
 // Request is one recorded request.
 type Request struct {
-	Path   string
+	Path string
+	// Query is the URL's query, without "?" (Azure's api-version).
+	Query  string
 	Header http.Header
 	// Body is the raw request body; Decoded is the same body decoded (nil if not JSON).
 	Body    []byte

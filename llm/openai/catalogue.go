@@ -43,3 +43,16 @@ func Catalogue() []core.Model {
 		},
 	}
 }
+
+// AzureCatalogue is the built-in models as the azure-openai-responses provider serves them
+// (pi's provider of that name): OpenAI's catalogue on the Responses API of Azure OpenAI,
+// named "... (Azure)" so that model pickers tell them apart, each sent under its model id
+// unless AZURE_OPENAI_DEPLOYMENT_NAME_MAP names its deployment.
+func AzureCatalogue() []core.Model {
+	models := Catalogue()
+	for i := range models {
+		models[i].API, models[i].Provider = AzureAPI, AzureProviderName
+		models[i].Name += " (Azure)"
+	}
+	return models
+}

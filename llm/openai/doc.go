@@ -1,5 +1,6 @@
 // Package openai streams model responses from any OpenAI-compatible Chat Completions endpoint
-// (OpenAI, OpenRouter, vLLM, llama.cpp, Ollama), and implements [core.Provider].
+// (OpenAI, OpenRouter, vLLM, llama.cpp, Ollama), from OpenAI's Responses API and from Azure
+// OpenAI's, and implements [core.Provider].
 //
 // It speaks the API through openai-go (github.com/openai/openai-go/v3): requests are built
 // with the SDK's params types and sent by its client, the event stream is read by its
@@ -24,6 +25,14 @@
 // The idle timer counts only time spent waiting for the server (headers and body bytes). It is
 // paused while the consumer handles an event, so a consumer that is slow because its own
 // client stopped reading never makes the provider give up.
+//
+// The Responses API ([Config.API] [ResponsesAPI] or [AzureAPI]) lives in responses.go (the
+// request: the transcript as input items, each of the model's reasoning items sent back as it
+// returned it, from the thinking block it signs) and responses_stream.go (its events mapped
+// onto the builder, one output item after another), Azure's routing and api-key in azure.go,
+// through openai-go's azure package. The request is the SDK's ResponseNewParams, sent by its
+// client (retries off, the same middleware) and read by its ssestream decoder into its
+// ResponseStreamEventUnion.
 //
 // Models come from the built-in catalogue ([Catalogue]), from pi-format models.json files
 // ([LoadModelsFile]) and, for unknown ids, from default metadata ([Lookup]).

@@ -80,6 +80,36 @@ func NewRegistryWith(extra []Builtin, files ...*ModelsFile) *Registry {
 	return r
 }
 
+// UseAPI makes a built-in provider's models, and the unknown ids given to it, speak api
+// (--api: OpenAI's models on the Responses API). Models a models.json gives an api of their
+// own keep it.
+func (r *Registry) UseAPI(provider, api string) {
+	b := r.builtin(provider)
+	if b == nil || b.API == api {
+		return
+	}
+	for i := range r.entries {
+		e := &r.entries[i]
+		if e.ProviderName == provider && e.Model.API == b.API && (e.Provider == nil || !hasModelAPI(e.Provider, e.Model.ID)) {
+			e.Model.API = api
+		}
+	}
+	b.API = api
+}
+
+// hasModelAPI reports whether a models.json provider names its own api, or the model's.
+func hasModelAPI(p *ProviderEntry, id string) bool {
+	if p.API != "" {
+		return true
+	}
+	for _, m := range p.Models {
+		if m.ID == id {
+			return m.API != ""
+		}
+	}
+	return false
+}
+
 // builtin returns the built-in provider called name, or nil.
 func (r *Registry) builtin(name string) *Builtin {
 	for i := range r.builtins {
@@ -90,8 +120,12 @@ func (r *Registry) builtin(name string) *Builtin {
 	return nil
 }
 
-// serves reports whether a built-in provider's package serves api.
+// serves reports whether a built-in provider's package serves api. This package serves the
+// Responses APIs as well as Chat Completions.
 func (r *Registry) serves(api string) bool {
+	if api == API || IsResponsesAPI(api) {
+		return true
+	}
 	for _, b := range r.builtins {
 		if b.API == api {
 			return true
@@ -237,11 +271,21 @@ func (r *Registry) notInProvider(id string) error {
 
 // apis lists the served apis for messages.
 func (r *Registry) apis() string {
-	var out []string
+	out := []string{API}
 	for _, b := range r.builtins {
-		out = append(out, b.API)
+		if !slices.Contains(out, b.API) {
+			out = append(out, b.API)
+		}
 	}
-	return strings.Join(out, " and ")
+	for _, api := range []string{ResponsesAPI, AzureAPI} {
+		if !slices.Contains(out, api) {
+			out = append(out, api)
+		}
+	}
+	if len(out) == 1 {
+		return out[0]
+	}
+	return strings.Join(out[:len(out)-1], ", ") + " and " + out[len(out)-1]
 }
 
 func (r *Registry) isBuiltin(provider, id string) bool {

@@ -19,8 +19,8 @@ import (
 )
 
 // ModelsFile is a models.json in pi's format: providers, each with an endpoint and models.
-// Providers whose api is neither openai-completions nor anthropic-messages are kept (pi users
-// share one file between tools) but their models cannot be selected here.
+// Providers whose api pi-rpc does not serve (mistral-conversations, bedrock-converse-stream, ...)
+// are kept (pi users share one file between tools) but their models cannot be selected here.
 type ModelsFile struct {
 	Path      string                   `json:"-"`
 	Providers map[string]ProviderEntry `json:"providers"`
@@ -275,7 +275,7 @@ func checkModel(m *ModelEntry, field string, fail func(field, format string, arg
 
 // builtinAPIs are the providers pi-rpc has built in, by name, and their api: their models.json
 // entries may omit baseUrl (the built-in endpoint's is used) and api.
-var builtinAPIs = map[string]string{ProviderName: API, "anthropic": "anthropic-messages", "google": "google-generative-ai"}
+var builtinAPIs = map[string]string{ProviderName: API, AzureProviderName: AzureAPI, "anthropic": "anthropic-messages", "google": "google-generative-ai"}
 
 // builtinAPI is the api of a models.json model that states none: its built-in provider's, else
 // openai-completions.
@@ -286,7 +286,8 @@ func builtinAPI(provider string) string {
 	return API
 }
 
-// knownAPI lists pi's api values: a file may configure any of them, this package serves one.
+// knownAPI lists pi's api values: a file may configure any of them; this package serves
+// openai-completions, openai-responses and azure-openai-responses.
 func knownAPI(api string) bool {
 	switch api {
 	case API, "openai-responses", "azure-openai-responses", "openai-codex-responses", "anthropic-messages",

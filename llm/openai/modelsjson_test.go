@@ -303,7 +303,7 @@ func TestLookupWithAnthropic(t *testing.T) {
 		t.Errorf("claude-b = %+v, %v", res.Model, err)
 	}
 	// Without the Anthropic built-in (NewRegistry), anthropic-messages is refused.
-	if _, err := NewRegistry(f).Lookup("claude-x", 0); err == nil || !strings.Contains(err.Error(), "supports only openai-completions") {
+	if _, err := NewRegistry(f).Lookup("claude-x", 0); err == nil || !strings.Contains(err.Error(), "supports only openai-completions, openai-responses and azure-openai-responses") {
 		t.Errorf("err = %v", err)
 	}
 }

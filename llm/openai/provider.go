@@ -47,10 +47,21 @@ type Config struct {
 	HTTPClient *http.Client
 	// Clock is the time source; nil means [SystemClock].
 	Clock Clock
+
+	// API is the API the endpoint speaks: [API] (Chat Completions, the default),
+	// [ResponsesAPI] or [AzureAPI] (the Responses API of Azure OpenAI, through openai-go's
+	// azure package: BaseURL is the resource's endpoint, APIKey goes in the api-key header).
+	API string
+	// AzureAPIVersion is Azure's api-version query value; empty means "v1".
+	AzureAPIVersion string
+	// Deployments names the Azure deployment of each model id that has one; other models are
+	// sent under their own id.
+	Deployments map[string]string
 }
 
-// Provider streams Chat Completions from one OpenAI-compatible endpoint through the openai-go
-// client. It implements [core.Provider] and is safe for concurrent use.
+// Provider streams Chat Completions from one OpenAI-compatible endpoint, or Responses from
+// OpenAI or Azure OpenAI ([Config.API]), through the openai-go client. It implements
+// [core.Provider] and is safe for concurrent use.
 type Provider struct {
 	cfg    Config
 	client oa.Client
@@ -61,6 +72,9 @@ type Provider struct {
 	keyOrigin string
 	// logURL is the endpoint without credentials or query, for failures in the log.
 	logURL string
+	// responses: the endpoint speaks the Responses API, at path below the client's base URL.
+	responses bool
+	path      string
 }
 
 // New returns a provider for cfg. It fails only for an unusable BaseURL.
@@ -83,12 +97,24 @@ func New(cfg Config) (*Provider, error) {
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
 	}
-	endpoint, err := u.Parse(chatPath)
+	path := chatPath
+	root := u
+	switch cfg.API {
+	case "", API:
+	case ResponsesAPI:
+		path = responsesPath
+	case AzureAPI:
+		root, path = azureRoute(u)
+	default:
+		return nil, fmt.Errorf("openai: api %q is not served by this package", cfg.API)
+	}
+	endpoint, err := root.Parse(path)
 	if err != nil {
 		return nil, fmt.Errorf("openai: base URL %q: %w", cfg.BaseURL, err)
 	}
 	p := &Provider{cfg: cfg, clock: cfg.Clock, idle: cfg.IdleTimeout, host: strings.ToLower(u.Hostname()),
-		keyOrigin: failure.KeyOrigin(cfg.KeySource, cfg.APIKey != "", cfg.Headers), logURL: failure.LogURL(endpoint)}
+		keyOrigin: failure.KeyOrigin(cfg.KeySource, cfg.APIKey != "", cfg.Headers), logURL: failure.LogURL(endpoint),
+		responses: IsResponsesAPI(cfg.API), path: path}
 	if p.clock == nil {
 		p.clock = SystemClock{}
 	}
@@ -97,15 +123,19 @@ func New(cfg Config) (*Provider, error) {
 	}
 	opts := []option.RequestOption{
 		option.WithHTTPClient(hc),
-		option.WithBaseURL(u.String()),
 		// pi-rpc's session layer retries, visibly; the SDK's own retries stay off.
 		option.WithMaxRetries(0),
-		option.WithHeader("Accept", "text/event-stream"),
-		option.WithHeader("User-Agent", userAgent),
 	}
-	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+	if cfg.API == AzureAPI {
+		// The azure package drops headers set before it, so the others follow.
+		opts = append(opts, azureOptions(root, cfg)...)
+	} else {
+		opts = append(opts, option.WithBaseURL(u.String()))
+		if cfg.APIKey != "" {
+			opts = append(opts, option.WithAPIKey(cfg.APIKey))
+		}
 	}
+	opts = append(opts, option.WithHeader("Accept", "text/event-stream"), option.WithHeader("User-Agent", userAgent))
 	for k, v := range cfg.Headers {
 		opts = append(opts, option.WithHeader(k, v))
 	}
@@ -126,6 +156,10 @@ func (p *Provider) fail(b *core.MessageBuilder, f *core.ProviderError) {
 // Stream implements [core.Provider].
 func (p *Provider) Stream(ctx context.Context, req *core.Request) iter.Seq[core.AssistantEvent] {
 	return func(yield func(core.AssistantEvent) bool) {
+		if p.responses {
+			p.streamResponses(ctx, req, yield)
+			return
+		}
 		p.stream(ctx, req, yield)
 	}
 }
