@@ -5,6 +5,7 @@ package e2e_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
 	"net"
 	"os"
 	"os/exec"
@@ -633,5 +634,47 @@ func TestSandboxPiModeSettings(t *testing.T) {
 	out, err := run.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "settings.json: sandbox.mode") || !strings.Contains(string(out), `"strict"`) {
 		t.Fatalf("a bad sandbox.mode in settings.json: %v, %s", err, out)
+	}
+}
+
+// The system prompt's bash guideline says what the sandbox a session starts in allows: the
+// process's workspace-write with the network off, a session's own read-only; never "not
+// sandboxed" under an enforced sandbox.
+func TestSandboxInSystemPrompt(t *testing.T) {
+	if !landlockAvailable() {
+		t.Skip("the kernel has no Landlock")
+	}
+	mock := mockOf(mockopenai.Response{Text: "one"}, mockopenai.Response{Text: "two"})
+	t.Cleanup(mock.Close)
+	r := newSandboxRun(t, "--sandbox", "workspace-write")
+	r.o.multiSession = true
+	r.o.mock = mock
+	p := start(t, r.o)
+	p.result("initialize", map[string]any{}, nil)
+	var created struct {
+		SessionID string `json:"sessionId"`
+	}
+	p.result("createSession", map[string]any{"sandbox": map[string]any{"mode": "read-only"}}, &created)
+	for _, params := range []map[string]any{{"message": "first"}, {"sessionId": created.SessionID, "message": "second"}} {
+		p.result("prompt", params, nil)
+		p.event("agent_settled")
+	}
+	reqs := mock.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests, want 2", len(reqs))
+	}
+	for i, want := range []string{
+		"bash commands run in the working directory in an OS sandbox: they can write only in the working directory, /tmp and the directories the user allowed, and have no network access.",
+		"bash commands run in the working directory in a read-only OS sandbox: they cannot write files, and have no network access.",
+	} {
+		msgs := objectsAt(reqs[i].Decoded, "messages")
+		system, _ := msgs[0]["content"].(string)
+		if msgs[0]["role"] != "system" || !strings.Contains(system, want) || strings.Contains(system, "not sandboxed") {
+			t.Errorf("request %d's system message %q: want %q", i, system, want)
+		}
+	}
+	p.closeStdin()
+	if code := p.waitExit(); code != 0 {
+		t.Fatalf("exit code %d", code)
 	}
 }

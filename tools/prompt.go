@@ -30,6 +30,9 @@ type PromptOptions struct {
 	// context files as pi lists them. A skill the model must not invoke itself is left out by
 	// the caller.
 	Skills []PromptSkill
+	// Sandbox, when set, is what the bash guideline says of the OS sandbox the session's
+	// commands start in ([SandboxGuideline]); empty says they are not sandboxed.
+	Sandbox string
 }
 
 // PromptSkill is one skill of the prompt's list: its name, description and SKILL.md path.
@@ -80,7 +83,7 @@ func SystemPrompt(o PromptOptions) (string, []ContextFile) {
 	if o.SystemPrompt != "" {
 		b.WriteString(o.SystemPrompt)
 	} else {
-		b.WriteString(defaultPrompt(o.Tools))
+		b.WriteString(defaultPrompt(o.Tools, o.Sandbox))
 	}
 	if o.AppendSystemPrompt != "" {
 		b.WriteString("\n\n")
@@ -108,7 +111,7 @@ func SystemPrompt(o PromptOptions) (string, []ContextFile) {
 	return b.String(), files
 }
 
-func defaultPrompt(active []string) string {
+func defaultPrompt(active []string, sandbox string) string {
 	var b strings.Builder
 	b.WriteString("You are an expert coding assistant operating inside pi-rpc, a coding agent harness. " +
 		"You help users by reading files, executing commands, editing code, and writing new files.\n\nAvailable tools:\n")
@@ -146,7 +149,11 @@ func defaultPrompt(active []string) string {
 		rule("Tool output is truncated to 2000 lines or 50KB; follow the continuation hints in the output to see more.")
 	}
 	if has["bash"] {
-		rule("bash commands run in the working directory with your user's permissions; they are not sandboxed. Do not run destructive commands unless asked to.")
+		if sandbox == "" {
+			rule("bash commands run in the working directory with your user's permissions; they are not sandboxed. Do not run destructive commands unless asked to.")
+		} else {
+			rule("bash commands run in the working directory " + sandbox + ". Do not run destructive commands unless asked to.")
+		}
 	}
 	rule("Be concise in your responses")
 	rule("Show file paths clearly when working with files")
@@ -235,3 +242,22 @@ func skillsSection(skills []PromptSkill, active []string) string {
 var xmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
 
 func escapeXML(s string) string { return xmlEscaper.Replace(s) }
+
+// SandboxGuideline is what the prompt says of an OS sandbox the kernel enforces (mode
+// "read-only" or "workspace-write", docs/permissions.md), network cut off or not; "" for a
+// mode it does not know, which leaves the prompt's "not sandboxed".
+func SandboxGuideline(mode string, networkOff bool) string {
+	var s string
+	switch mode {
+	case "workspace-write":
+		s = "in an OS sandbox: they can write only in the working directory, /tmp and the directories the user allowed"
+	case "read-only":
+		s = "in a read-only OS sandbox: they cannot write files"
+	default:
+		return ""
+	}
+	if networkOff {
+		s += ", and have no network access"
+	}
+	return s
+}

@@ -142,3 +142,29 @@ func TestSystemPromptSkills(t *testing.T) {
 		t.Errorf("without read or bash the model cannot load a skill:\n%s", prompt)
 	}
 }
+
+// The bash guideline says what the sandbox a session starts in allows; without one it says
+// the commands are not sandboxed.
+func TestSystemPromptSandbox(t *testing.T) {
+	now := time.Date(2026, 5, 7, 0, 0, 0, 0, time.UTC)
+	cwd := t.TempDir()
+	for _, tt := range []struct {
+		mode       string
+		networkOff bool
+		want       string
+	}{
+		{"", false, "- bash commands run in the working directory with your user's permissions; they are not sandboxed. Do not run destructive commands unless asked to.\n"},
+		{"off", true, "they are not sandboxed."},
+		{"workspace-write", true, "- bash commands run in the working directory in an OS sandbox: they can write only in the working directory, /tmp and the directories the user allowed, and have no network access. Do not run destructive commands unless asked to.\n"},
+		{"workspace-write", false, "the directories the user allowed. Do not"},
+		{"read-only", true, "- bash commands run in the working directory in a read-only OS sandbox: they cannot write files, and have no network access. Do not"},
+	} {
+		p, _ := SystemPrompt(PromptOptions{Cwd: cwd, Tools: []string{"bash"}, Now: now, NoContextFiles: true, Sandbox: SandboxGuideline(tt.mode, tt.networkOff)})
+		if !strings.Contains(p, tt.want) {
+			t.Errorf("%s (network off %v): prompt %q lacks %q", tt.mode, tt.networkOff, p, tt.want)
+		}
+		if tt.mode != "" && tt.mode != "off" && strings.Contains(p, "not sandboxed") {
+			t.Errorf("%s: prompt still says not sandboxed: %q", tt.mode, p)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/internal/sandbox"
 	"github.com/pi-rpc/pi-rpc/protocol"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/tools"
 )
 
 // sandboxFlags are --sandbox, --sandbox-write, --sandbox-network and --sandbox-fallback
@@ -366,4 +367,15 @@ func (a acpSandboxes) Info() any {
 	}
 	r := a.process.Report()
 	return protocol.SandboxStatus{Mode: string(r.Mode), LandlockABI: sandbox.LandlockABI(), Network: r.Network, Missing: r.Missing}
+}
+
+// promptSandbox is what the system prompt says of the sandbox a session starts in: nothing
+// (its "not sandboxed") when it is off or the kernel does not enforce it. A later change
+// (setOptions, an ACP option) is not written into the prompt, which the model's provider
+// caches; the bash results say then what the sandbox refused.
+func promptSandbox(st *protocol.SandboxStatus) string {
+	if st == nil || !st.Enforced {
+		return ""
+	}
+	return tools.SandboxGuideline(st.Mode, st.Network != sandbox.NetworkNone)
 }

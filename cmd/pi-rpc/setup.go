@@ -167,6 +167,7 @@ func (s *agentSetup) setupTools(c *config, now time.Time) error {
 	prompt, files := tools.SystemPrompt(tools.PromptOptions{
 		Cwd: s.cwd, Tools: active, Now: now, Home: s.home, Skills: s.commands.PromptSkills(),
 		SystemPrompt: c.systemPrompt, AppendSystemPrompt: c.appendSystemPrompt, NoContextFiles: c.noContextFiles,
+		Sandbox: promptSandbox(s.confinement.status()),
 	})
 	s.systemPrompt = prompt
 	s.contextFiles = []string{}
