@@ -129,11 +129,11 @@ func readHead(path string, n int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer func() { _ = syscall.Close(fd) }()
+	defer func() { _ = closeRaw(fd) }()
 	buf := make([]byte, n)
 	got := 0
 	for got < n {
-		m, rerr := syscall.Read(fd, buf[got:])
+		m, rerr := readRaw(fd, buf[got:])
 		if rerr == syscall.EINTR {
 			continue
 		}

@@ -23,7 +23,7 @@ func readRegular(path string, follow bool) (data []byte, release func(), err err
 	if err != nil {
 		return nil, func() {}, err
 	}
-	defer func() { _ = syscall.Close(fd) }()
+	defer func() { _ = closeRaw(fd) }()
 	bp := bufPool.Get().(*[]byte)
 	buf := (*bp)[:0]
 	if want := int(size) + 1; size > 0 && want > cap(buf) {
@@ -33,7 +33,7 @@ func readRegular(path string, follow bool) (data []byte, release func(), err err
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}
-		n, rerr := syscall.Read(fd, buf[len(buf):cap(buf)])
+		n, rerr := readRaw(fd, buf[len(buf):cap(buf)])
 		if n > 0 {
 			buf = buf[:len(buf)+n]
 		}

@@ -55,6 +55,8 @@ type agentSetup struct {
 	sandbox     *sandbox.Config
 	confinement *sandbox.Sandbox
 	sandboxes   *sessionSandboxes
+	// shell is shellPath of settings.json in the home, "" when unset ([readShellPath]).
+	shell string
 }
 
 // piRPCHome is $PI_RPC_HOME, or ~/.pi-rpc.
@@ -139,7 +141,10 @@ func (s *agentSetup) setupTools(c *config, now time.Time) error {
 	if s.confinement, err = s.sandbox.For(s.cwd); err != nil {
 		return err
 	}
-	s.tools, err = tools.New(names, tools.Options{Cwd: s.cwd, AllowOutsideCwd: c.allowOutsideCwd, Access: s.access, Sandbox: confinementOf(s.confinement)})
+	if s.shell, err = readShellPath(s.home); err != nil {
+		return err
+	}
+	s.tools, err = tools.New(names, tools.Options{Cwd: s.cwd, AllowOutsideCwd: c.allowOutsideCwd, Access: s.access, Sandbox: confinementOf(s.confinement), Shell: s.shell})
 	if err != nil {
 		return fmt.Errorf("--tools: %w", err)
 	}
