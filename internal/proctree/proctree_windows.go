@@ -14,7 +14,8 @@ import (
 // JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE: when pi-rpc exits, however it exits, Windows closes the
 // handle and ends every process still in the job.
 type Tree struct {
-	job windows.Handle
+	mu  sync.Mutex
+	job windows.Handle // 0 once released: a late Kill must not reach a reused handle
 }
 
 // Prepare creates the process suspended when suspended is set, so that [Attach] puts it in
@@ -92,7 +93,13 @@ const exitKilled = 1
 func (t *Tree) Terminate() { t.Kill() }
 
 // Kill ends every process in the job (TerminateJobObject).
-func (t *Tree) Kill() { _ = windows.TerminateJobObject(t.job, exitKilled) }
+func (t *Tree) Kill() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.job != 0 {
+		_ = windows.TerminateJobObject(t.job, exitKilled)
+	}
+}
 
 // basicAccounting is JOBOBJECT_BASIC_ACCOUNTING_INFORMATION.
 type basicAccounting struct {
@@ -108,13 +115,19 @@ type basicAccounting struct {
 
 // Alive reports whether any process of the job is still running.
 func (t *Tree) Alive() bool {
-	n, err := t.active()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.job != 0 && jobAlive(t.job)
+}
+
+func jobAlive(job windows.Handle) bool {
+	n, err := activeProcesses(job)
 	return err == nil && n > 0
 }
 
-func (t *Tree) active() (uint32, error) {
+func activeProcesses(job windows.Handle) (uint32, error) {
 	var info basicAccounting
-	if err := windows.QueryInformationJobObject(t.job, windows.JobObjectBasicAccountingInformation, uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)), nil); err != nil {
+	if err := windows.QueryInformationJobObject(job, windows.JobObjectBasicAccountingInformation, uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)), nil); err != nil {
 		return 0, err
 	}
 	return info.ActiveProcesses, nil
@@ -131,20 +144,27 @@ var lingering struct {
 
 // Release closes the job if nothing runs in it any more, else keeps it until pi-rpc exits.
 func (t *Tree) Release() {
+	t.mu.Lock()
+	job := t.job
+	t.job = 0
+	t.mu.Unlock()
+	if job == 0 {
+		return
+	}
 	lingering.Lock()
 	defer lingering.Unlock()
 	kept := lingering.jobs[:0]
 	for _, j := range lingering.jobs {
-		if (&Tree{job: j}).Alive() {
+		if jobAlive(j) {
 			kept = append(kept, j)
 		} else {
 			_ = windows.CloseHandle(j)
 		}
 	}
 	lingering.jobs = kept
-	if t.Alive() {
-		lingering.jobs = append(lingering.jobs, t.job)
+	if jobAlive(job) {
+		lingering.jobs = append(lingering.jobs, job)
 		return
 	}
-	_ = windows.CloseHandle(t.job)
+	_ = windows.CloseHandle(job)
 }

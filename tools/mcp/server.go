@@ -333,6 +333,13 @@ func (s *server) close() {
 		}
 	}
 	s.kill()
+	s.mu.Lock()
+	tree := s.tree
+	s.tree = nil // a later kill must not reach a closed (and perhaps reused) handle
+	s.mu.Unlock()
+	if tree != nil {
+		tree.Release() // the Job Object's handle, on Windows
+	}
 	if endLife != nil {
 		endLife()
 	}
