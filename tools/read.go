@@ -134,7 +134,7 @@ func readHead(path string, n int) ([]byte, error) {
 	got := 0
 	for got < n {
 		m, rerr := readRaw(fd, buf[got:])
-		if rerr == syscall.EINTR {
+		if errors.Is(rerr, syscall.EINTR) {
 			continue
 		}
 		if rerr != nil {

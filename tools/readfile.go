@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"errors"
 	"os"
 	"slices"
 	"strings"
@@ -37,7 +38,7 @@ func readRegular(path string, follow bool) (data []byte, release func(), err err
 		if n > 0 {
 			buf = buf[:len(buf)+n]
 		}
-		if rerr == syscall.EINTR {
+		if errors.Is(rerr, syscall.EINTR) {
 			continue
 		}
 		if rerr != nil {

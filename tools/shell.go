@@ -102,7 +102,7 @@ func RunShell(ctx context.Context, o ShellOptions) (ShellResult, error) {
 		o.TempDir = os.TempDir()
 	}
 	if ctx.Err() != nil {
-		return ShellResult{Cancelled: true}, nil //nolint:nilerr // cancellation is a result (cancelled:true), not a failure to run.
+		return ShellResult{Cancelled: true}, nil // cancellation is a result (cancelled:true), not a failure to run
 	}
 	if !dirExists(o.Dir) {
 		return ShellResult{}, fmt.Errorf("Working directory does not exist: %s\nCannot execute bash commands.", o.Dir)
