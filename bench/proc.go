@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -487,8 +486,10 @@ func (p *proc) finish() (int64, error) {
 		waitErr = err
 	}
 	rss := hwm
-	if ru, ok := p.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && hwmErr != nil {
-		rss = ru.Maxrss * 1024 // kilobytes on Linux
+	if hwmErr != nil {
+		if m, ok := maxRSS(p.cmd.ProcessState); ok {
+			rss = m
+		}
 	}
 	if waitErr != nil {
 		var exitErr *exec.ExitError

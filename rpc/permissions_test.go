@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
 	"github.com/pi-rpc/pi-rpc/tools"
@@ -412,7 +412,7 @@ func TestBashIdleAndAbortBashKillsTree(t *testing.T) {
 func alive(pid int) bool {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return syscall.Kill(pid, 0) == nil
+		return testkit.ProcessAlive(pid)
 	}
 	// The state follows the command name in parentheses.
 	i := strings.LastIndexByte(string(data), ')')

@@ -368,7 +368,7 @@ func atomicWriteFile(path string, data []byte) (err error) {
 		return err
 	}
 	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
+		return renameError(err, path)
 	}
 	if d, derr := os.Open(dir); derr == nil {
 		_ = d.Sync()

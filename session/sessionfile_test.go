@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -160,9 +159,7 @@ func TestMigrationKeepsTheFileMode(t *testing.T) {
 func TestSpecialFilesInTheSessionDirAreSkipped(t *testing.T) {
 	path, _ := sampleFile(t)
 	dir := filepath.Dir(path)
-	if err := syscall.Mkfifo(filepath.Join(dir, "zz-fifo.jsonl"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testkit.Mkfifo(t, filepath.Join(dir, "zz-fifo.jsonl"), 0o600)
 	if err := os.Mkdir(filepath.Join(dir, "zz-dir.jsonl"), 0o700); err != nil {
 		t.Fatal(err)
 	}

@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
 
 // fakeEditor is a client's buffers: what it holds by absolute path, and every read and
@@ -93,9 +93,7 @@ func TestReadThroughEditorJudgesDiskFilesFirst(t *testing.T) {
 	dir := t.TempDir()
 	png := "\x89PNG\r\n\x1a\n" + strings.Repeat("\x00", 16)
 	writeFiles(t, dir, map[string]string{"img.txt": png, "bin.dat": "ab\x00cd", "sub/x": ""})
-	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testkit.Mkfifo(t, filepath.Join(dir, "fifo"), 0o644)
 	ed := &fakeEditor{buffers: map[string]string{}}
 	read := editorTool(t, "read", dir, ed, true, true)
 

@@ -24,7 +24,7 @@ func expandPath(p, home string) string {
 		if p == "~" {
 			return home
 		}
-		if strings.HasPrefix(p, "~/") {
+		if strings.HasPrefix(p, "~/") || strings.HasPrefix(p, "~"+string(filepath.Separator)) {
 			return filepath.Join(home, p[2:])
 		}
 	}
@@ -38,18 +38,6 @@ func (e *env) resolve(p string) string {
 		p = filepath.Join(e.cwd, p)
 	}
 	return filepath.Clean(p)
-}
-
-// within reports whether p is dir or below it (both cleaned, absolute).
-func within(p, dir string) bool {
-	if p == dir {
-		return true
-	}
-	rel, err := filepath.Rel(dir, p)
-	if err != nil {
-		return false
-	}
-	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // checkWritable enforces the write confinement of docs/tools.md: write and edit may only

@@ -129,12 +129,12 @@ func readHead(path string, n int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer func() { _ = syscall.Close(fd) }()
+	defer func() { _ = closeRaw(fd) }()
 	buf := make([]byte, n)
 	got := 0
 	for got < n {
-		m, rerr := syscall.Read(fd, buf[got:])
-		if rerr == syscall.EINTR {
+		m, rerr := readRaw(fd, buf[got:])
+		if errors.Is(rerr, syscall.EINTR) {
 			continue
 		}
 		if rerr != nil {

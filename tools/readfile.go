@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"errors"
 	"os"
 	"slices"
 	"strings"
@@ -23,7 +24,7 @@ func readRegular(path string, follow bool) (data []byte, release func(), err err
 	if err != nil {
 		return nil, func() {}, err
 	}
-	defer func() { _ = syscall.Close(fd) }()
+	defer func() { _ = closeRaw(fd) }()
 	bp := bufPool.Get().(*[]byte)
 	buf := (*bp)[:0]
 	if want := int(size) + 1; size > 0 && want > cap(buf) {
@@ -33,11 +34,11 @@ func readRegular(path string, follow bool) (data []byte, release func(), err err
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}
-		n, rerr := syscall.Read(fd, buf[len(buf):cap(buf)])
+		n, rerr := readRaw(fd, buf[len(buf):cap(buf)])
 		if n > 0 {
 			buf = buf[:len(buf)+n]
 		}
-		if rerr == syscall.EINTR {
+		if errors.Is(rerr, syscall.EINTR) {
 			continue
 		}
 		if rerr != nil {

@@ -1,3 +1,7 @@
+//go:build !windows
+
+// The sandbox (--sandbox) exists only on Linux; on Windows it refuses to start.
+
 package tools
 
 import (

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/pi-rpc/pi-rpc/internal/proctree"
 )
 
 // ShellOptions configure one [RunShell] command.
@@ -101,7 +102,7 @@ func RunShell(ctx context.Context, o ShellOptions) (ShellResult, error) {
 		o.TempDir = os.TempDir()
 	}
 	if ctx.Err() != nil {
-		return ShellResult{Cancelled: true}, nil //nolint:nilerr // cancellation is a result (cancelled:true), not a failure to run.
+		return ShellResult{Cancelled: true}, nil // cancellation is a result (cancelled:true), not a failure to run
 	}
 	if !dirExists(o.Dir) {
 		return ShellResult{}, fmt.Errorf("Working directory does not exist: %s\nCannot execute bash commands.", o.Dir)
@@ -114,7 +115,8 @@ func RunShell(ctx context.Context, o ShellOptions) (ShellResult, error) {
 	if err != nil {
 		return ShellResult{}, err
 	}
-	attr := &syscall.SysProcAttr{Setpgid: true}
+	attr := &syscall.SysProcAttr{}
+	proctree.Prepare(attr, true)
 	path, argv, notice := shell, []string{shell, "-c", o.Command}, ""
 	if o.Sandbox != nil {
 		if path, argv, notice, err = o.Sandbox.Wrap(shell, []string{"-c", o.Command}, attr); err != nil {
@@ -137,7 +139,13 @@ func RunShell(ctx context.Context, o ShellOptions) (ShellResult, error) {
 		return ShellResult{}, err
 	}
 	pw.Close()
-	pgid := cmd.Process.Pid
+	tree, err := proctree.Attach(cmd.Process, true)
+	if err != nil {
+		pr.Close()
+		_ = cmd.Wait()
+		return ShellResult{}, err
+	}
+	defer tree.Release()
 
 	acc := newOutputAccumulator(MaxLines, MaxBytes, o.TempDir)
 	th := &throttle{clock: o.Clock, interval: o.UpdateInterval, acc: acc, emit: o.OnUpdate}
@@ -182,9 +190,9 @@ func RunShell(ctx context.Context, o ShellOptions) (ShellResult, error) {
 			return
 		}
 		killReason = reason
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		tree.Terminate()
 		o.Clock.AfterFunc(o.KillGrace, func() {
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			tree.Kill()
 			close(killedHard)
 		})
 	}
@@ -205,12 +213,12 @@ func RunShell(ctx context.Context, o ShellOptions) (ShellResult, error) {
 	killMu.Lock()
 	reason := killReason
 	killMu.Unlock()
-	if reason != "" && syscall.Kill(-pgid, 0) == nil {
+	if reason != "" && tree.Alive() {
 		// Some of the group outlived SIGTERM: wait for the SIGKILL, then (briefly) for the
 		// kernel to finish them, so the caller can rely on the group being gone. Zombies
 		// still count for kill(2); if nothing reaps them we stop waiting after groupGoneWait.
 		<-killedHard
-		for deadline := time.Now().Add(groupGoneWait); syscall.Kill(-pgid, 0) == nil && time.Now().Before(deadline); {
+		for deadline := time.Now().Add(groupGoneWait); tree.Alive() && time.Now().Before(deadline); {
 			time.Sleep(2 * time.Millisecond)
 		}
 	}
@@ -248,29 +256,6 @@ func RunShell(ctx context.Context, o ShellOptions) (ShellResult, error) {
 		}
 	}
 	return res, nil
-}
-
-// resolveShell picks the shell as pi does: the configured one, /bin/bash, bash on PATH, sh.
-func resolveShell(configured string) (string, error) {
-	if configured != "" {
-		if _, err := os.Stat(configured); err != nil {
-			if p, lerr := exec.LookPath(configured); lerr == nil {
-				return p, nil
-			}
-			return "", fmt.Errorf("spawn %s ENOENT", configured)
-		}
-		return configured, nil
-	}
-	if _, err := os.Stat("/bin/bash"); err == nil {
-		return "/bin/bash", nil
-	}
-	if p, err := exec.LookPath("bash"); err == nil {
-		return p, nil
-	}
-	if p, err := exec.LookPath("sh"); err == nil {
-		return p, nil
-	}
-	return "", errors.New("no shell found: need /bin/bash, bash or sh on PATH")
 }
 
 // throttle spaces OnUpdate calls at least interval apart, pi's 100 ms, so a chatty command

@@ -42,9 +42,10 @@ const maxLinkHops = 255
 // Errors other than "does not exist" (permission, ENOTDIR, ELOOP, a name too long) are
 // returned.
 func resolvePath(abs string) (resolved, error) {
-	todo := splitPath(abs)
+	vol := filepath.VolumeName(abs)
+	todo := splitPath(abs[len(vol):])
 	via := make([]string, len(todo)) // the link whose target contributed each component
-	cur := string(filepath.Separator)
+	cur := vol + string(filepath.Separator)
 	hops := 0
 	for i := 0; i < len(todo); i++ {
 		c := todo[i]
@@ -75,7 +76,7 @@ func resolvePath(abs string) (resolved, error) {
 			return resolved{}, err
 		}
 		last := i == len(todo)-1
-		if fi.Mode()&fs.ModeSymlink != 0 {
+		if isLink(fi) {
 			hops++
 			if hops > maxLinkHops {
 				return resolved{}, &fs.PathError{Op: "open", Path: abs, Err: syscall.ELOOP}
@@ -85,7 +86,8 @@ func resolvePath(abs string) (resolved, error) {
 				return resolved{}, err
 			}
 			if filepath.IsAbs(target) {
-				cur = string(filepath.Separator)
+				tvol := filepath.VolumeName(target)
+				cur, target = tvol+string(filepath.Separator), target[len(tvol):]
 			}
 			tc := splitPath(target)
 			newVia := make([]string, len(tc), len(tc)+len(todo)-i-1)
@@ -121,47 +123,8 @@ func splitPath(p string) []string {
 	return strings.Split(filepath.ToSlash(p), "/")
 }
 
-// isProcFDPath reports whether p (real, absolute) is an entry of a process's file-descriptor
-// directory: /proc/<pid|self|thread-self>/fd/N, /proc/<pid>/task/<tid>/fd/N or /dev/fd/N.
-// Opening one reopens whatever that descriptor is, which for pi-rpc's fds 0 and 1 are the
-// protocol pipes.
-func isProcFDPath(p string) bool {
-	parts := splitPath(p)
-	// parts[0] is "" (the root).
-	switch {
-	case len(parts) == 4 && parts[1] == "dev" && parts[2] == "fd":
-		return true
-	case len(parts) == 5 && parts[1] == "proc" && parts[3] == "fd":
-		return true
-	case len(parts) == 7 && parts[1] == "proc" && parts[3] == "task" && parts[5] == "fd":
-		return true
-	}
-	return false
-}
-
 // kindOf names a file mode for error messages: "a named pipe (FIFO)", "a directory", ...
 func kindOf(m fs.FileMode) string { return fsmode.Kind(m) }
-
-// kindOfStat is kindOf for a raw stat mode (from fstat on an open descriptor).
-func kindOfStat(mode uint32) string {
-	switch mode & syscall.S_IFMT {
-	case syscall.S_IFREG:
-		return "a regular file"
-	case syscall.S_IFDIR:
-		return "a directory"
-	case syscall.S_IFIFO:
-		return "a named pipe (FIFO)"
-	case syscall.S_IFSOCK:
-		return "a socket"
-	case syscall.S_IFCHR:
-		return "a character device"
-	case syscall.S_IFBLK:
-		return "a block device"
-	case syscall.S_IFLNK:
-		return "a symbolic link"
-	}
-	return "a special file"
-}
 
 // procFDKind names a /proc/<pid>/fd/N link (/dev/stdin, /dev/stdout, /dev/fd/N lead there).
 const procFDKind = "a link to a process's open file descriptor (such as pi-rpc's own stdin or stdout)"
@@ -220,18 +183,6 @@ func danglingError(display, link, target string) error {
 	return fmt.Errorf("Cannot write %s: %s is a symbolic link to %s, which does not exist. Writes through dangling links are refused; write to the target path itself.", display, link, target)
 }
 
-// openFlags opens a file for reading without the side effects of a special file: O_NONBLOCK
-// keeps a FIFO from blocking the open (the fstat that follows refuses it), O_NOCTTY keeps a
-// terminal from becoming the controlling one, O_NOFOLLOW (unless follow) refuses a final
-// symlink that appeared after the path was resolved.
-func openFlags(follow bool) int {
-	f := syscall.O_RDONLY | syscall.O_CLOEXEC | syscall.O_NONBLOCK | syscall.O_NOCTTY
-	if !follow {
-		f |= syscall.O_NOFOLLOW
-	}
-	return f
-}
-
 // specialFileError is what [readRegular] returns for a descriptor that is not a regular
 // file; callers word it for the model.
 type specialFileError struct {
@@ -241,37 +192,6 @@ type specialFileError struct {
 
 func (e *specialFileError) Error() string {
 	return fmt.Sprintf("%s is %s, not a regular file", e.path, e.kind)
-}
-
-// openRegularFD opens path for reading and checks on the descriptor itself that it is a
-// regular file, so a path swapped for a FIFO or device after an earlier check is still
-// refused, and a FIFO never blocks. It returns the descriptor and the file's size.
-func openRegularFD(path string, follow bool) (int, int64, error) {
-	for {
-		fd, err := syscall.Open(path, openFlags(follow), 0)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return -1, 0, &fs.PathError{Op: "open", Path: path, Err: err}
-		}
-		var st syscall.Stat_t
-		for {
-			err = syscall.Fstat(fd, &st)
-			if err != syscall.EINTR {
-				break
-			}
-		}
-		if err != nil {
-			_ = syscall.Close(fd)
-			return -1, 0, &fs.PathError{Op: "fstat", Path: path, Err: err}
-		}
-		if uint32(st.Mode)&syscall.S_IFMT != syscall.S_IFREG { //nolint:unconvert // Mode is uint16 on darwin.
-			_ = syscall.Close(fd)
-			return -1, 0, &specialFileError{path: path, kind: kindOfStat(uint32(st.Mode))} //nolint:unconvert // as above.
-		}
-		return fd, st.Size, nil
-	}
 }
 
 // readRegularFile reads a whole regular file (following links), refusing anything else
@@ -284,12 +204,6 @@ func readRegularFile(path string) ([]byte, error) {
 	out := append([]byte(nil), data...)
 	release()
 	return out, nil
-}
-
-// openDir opens a directory for listing; O_DIRECTORY makes the open fail at once on
-// anything else, where a plain open of a FIFO would block.
-func openDir(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
 }
 
 // readDirSorted is os.ReadDir through [openDir].

@@ -10,7 +10,14 @@ const PLATFORM_PACKAGES = Object.freeze({
   'linux-arm64': 'pi-rpc-linux-arm64',
   'darwin-x64': 'pi-rpc-darwin-x64',
   'darwin-arm64': 'pi-rpc-darwin-arm64',
+  'win32-x64': 'pi-rpc-win32-x64',
+  'win32-arm64': 'pi-rpc-win32-arm64',
 });
+
+/** The binary's file name in a platform package's bin/: pi-rpc.exe on Windows, else pi-rpc. */
+function binaryName(platform = process.platform) {
+  return platform === 'win32' ? 'pi-rpc.exe' : 'pi-rpc';
+}
 
 /** No binary was found; the message names what was looked for and how to fix it. */
 class BinaryNotFoundError extends Error {
@@ -44,17 +51,18 @@ function binaryPath(options = {}) {
         `${Object.values(PLATFORM_PACKAGES).join(', ')}; build pi-rpc for this machine and set PI_RPC_BINARY to it`,
     );
   }
+  const file = `${pkg}/bin/${binaryName(platform)}`;
   try {
-    return resolve(`${pkg}/bin/pi-rpc`);
+    return resolve(file);
   } catch (err) {
     if (err && err.code !== 'MODULE_NOT_FOUND') throw err;
     throw new BinaryNotFoundError(
       `no pi-rpc binary for ${platform}-${arch}: PI_RPC_BINARY is not set and the platform package ` +
-        `${pkg} is not installed (${pkg}/bin/pi-rpc does not resolve from ${__dirname}). ` +
+        `${pkg} is not installed (${file} does not resolve from ${__dirname}). ` +
         `It is an optional dependency of pi-rpc, left out by npm install --omit=optional (or --no-optional): ` +
         `reinstall without that, or set PI_RPC_BINARY to a pi-rpc binary`,
     );
   }
 }
 
-module.exports = { binaryPath, platformPackage, PLATFORM_PACKAGES, BinaryNotFoundError };
+module.exports = { binaryPath, binaryName, platformPackage, PLATFORM_PACKAGES, BinaryNotFoundError };

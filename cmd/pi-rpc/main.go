@@ -198,11 +198,12 @@ func serve(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpHos
 // shellRunner runs the user's own commands (the bash method) in the agent's directory with
 // the tools package's runner: process group, throttled updates, tail truncation, kill on
 // cancel.
-func shellRunner(cwd string, sb tools.Confinement) session.ShellRunner {
+func shellRunner(cwd, shell string, sb tools.Confinement) session.ShellRunner {
 	return func(ctx context.Context, command string, timeout time.Duration, onUpdate func(string)) (session.BashResult, error) {
 		res, err := tools.RunShell(ctx, tools.ShellOptions{
 			Command:  command,
 			Dir:      cwd,
+			Shell:    shell,
 			Timeout:  timeout,
 			OnUpdate: func(snap tools.ShellSnapshot) { onUpdate(snap.Output) },
 			Sandbox:  sb,

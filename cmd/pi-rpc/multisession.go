@@ -39,7 +39,7 @@ func newSupervisor(cfg *config, setup *agentSetup, tools []core.Tool, providerPr
 		Compaction:      cfg.compactionSettings(),
 		Approval:        cfg.approval,
 		ApprovalFixed:   cfg.approval != "",
-		Shell:           shellRunner(setup.cwd, setup.confinement),
+		Shell:           shellRunner(setup.cwd, setup.shell, setup.confinement),
 		IDs:             ids,
 		ToolsGate:       gate,
 		Commands:        commands,

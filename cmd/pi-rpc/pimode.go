@@ -97,16 +97,13 @@ type piSettings struct {
 	Sandbox *piSandbox `json:"sandbox"`
 }
 
-// piAgentDir is pi's configuration directory: $PI_CODING_AGENT_DIR, else ~/.pi/agent.
+// piAgentDir is pi's configuration directory: $PI_CODING_AGENT_DIR, else ~/.pi/agent
+// (%USERPROFILE%\.pi\agent on Windows).
 func piAgentDir(getenv func(string) string) string {
 	if d := getenv("PI_CODING_AGENT_DIR"); d != "" {
 		return d
 	}
-	home := getenv("HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	return filepath.Join(home, ".pi", "agent")
+	return filepath.Join(piHome(getenv), ".pi", "agent")
 }
 
 // applyPiConfig turns pi's command line and configuration into pi-rpc's (docs/pi-compat.md):

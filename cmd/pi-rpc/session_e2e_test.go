@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/session"
 )
 
@@ -197,9 +198,7 @@ func TestKillNineThenResume(t *testing.T) {
 			home := filepath.Join(dir, "home")
 			cwd := filepath.Join(dir, "work")
 			_ = os.MkdirAll(cwd, 0o700)
-			if err := syscall.Mkfifo(filepath.Join(cwd, "fifo"), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			testkit.Mkfifo(t, filepath.Join(cwd, "fifo"), 0o600)
 			if tt.name == "tool batch" {
 				// Opening the pipe for writing and closing it ends cat. Without blocking: a cat
 				// that never opened the pipe (a failed run) must not hang the cleanup.

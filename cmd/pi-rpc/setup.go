@@ -65,6 +65,8 @@ type agentSetup struct {
 	sandboxChoice *protocol.SandboxChoice
 	confinement   *sessionSandbox
 	sandboxes     *sessionSandboxes
+	// shell is shellPath of settings.json in the home, "" when unset ([readShellPath]).
+	shell string
 }
 
 // piRPCHome is $PI_RPC_HOME, or ~/.pi-rpc.
@@ -149,7 +151,10 @@ func (s *agentSetup) setupTools(c *config, now time.Time) error {
 	if s.confinement, err = newSessionSandbox(s.sandbox, c.sandbox.fallback == "warn", s.cwd, s.sandboxChoice); err != nil {
 		return fmt.Errorf("sandbox: %w", err)
 	}
-	s.tools, err = tools.New(names, tools.Options{Cwd: s.cwd, AllowOutsideCwd: c.allowOutsideCwd, Access: s.access, Sandbox: s.confinement})
+	if s.shell, err = readShellPath(s.home); err != nil {
+		return err
+	}
+	s.tools, err = tools.New(names, tools.Options{Cwd: s.cwd, AllowOutsideCwd: c.allowOutsideCwd, Access: s.access, Sandbox: s.confinement, Shell: s.shell})
 	if err != nil {
 		return fmt.Errorf("--tools: %w", err)
 	}

@@ -27,7 +27,7 @@ type pkg struct {
 var allowed = map[string][]string{
 	"core":          {},
 	"llm/faux":      {"core"},
-	"llm/openai":    {"core", "llm/internal/"},
+	"llm/openai":    {"core", "llm/internal/", "internal/shellfind"},
 	"llm/anthropic": {"core", "llm/internal/"},
 	"llm/google":    {"core", "llm/internal/"},
 	"llm/internal/": {"core"},
@@ -40,10 +40,10 @@ var allowed = map[string][]string{
 	"internal/mockgoogle":    {"internal/mockhttp"},
 	// The mock commands' shared tests.
 	"internal/mockhttp/commandtest": {"internal/mockhttp"},
-	"tools":                         {"core", "internal/fsmode"},
+	"tools":                         {"core", "internal/fsmode", "internal/proctree", "internal/shellfind"},
 	// tools/mcp knows neither the protocol nor the session; its internal test server only
 	// itself.
-	"tools/mcp":           {"core", "tools", "internal/fsmode"},
+	"tools/mcp":           {"core", "tools", "internal/fsmode", "internal/proctree", "internal/shellfind"},
 	"tools/mcp/internal/": {"tools/mcp"},
 	// resources (skills and prompt templates) gives the session its commands and the system
 	// prompt its skills: the engine's value types and the tools' ignore rules, no session.
@@ -59,10 +59,10 @@ var allowed = map[string][]string{
 	// protocol and no engine: every front end uses it.
 	"internal/transport": {},
 	// Front ends sit on the engine and never import each other.
-	"rpc": {"core", "sessionapi", "session", "internal/jsonscan", "protocol", "tools", "internal/transport", "internal/fsmode"},
+	"rpc": {"core", "sessionapi", "session", "internal/jsonscan", "protocol", "tools", "internal/transport", "internal/fsmode", "internal/proctree", "internal/shellfind"},
 	// acp, the Agent Client Protocol front end, sits beside rpc: the engine, the tools (for
 	// titles, diffs and plans) and tools/mcp's configuration, never the JSON-RPC protocol.
-	"acp": {"core", "sessionapi", "session", "internal/jsonscan", "tools", "tools/mcp", "internal/transport", "internal/fsmode"},
+	"acp": {"core", "sessionapi", "session", "internal/jsonscan", "tools", "tools/mcp", "internal/transport", "internal/fsmode", "internal/proctree", "internal/shellfind"},
 	// pimode (pi's RPC protocol) is a front end beside rpc: the engine and the transport,
 	// never rpc.
 	"pimode": {"core", "sessionapi", "session", "internal/jsonscan", "internal/transport", "internal/fsmode"},
@@ -76,6 +76,11 @@ var allowed = map[string][]string{
 	"internal/jsonscan": {},
 	// How a file's kind is named in refusals: shared by tools and session.
 	"internal/fsmode": {},
+	// A command's process tree (a process group; a Job Object on Windows) and the shell pi
+	// finds on each platform: shared by tools, tools/mcp and (for models.json "!command" on
+	// Windows) llm/openai.
+	"internal/proctree":  {},
+	"internal/shellfind": {},
 	// The sandbox (probe, policy, launcher) knows nothing of ours: cmd/pi-rpc wires it into
 	// the tools and the user's bash through tools.Confinement.
 	"internal/sandbox": {},

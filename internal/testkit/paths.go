@@ -2,9 +2,9 @@ package testkit
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 )
 
@@ -24,7 +24,8 @@ type NotASession struct {
 
 // NotASessionPaths makes, in dir, one of each kind of path a client might name as a session
 // file by mistake: a text file, a file of blank lines, a JSON file whose first line is not a
-// session header, a symlink to the text file, a FIFO, a directory, and /dev/zero. Each regular
+// session header, a symlink to the text file, a FIFO, a directory, and /dev/zero (on Windows,
+// which has no FIFOs or /dev/zero, the symlink only where the user may create one). Each regular
 // file has mode 0644, so that a chmod shows.
 func NotASessionPaths(t *testing.T, dir string) []*NotASession {
 	t.Helper()
@@ -35,9 +36,7 @@ func NotASessionPaths(t *testing.T, dir string) []*NotASession {
 			t.Fatal(err)
 		}
 		p := &NotASession{Name: name, Path: path, mode: fi.Mode()}
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-			p.uid = st.Uid
-		}
+		p.uid, _ = fileOwner(fi)
 		if fi.Mode().IsRegular() {
 			p.regular = true
 			if p.content, err = os.ReadFile(path); err != nil {
@@ -61,21 +60,25 @@ func NotASessionPaths(t *testing.T, dir string) []*NotASession {
 	add("blank-lines", write("blank.jsonl", "\n\n"))
 	add("json-not-header", write("other.jsonl", `{"type":"message","id":"a1b2c3d4"}`+"\n"))
 	link := filepath.Join(dir, "link.jsonl")
-	if err := os.Symlink(text, link); err != nil {
+	if err := os.Symlink(text, link); err == nil {
+		add("symlink-to-text", link)
+	} else if !symlinksMayFail {
 		t.Fatal(err)
 	}
-	add("symlink-to-text", link)
 	fifo := filepath.Join(dir, "pipe.jsonl")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := mkfifo(fifo); err == nil {
+		add("fifo", fifo)
+	} else if !errors.Is(err, errors.ErrUnsupported) {
 		t.Fatal(err)
 	}
-	add("fifo", fifo)
 	sub := filepath.Join(dir, "dir.jsonl")
 	if err := os.Mkdir(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	add("directory", sub)
-	add("dev-zero", "/dev/zero")
+	if devZero != "" {
+		add("dev-zero", devZero)
+	}
 	return out
 }
 
@@ -90,8 +93,8 @@ func (p *NotASession) Check(t *testing.T) {
 	if fi.Mode() != p.mode {
 		t.Errorf("%s: mode %v, was %v", p.Name, fi.Mode(), p.mode)
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid != p.uid {
-		t.Errorf("%s: owner %d, was %d", p.Name, st.Uid, p.uid)
+	if uid, ok := fileOwner(fi); ok && uid != p.uid {
+		t.Errorf("%s: owner %d, was %d", p.Name, uid, p.uid)
 	}
 	if p.regular {
 		got, err := os.ReadFile(p.Path)

@@ -320,7 +320,7 @@ var envRef = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // ResolveValue resolves a models.json apiKey or header value: "!command" runs the command
-// with sh and uses its trimmed stdout; "$VAR" and "${VAR}" are replaced by environment
+// with sh (on Windows with bash, found as the bash tool finds it) and uses its trimmed stdout; "$VAR" and "${VAR}" are replaced by environment
 // variables ("$$" and "$!" escape "$" and "!"); a value that is exactly the name of a set
 // environment variable is replaced by it (older pi); anything else is literal. getenv is
 // os.LookupEnv in the binary. A missing variable or failing command is an error.
@@ -328,7 +328,11 @@ func ResolveValue(ctx context.Context, value string, getenv func(string) (string
 	if strings.HasPrefix(value, "!") {
 		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
-		out, err := exec.CommandContext(ctx, "sh", "-c", value[1:]).Output()
+		shell, err := valueShell()
+		if err != nil {
+			return "", fmt.Errorf("command %q: %w", value[1:], err)
+		}
+		out, err := exec.CommandContext(ctx, shell, "-c", value[1:]).Output()
 		if err != nil {
 			return "", fmt.Errorf("command %q: %w", value[1:], err)
 		}

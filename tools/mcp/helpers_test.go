@@ -9,13 +9,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
 
 // hangTimeout fails a wait that sees no progress: a hang detector, not a latency bound.
@@ -195,7 +195,7 @@ func gone(t *testing.T, pid int) {
 	t.Helper()
 	deadline := time.Now().Add(hangTimeout)
 	for {
-		if err := syscall.Kill(pid, 0); err != nil {
+		if !testkit.ProcessAlive(pid) {
 			return
 		}
 		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")

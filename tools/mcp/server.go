@@ -12,10 +12,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pi-rpc/pi-rpc/internal/proctree"
 )
 
 // Server states, as [ServerStatus.State] reports them.
@@ -48,7 +49,8 @@ type server struct {
 	info      *sdk.Implementation
 	tools     []*sdk.Tool
 	session   *sdk.ClientSession
-	pgid      int // the stdio child's process group, 0 when there is none
+	pgid      int            // the stdio child's process group, 0 when there is none
+	tree      *proctree.Tree // the stdio child's process tree (its Job Object on Windows), nil when there is none
 	stderr    *os.File
 	lastLine  string // the child's last line of stderr, for failure messages
 	closing   bool
@@ -209,8 +211,10 @@ func (s *server) afterStart(t sdk.Transport) {
 		_ = w.Close()
 	}
 	if ct.Command.Process != nil {
+		tree, _ := proctree.Attach(ct.Command.Process, false)
 		s.mu.Lock()
 		s.pgid = ct.Command.Process.Pid
+		s.tree = tree
 		s.mu.Unlock()
 	}
 }
@@ -293,13 +297,13 @@ func (s *server) failureMessage() string {
 	return s.failure
 }
 
-// kill ends the child's whole process group.
+// kill ends the child's whole process tree.
 func (s *server) kill() {
 	s.mu.Lock()
-	pgid := s.pgid
+	tree := s.tree
 	s.mu.Unlock()
-	if pgid > 0 {
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	if tree != nil {
+		tree.Kill()
 	}
 }
 
@@ -329,6 +333,13 @@ func (s *server) close() {
 		}
 	}
 	s.kill()
+	s.mu.Lock()
+	tree := s.tree
+	s.tree = nil // a later kill must not reach a closed (and perhaps reused) handle
+	s.mu.Unlock()
+	if tree != nil {
+		tree.Release() // the Job Object's handle, on Windows
+	}
 	if endLife != nil {
 		endLife()
 	}

@@ -5,13 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
 
 // gate is a named pipe an mcp-testserver started with -gate reads before it serves: the
@@ -24,9 +24,7 @@ type gate struct {
 func newGate(t *testing.T) *gate {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "gate")
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testkit.Mkfifo(t, path, 0o600)
 	return &gate{t: t, path: path}
 }
 

@@ -6,7 +6,7 @@
 //
 //   node clients/npm/scripts/pack.mjs --version 1.2.0 --out dist linux-x64=dist/pi-rpc-linux-amd64 ...
 //
-// make release packs all four platforms; the npm test (test/install.test.mjs) packs the host's.
+// make release packs all six platforms; the npm test (test/install.test.mjs) packs the host's.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { PLATFORM_PACKAGES } = createRequire(import.meta.url)('../binary.js');
+const { PLATFORM_PACKAGES, binaryName } = createRequire(import.meta.url)('../binary.js');
 
 // SEMVER is semver 2.0 without build metadata (npm drops "+..." from versions, which would make
 // the packages' versions differ from the release's).
@@ -84,6 +84,7 @@ function stageLauncher(stage, version) {
 function stagePlatform(stage, platform, binary, version) {
   const name = PLATFORM_PACKAGES[platform];
   const [os, cpu] = platform.split('-');
+  const exe = binaryName(os);
   const dir = path.join(stage, name);
   mkdirSync(path.join(dir, 'bin'), { recursive: true });
   const manifest = {
@@ -94,17 +95,17 @@ function stagePlatform(stage, platform, binary, version) {
     repository: { type: 'git', url: 'git+https://github.com/pi-rpc/pi-rpc.git', directory: 'clients/npm' },
     os: [os],
     cpu: [cpu],
-    files: ['bin/pi-rpc', 'README.md'],
+    files: [`bin/${exe}`, 'README.md'],
     preferUnplugged: true,
   };
   writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
   writeFileSync(
     path.join(dir, 'README.md'),
-    `# ${name}\n\nThe pi-rpc binary for ${os} on ${cpu}, at \`bin/pi-rpc\`. Install the \`pi-rpc\` package instead:\n` +
+    `# ${name}\n\nThe pi-rpc binary for ${os} on ${cpu}, at \`bin/${exe}\`. Install the \`pi-rpc\` package instead:\n` +
       `it depends on this one (and on the other platforms', of which npm installs only the one that matches).\n`,
   );
-  copyFileSync(binary, path.join(dir, 'bin', 'pi-rpc'));
-  chmodSync(path.join(dir, 'bin', 'pi-rpc'), 0o755);
+  copyFileSync(binary, path.join(dir, 'bin', exe));
+  chmodSync(path.join(dir, 'bin', exe), 0o755);
   return dir;
 }
 

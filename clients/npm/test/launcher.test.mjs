@@ -164,9 +164,16 @@ test('binaryPath: PI_RPC_BINARY, then the platform package; unknown platforms', 
   ]) {
     assert.equal(binaryPath({ env: {}, platform, arch, resolve }), `/modules/${pkg}/bin/pi-rpc`);
   }
+  // On Windows the binary is pi-rpc.exe.
+  for (const [arch, pkg] of [
+    ['x64', 'pi-rpc-win32-x64'],
+    ['arm64', 'pi-rpc-win32-arm64'],
+  ]) {
+    assert.equal(binaryPath({ env: {}, platform: 'win32', arch, resolve }), `/modules/${pkg}/bin/pi-rpc.exe`);
+  }
   assert.throws(
-    () => binaryPath({ env: {}, platform: 'win32', arch: 'x64', resolve }),
-    (err) => err instanceof BinaryNotFoundError && /no pi-rpc binary for win32-x64: the platform packages are pi-rpc-linux-x64, /.test(err.message) && /PI_RPC_BINARY/.test(err.message),
+    () => binaryPath({ env: {}, platform: 'freebsd', arch: 'x64', resolve }),
+    (err) => err instanceof BinaryNotFoundError && /no pi-rpc binary for freebsd-x64: the platform packages are pi-rpc-linux-x64, /.test(err.message) && /PI_RPC_BINARY/.test(err.message),
   );
   // A failure other than a missing module (a broken package) is not hidden.
   const broken = () => {

@@ -43,3 +43,21 @@ test('scripts/pack.mjs says what it packs, step by step, and prints the tarballs
   ]);
   assert.deepEqual(r.stdout.trim().split('\n'), ['pi-rpc-1.2.3.tgz', `${PLATFORM_PACKAGES[host]}-1.2.3.tgz`]);
 });
+
+test('scripts/pack.mjs packs a Windows binary as bin/pi-rpc.exe, with os win32', (t) => {
+  const out = mkdtempSync(path.join(tmpdir(), 'pi-rpc-npm-pack-win32-'));
+  t.after(() => rmSync(out, { recursive: true, force: true }));
+  const binary = path.join(out, 'fake-pi-rpc.exe');
+  writeFileSync(binary, 'MZ');
+  const r = spawnSync(process.execPath, [path.join(pkgDir, 'scripts', 'pack.mjs'), '--version', '1.2.3', '--out', out, `win32-x64=${binary}`], {
+    cwd: out,
+    encoding: 'utf8',
+  });
+  assert.equal(r.status, 0, r.stderr);
+  const tgz = path.join(out, 'pi-rpc-win32-x64-1.2.3.tgz');
+  const list = spawnSync('tar', ['-tzf', tgz], { encoding: 'utf8' });
+  assert.equal(list.status, 0, list.stderr);
+  assert.deepEqual(list.stdout.trim().split('\n').sort(), ['package/README.md', 'package/bin/pi-rpc.exe', 'package/package.json']);
+  const manifest = JSON.parse(spawnSync('tar', ['-xzOf', tgz, 'package/package.json'], { encoding: 'utf8' }).stdout);
+  assert.deepEqual([manifest.os, manifest.cpu, manifest.files], [['win32'], ['x64'], ['bin/pi-rpc.exe', 'README.md']]);
+});

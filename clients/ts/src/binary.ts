@@ -5,7 +5,7 @@ import { BinaryNotFoundError } from './errors.js';
 import { packageRequire } from './locate.cjs';
 
 /**
- * The npm platform packages holding the pi-rpc binary (at `bin/pi-rpc`), by
+ * The npm platform packages holding the pi-rpc binary (at `bin/pi-rpc`, `bin/pi-rpc.exe` on Windows), by
  * `${process.platform}-${process.arch}`. They are the optional dependencies of the `pi-rpc`
  * npm package, whose launcher finds its binary the same way.
  */
@@ -14,7 +14,14 @@ export const PLATFORM_PACKAGES: Readonly<Record<string, string>> = Object.freeze
   'linux-arm64': 'pi-rpc-linux-arm64',
   'darwin-x64': 'pi-rpc-darwin-x64',
   'darwin-arm64': 'pi-rpc-darwin-arm64',
+  'win32-x64': 'pi-rpc-win32-x64',
+  'win32-arm64': 'pi-rpc-win32-arm64',
 });
+
+/** The binary's file name, in a platform package's bin/ and on $PATH: pi-rpc.exe on Windows. */
+export function binaryName(platform: string): string {
+  return platform === 'win32' ? 'pi-rpc.exe' : 'pi-rpc';
+}
 
 /** Where findBinary looks besides env: the machine, and a module resolver (require.resolve). */
 export interface Lookup {
@@ -40,27 +47,28 @@ export function findBinary(binaryPath: string | undefined, env: NodeJS.ProcessEn
   if (env.PI_RPC_BIN) return env.PI_RPC_BIN;
   const pkg = PLATFORM_PACKAGES[`${lookup.platform}-${lookup.arch}`];
   if (pkg) {
-    const found = platformBinary(pkg, lookup.resolve);
+    const found = platformBinary(`${pkg}/bin/${binaryName(lookup.platform)}`, lookup.resolve);
     if (found) return found;
   }
-  const dirs = (env.PATH ?? '').split(path.delimiter).filter(Boolean);
+  // Windows spells the variable Path; its list is ;-separated there.
+  const delimiter = lookup.platform === 'win32' ? ';' : path.delimiter;
+  const dirs = (env.PATH ?? env.Path ?? '').split(delimiter).filter(Boolean);
   for (const dir of dirs) {
-    const candidate = path.join(dir, 'pi-rpc');
+    const candidate = path.join(dir, binaryName(lookup.platform));
     if (isExecutable(candidate)) return candidate;
   }
   const tried = pkg ? `the npm package ${pkg} is not installed` : `there is no npm package for ${lookup.platform}-${lookup.arch}`;
   throw new BinaryNotFoundError(
     `pi-rpc binary not found: pass options.binaryPath, set $PI_RPC_BINARY, install the pi-rpc npm package ` +
       `or put pi-rpc on $PATH (${tried}; ` +
-      (dirs.length ? `searched $PATH: ${dirs.join(path.delimiter)})` : '$PATH is empty)'),
+      (dirs.length ? `searched $PATH: ${dirs.join(delimiter)})` : '$PATH is empty)'),
   );
 }
 
-// platformBinary resolves `<pkg>/bin/pi-rpc` from here, where npm hoists the launcher's
-// optional dependencies, else from the `pi-rpc` launcher package, under which a strict layout
-// (pnpm) or a version conflict nests them. undefined when neither resolves.
-function platformBinary(pkg: string, resolve: (id: string) => string): string | undefined {
-  const spec = `${pkg}/bin/pi-rpc`;
+// platformBinary resolves spec (`<pkg>/bin/pi-rpc`, or pi-rpc.exe) from here, where npm hoists
+// the launcher's optional dependencies, else from the `pi-rpc` launcher package, under which a
+// strict layout (pnpm) or a version conflict nests them. undefined when neither resolves.
+function platformBinary(spec: string, resolve: (id: string) => string): string | undefined {
   const attempt = (fn: () => string): string | undefined => {
     try {
       return fn();

@@ -121,12 +121,12 @@ test('dispose kills a process that ignores shutdown and exit', async (t) => {
   assert.equal(info.signal, 'SIGKILL');
 });
 
-// fakePackage writes <dir>/node_modules/<name>/bin/pi-rpc (and package.json) and returns the binary.
-function fakePackage(dir, name) {
+// fakePackage writes <dir>/node_modules/<name>/bin/<file> (and package.json) and returns the binary.
+function fakePackage(dir, name, file = 'pi-rpc') {
   const pkg = path.join(dir, 'node_modules', name);
   mkdirSync(path.join(pkg, 'bin'), { recursive: true });
   writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name, version: '1.0.0' }));
-  const bin = path.join(pkg, 'bin', 'pi-rpc');
+  const bin = path.join(pkg, 'bin', file);
   writeFileSync(bin, '#!/bin/sh\nexit 0\n');
   chmodSync(bin, 0o755);
   return bin;
@@ -166,10 +166,18 @@ test('binary lookup: the platform package, hoisted or under the pi-rpc launcher,
     new RegExp(`the npm package ${PLATFORM_PACKAGES[other]} is not installed`),
   );
   assert.throws(
-    () => findBinary(undefined, { PATH: '/nonexistent' }, { platform: 'win32', arch: 'x64', resolve: resolverIn(hoisted) }),
-    /there is no npm package for win32-x64/,
+    () => findBinary(undefined, { PATH: '/nonexistent' }, { platform: 'freebsd', arch: 'x64', resolve: resolverIn(hoisted) }),
+    /there is no npm package for freebsd-x64/,
   );
-  assert.equal(findBinary(undefined, { PATH: onPath }, { platform: 'win32', arch: 'x64', resolve: resolverIn(hoisted) }), path.join(onPath, 'pi-rpc'));
+  assert.equal(findBinary(undefined, { PATH: onPath }, { platform: 'freebsd', arch: 'x64', resolve: resolverIn(hoisted) }), path.join(onPath, 'pi-rpc'));
+
+  // Windows: the platform package's binary is bin/pi-rpc.exe, and on Path it is pi-rpc.exe.
+  const win = tempDir(t);
+  const winBin = fakePackage(win, 'pi-rpc-win32-x64', 'pi-rpc.exe');
+  assert.equal(findBinary(undefined, { Path: onPath }, { platform: 'win32', arch: 'x64', resolve: resolverIn(win) }), winBin);
+  writeFileSync(path.join(onPath, 'pi-rpc.exe'), 'MZ');
+  chmodSync(path.join(onPath, 'pi-rpc.exe'), 0o755);
+  assert.equal(findBinary(undefined, { Path: `C:\\nonexistent;${onPath}` }, { platform: 'win32', arch: 'arm64', resolve: resolverIn(win) }), path.join(onPath, 'pi-rpc.exe'));
 
   // A failure other than a missing module is not hidden.
   const broken = () => {

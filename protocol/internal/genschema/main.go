@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -189,10 +190,24 @@ func (g *generator) addComments(root string, pkgs ...string) error {
 			return fmt.Errorf("reading doc comments of %s: %w", p, err)
 		}
 	}
+	slashKeys(g.r.CommentMap)
 	for k, v := range g.r.CommentMap {
 		g.r.CommentMap[k] = strings.Join(strings.Fields(v), " ")
 	}
 	return nil
+}
+
+// slashKeys gives the comment map the keys the reflector looks up. AddGoComments joins base
+// and the walked directory with path.Join, which on Windows keeps the directory's
+// backslashes as they are (base/..\..\protocol.Type), so no description was found there;
+// such keys become /-separated and cleaned (module/protocol.Type), as on Unix.
+func slashKeys(m map[string]string) {
+	for k, v := range m {
+		if strings.Contains(k, `\`) {
+			delete(m, k)
+			m[path.Clean(strings.ReplaceAll(k, `\`, "/"))] = v
+		}
+	}
 }
 
 func (g *generator) name(t reflect.Type) string {

@@ -57,3 +57,28 @@ func TestGenerateDeterministic(t *testing.T) {
 		t.Fatal("schema.json is not 2-space indented with a trailing newline")
 	}
 }
+
+// TestSlashKeys: the keys AddGoComments makes on Windows (the walked directory joined with its
+// backslashes) become the /-separated ones the reflector looks up, so the schema's
+// descriptions do not drop out there; /-separated keys stay as they are.
+func TestSlashKeys(t *testing.T) {
+	m := map[string]string{
+		module + `/protocol/internal/genschema/..\..\..\protocol.Event`:      "an event",
+		module + `/protocol/internal/genschema/..\..\..\protocol.Event.Type`: "its type",
+		module + "/protocol.Other": "other",
+	}
+	slashKeys(m)
+	want := map[string]string{
+		module + "/protocol.Event":      "an event",
+		module + "/protocol.Event.Type": "its type",
+		module + "/protocol.Other":      "other",
+	}
+	if len(m) != len(want) {
+		t.Fatalf("got %v", m)
+	}
+	for k, v := range want {
+		if m[k] != v {
+			t.Errorf("%s: got %q, want %q (map %v)", k, m[k], v, m)
+		}
+	}
+}

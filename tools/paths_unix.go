@@ -1,0 +1,20 @@
+//go:build !windows
+
+package tools
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// within reports whether p is dir or below it (both cleaned, absolute).
+func within(p, dir string) bool {
+	if p == dir {
+		return true
+	}
+	rel, err := filepath.Rel(dir, p)
+	if err != nil {
+		return false
+	}
+	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}

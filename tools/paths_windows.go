@@ -1,0 +1,33 @@
+package tools
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// within reports whether p is dir or below it (both cleaned, absolute), as Windows compares
+// paths: without regard to case (C:\Repo and c:\repo are one directory) and with the
+// long-path prefixes \\?\ and \\?\UNC\ removed (\\?\C:\Repo is C:\Repo).
+func within(p, dir string) bool {
+	p, dir = plainPath(p), plainPath(dir)
+	if strings.EqualFold(p, dir) {
+		return true
+	}
+	rel, err := filepath.Rel(dir, p) // compares components with strings.EqualFold on Windows
+	if err != nil {
+		return false
+	}
+	return rel != ".." && !strings.HasPrefix(rel, `..\`) && !filepath.IsAbs(rel)
+}
+
+// plainPath removes the long-path prefix: \\?\C:\x is C:\x, \\?\UNC\server\share\x is
+// \\server\share\x.
+func plainPath(p string) string {
+	switch {
+	case len(p) >= 8 && strings.EqualFold(p[:8], `\\?\UNC\`):
+		return `\\` + p[8:]
+	case strings.HasPrefix(p, `\\?\`):
+		return p[4:]
+	}
+	return p
+}
