@@ -83,6 +83,10 @@ type AssistantMessage struct {
 	StopReason    StopReason      `json:"stopReason"`
 	ErrorMessage  string          `json:"errorMessage,omitempty"`
 	Timestamp     int64           `json:"timestamp"`
+	// DurationMs is how long the model call took, from the request to the final event;
+	// ThinkingLevel is the level that was requested for it (pi 1.6.0 records both).
+	DurationMs    *int64        `json:"durationMs,omitempty"`
+	ThinkingLevel ThinkingLevel `json:"thinkingLevel,omitempty"`
 
 	// Failure classifies an error or aborted response for the session's retry and compaction
 	// decisions. It is not part of the wire or file format: messages read back from a file
@@ -108,7 +112,9 @@ type ToolResultMessage struct {
 	Content    []Content `json:"content"`
 	Details    any       `json:"details,omitempty"`
 	IsError    bool      `json:"isError"`
-	Timestamp  int64     `json:"timestamp"`
+	// DurationMs is how long the tool ran; absent when it did not run (pi 1.6.0).
+	DurationMs *int64 `json:"durationMs,omitempty"`
+	Timestamp  int64  `json:"timestamp"`
 }
 
 // BashExecutionMessage records a shell command the user ran directly (pi's bashExecution role).
@@ -338,6 +344,8 @@ type MessageJSON struct {
 	Usage         Usage           `json:"usage"`
 	StopReason    StopReason      `json:"stopReason"`
 	ErrorMessage  string          `json:"errorMessage"`
+	DurationMs    *int64          `json:"durationMs"`
+	ThinkingLevel ThinkingLevel   `json:"thinkingLevel"`
 
 	ToolCallID string          `json:"toolCallId"`
 	ToolName   string          `json:"toolName"`
@@ -396,10 +404,11 @@ func (w *MessageJSON) Message() (Message, error) {
 			Content: content, API: w.API, Provider: w.Provider, Model: w.Model,
 			ResponseModel: w.ResponseModel, ResponseID: w.ResponseID, Diagnostics: w.Diagnostics,
 			Usage: w.Usage, StopReason: w.StopReason, ErrorMessage: w.ErrorMessage, Timestamp: w.Timestamp,
+			DurationMs: w.DurationMs, ThinkingLevel: w.ThinkingLevel,
 		}, nil
 	case RoleToolResult:
 		return &ToolResultMessage{ToolCallID: w.ToolCallID, ToolName: w.ToolName, Content: content,
-			Details: details(w.Details), IsError: w.IsError, Timestamp: w.Timestamp}, nil
+			Details: details(w.Details), IsError: w.IsError, DurationMs: w.DurationMs, Timestamp: w.Timestamp}, nil
 	case RoleBashExecution:
 		return &BashExecutionMessage{Command: w.Command, Output: w.Output, ExitCode: w.ExitCode,
 			Cancelled: w.Cancelled, Truncated: w.Truncated, FullOutputPath: w.FullOutputPath,

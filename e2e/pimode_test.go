@@ -42,8 +42,9 @@ func TestPiModePrompt(t *testing.T) {
 			continue
 		}
 		ame := l.m["assistantMessageEvent"].(map[string]any)
-		if ame["partial"] == nil || l.m["message"] == nil {
-			t.Fatalf("message_update without partial or message: %s", l.raw)
+		// pi 1.6.0: the delta only, with the latest usage; no partial, no message.
+		if _, ok := ame["partial"]; ok || l.m["message"] != nil || l.m["usage"] == nil {
+			t.Fatalf("message_update is not delta-only: %s", l.raw)
 		}
 		if ame["type"] == "text_delta" {
 			text.WriteString(ame["delta"].(string))

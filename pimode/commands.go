@@ -605,6 +605,9 @@ func contentText(raw json.RawMessage) string {
 	return b.String()
 }
 
+// getLastAssistantText answers with the text of the last assistant message, as pi 1.6.0
+// picks it: a message that did not stop normally (tool use, aborted, failed) counts only when
+// it has text.
 func (s *Server) getLastAssistantText(r *request) error {
 	msgs := s.sup.Messages()
 	var text *string
@@ -613,16 +616,17 @@ func (s *Server) getLastAssistantText(r *request) error {
 		if !ok {
 			continue
 		}
-		if am.StopReason == core.StopReasonAborted && len(am.Content) == 0 {
-			continue
-		}
 		var b strings.Builder
 		for _, c := range am.Content {
 			if c.Type == core.ContentText {
 				b.WriteString(c.Text)
 			}
 		}
-		if t := strings.TrimSpace(b.String()); t != "" {
+		t := strings.TrimSpace(b.String())
+		if am.StopReason != core.StopReasonStop && t == "" {
+			continue
+		}
+		if t != "" {
 			text = &t
 		}
 		break
@@ -645,6 +649,9 @@ func (s *Server) setSessionName(r *request) error {
 	if _, err := s.sup.SetSessionName(name); err != nil {
 		return err
 	}
+	// pi 1.6.0 announces the new name before it answers.
+	ev := append([]byte(`{"type":"session_info_changed","name":`), core.AppendJSONString(nil, name)...)
+	s.w.Write(append(ev, '}'))
 	s.w.Write(success(r.id, r.typ, nil))
 	return nil
 }

@@ -49,6 +49,12 @@ func servePi(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpH
 	if st := cfg.piSettings; st != nil {
 		sup.SetOptions(session.OptionsPatch{SteeringMode: st.SteeringMode, FollowUpMode: st.FollowUpMode})
 	}
+	if name := strings.TrimSpace(cfg.sessionName); name != "" && name != sup.SessionName() {
+		// pi's --name: the session starts with this display name (a session_info entry).
+		if _, err := sup.SetSessionName(name); err != nil {
+			log.Warn().Err(err).Msg("--name")
+		}
+	}
 	server, err := pimode.NewServer(pimode.Options{
 		Host: sessionHost, Writer: writer, In: stdin, Scope: scope,
 		MaxLineBytes: cfg.maxMessageBytes, Logger: log,

@@ -198,6 +198,14 @@ export interface AssistantMessage {
   stopReason: 'stop' | 'length' | 'toolUse' | 'error' | 'aborted';
   errorMessage?: string;
   timestamp: number;
+  /**
+   * DurationMs is how long the model call took, from the request to its last event.
+   */
+  durationMs?: number;
+  /**
+   * ThinkingLevel is the thinking level the request asked for.
+   */
+  thinkingLevel?: 'off' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
 }
 /**
  * ThinkingContent is a block of the model's reasoning.
@@ -284,6 +292,10 @@ export interface ToolResultMessage {
     [k: string]: unknown | undefined;
   };
   isError: boolean;
+  /**
+   * DurationMs is how long the tool ran; absent when it did not run.
+   */
+  durationMs?: number;
   timestamp: number;
 }
 /**
@@ -926,6 +938,14 @@ export interface AssistantMessage1 {
   stopReason: 'stop' | 'length' | 'toolUse' | 'error' | 'aborted';
   errorMessage?: string;
   timestamp: number;
+  /**
+   * DurationMs is how long the model call took, from the request to its last event.
+   */
+  durationMs?: number;
+  /**
+   * ThinkingLevel is the thinking level the request asked for.
+   */
+  thinkingLevel?: 'off' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
 }
 /**
  * MessageStartEvent starts a message: for an assistant message, the start of its stream.
@@ -996,6 +1016,14 @@ export interface AssistantMessage2 {
   stopReason: 'stop' | 'length' | 'toolUse' | 'error' | 'aborted';
   errorMessage?: string;
   timestamp: number;
+  /**
+   * DurationMs is how long the model call took, from the request to its last event.
+   */
+  durationMs?: number;
+  /**
+   * ThinkingLevel is the thinking level the request asked for.
+   */
+  thinkingLevel?: 'off' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
 }
 /**
  * MessageEndEvent ends a message; its message is the final, authoritative one.
