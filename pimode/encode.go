@@ -23,11 +23,16 @@ func appendEvent(dst []byte, ev *session.Event) ([]byte, error) {
 		dst = append(dst, `{"type":"agent_settled","aborted":`...)
 		dst = strconv.AppendBool(dst, aborted)
 		return append(dst, '}'), nil
+	case session.EventEntryAppended:
+		payload = struct {
+			Entry any `json:"entry"`
+		}{ev.Payload}
 	case session.EventQueueUpdate:
 		q, _ := ev.Payload.(session.QueueUpdate)
 		payload = piQueue{Steering: queueTexts(q.Steering), FollowUp: queueTexts(q.FollowUp)}
 	case session.EventAutoRetryStart, session.EventAutoRetryEnd, session.EventCompactionStart,
-		session.EventCompactionEnd, session.EventThinkingLevelChanged:
+		session.EventCompactionEnd, session.EventThinkingLevelChanged, session.EventSummarizationRetryScheduled,
+		session.EventSummarizationRetryAttemptStart, session.EventSummarizationRetryFinished:
 		payload = ev.Payload
 	default:
 		return nil, nil

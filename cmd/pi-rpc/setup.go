@@ -134,6 +134,9 @@ func (s *agentSetup) setupTools(c *config, now time.Time) error {
 		names = []string{}
 	case c.toolsSet:
 		names = tools.ParseNames(c.tools)
+	case c.protocol == "pi":
+		// pi's default tools (grep, find and ls are there for --tools to choose).
+		names = []string{"read", "bash", "edit", "write"}
 	}
 	var err error
 	if s.confinement, err = s.sandbox.For(s.cwd); err != nil {

@@ -213,7 +213,7 @@ const scenes = {
     const state = await client.getState();
     const lines = sessionLines(state.sessionFile);
     const sysEntry = lines.find((l) => l.type === "message" && l.message.role === "system");
-    c.ok("the session file stores the system message", sysEntry && isDeepStrictEqual(toolNames(sysEntry.message), ["read", "bash", "edit", "write"]));
+    c.ok("the session file stores the system message", sysEntry && isDeepStrictEqual(toolNames(sysEntry.message), ["read", "bash", "edit", "write"]), JSON.stringify(toolNames(sysEntry?.message)));
     const stored = lines.filter((l) => l.type === "message" && l.message.role === "assistant");
     c.ok("the session file stores thinkingLevel and durationMs", stored.length === 2 && stored.every((l) => l.message.thinkingLevel === "low" && typeof l.message.durationMs === "number"));
     const stats = await client.getSessionStats();

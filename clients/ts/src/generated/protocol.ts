@@ -69,6 +69,9 @@ export type Event =
   | AutoRetryStartEvent
   | AutoRetryEndEvent
   | CompactionStartEvent
+  | SummarizationRetryScheduledEvent
+  | SummarizationRetryAttemptStartEvent
+  | SummarizationRetryFinishedEvent
   | CompactionEndEvent
   | PermissionRequestedEvent
   | PermissionResolvedEvent
@@ -676,7 +679,23 @@ export interface CompactionResult {
   summary: string;
   firstKeptEntryId: string;
   tokensBefore: number;
+  /**
+   * EstimatedTokensAfter estimates the rebuilt context's tokens right after compaction (a heuristic, not the provider's count).
+   */
+  estimatedTokensAfter?: number;
+  usage?: Usage1;
   details?: CompactionDetails;
+}
+/**
+ * Usage counts the tokens of one assistant response.
+ */
+export interface Usage1 {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number;
+  cost: Cost;
 }
 /**
  * CompactionStartEvent starts a compaction of the context.
@@ -1132,6 +1151,54 @@ export interface QueueUpdateEvent {
   type: 'queue_update';
   steering: QueuedInput[];
   followUp: QueuedInput[];
+  /**
+   * Seq numbers the connection's events from 1, without gaps.
+   */
+  seq: number;
+  /**
+   * RunID is the run the event belongs to, present when a run is active.
+   */
+  runId?: string;
+}
+/**
+ * SummarizationRetryScheduledEvent announces a retry of a failed summary request.
+ */
+export interface SummarizationRetryScheduledEvent {
+  type: 'summarization_retry_scheduled';
+  attempt: number;
+  maxAttempts: number;
+  delayMs: number;
+  errorMessage: string;
+  /**
+   * Seq numbers the connection's events from 1, without gaps.
+   */
+  seq: number;
+  /**
+   * RunID is the run the event belongs to, present when a run is active.
+   */
+  runId?: string;
+}
+/**
+ * SummarizationRetryAttemptStartEvent starts the retried summary request.
+ */
+export interface SummarizationRetryAttemptStartEvent {
+  type: 'summarization_retry_attempt_start';
+  source: 'compaction' | 'branchSummary';
+  reason?: CompactionReason;
+  /**
+   * Seq numbers the connection's events from 1, without gaps.
+   */
+  seq: number;
+  /**
+   * RunID is the run the event belongs to, present when a run is active.
+   */
+  runId?: string;
+}
+/**
+ * SummarizationRetryFinishedEvent ends the retries of a summary request.
+ */
+export interface SummarizationRetryFinishedEvent {
+  type: 'summarization_retry_finished';
   /**
    * Seq numbers the connection's events from 1, without gaps.
    */
@@ -2118,6 +2185,9 @@ export const EVENT_TYPES = [
   'auto_retry_start',
   'auto_retry_end',
   'compaction_start',
+  'summarization_retry_scheduled',
+  'summarization_retry_attempt_start',
+  'summarization_retry_finished',
   'compaction_end',
   'permission_requested',
   'permission_resolved',
