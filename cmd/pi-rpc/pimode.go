@@ -147,6 +147,11 @@ func applyPiConfig(c *config, getenv func(string) string) (func(string) string, 
 		}
 		c.modelsFile = ""
 	}
+	if c.model == "" && c.provider == "" && c.fauxScript == "" {
+		// pi resumes --session FILE with the model and thinking level the file records
+		// (how pi-acp opens a session: no model flags).
+		c.provider, c.model = sessionModel(c)
+	}
 	if c.model == "" {
 		c.model = st.DefaultModel
 	}
@@ -180,6 +185,33 @@ func applyPiConfig(c *config, getenv func(string) string) (func(string) string, 
 		return nil, errors.New("--provider faux needs --faux-script FILE")
 	}
 	return env, nil
+}
+
+// sessionModel is the model the session file of --session records (its last model_change or
+// reply), "" when there is none or --session names no file; a thinking level the file
+// records becomes c.thinking unless the flags set one.
+func sessionModel(c *config) (provider, model string) {
+	ref := c.sessionRef
+	if ref == "" || !(strings.ContainsAny(ref, `/\`) || strings.HasSuffix(ref, ".jsonl")) {
+		return "", ""
+	}
+	if _, err := os.Stat(ref); err != nil {
+		return "", ""
+	}
+	st, err := session.OpenInMemory(ref, session.FileOptions{})
+	if err != nil {
+		return "", ""
+	}
+	ctx := session.BuildContext(session.Branch(st))
+	if c.thinking == "" && ctx.ThinkingLevel != "" && ctx.ModelID != "" {
+		for _, e := range session.Branch(st) {
+			if e.Type == session.EntryThinkingLevelChange {
+				c.thinking = string(ctx.ThinkingLevel)
+				break
+			}
+		}
+	}
+	return ctx.Provider, ctx.ModelID
 }
 
 func validThinking(l string) bool {

@@ -87,9 +87,9 @@ async function startMock(cleanups, responses) {
 // startClient starts RpcClient on the target with a fresh agent dir whose models.json names
 // the mock as provider "mock" (m1 reasons, m2 does not) and whose settings.json makes retries
 // quick.
-async function startClient(target, cleanups, responses, { args = [], cwd, model = "m1" } = {}) {
+async function startClient(target, cleanups, responses, { args = [], cwd, model = "m1", agentDir } = {}) {
   const mock = await startMock(cleanups, responses);
-  const agentDir = mkdtempSync(join(tmpdir(), "pi16-agent-"));
+  agentDir ??= mkdtempSync(join(tmpdir(), "pi16-agent-"));
   writeFileSync(
     join(agentDir, "models.json"),
     JSON.stringify({
@@ -110,8 +110,8 @@ async function startClient(target, cleanups, responses, { args = [], cwd, model 
   const client = new RpcClient({
     cliPath: target.cliPath,
     cwd: cwd ?? mkdtempSync(join(tmpdir(), "pi16-cwd-")),
-    provider: "mock",
-    model,
+    provider: model ? "mock" : undefined,
+    model: model ?? undefined,
     args,
     env: { ...target.env, PI_CODING_AGENT_DIR: agentDir, HOME: agentDir },
   });
@@ -119,7 +119,7 @@ async function startClient(target, cleanups, responses, { args = [], cwd, model 
   cleanups.push(() => client.stop());
   const events = [];
   client.onEvent((e) => events.push(e));
-  return { client, requests: mock.requests, events, agentDir };
+  return { client, requests: mock.requests, events, agentDir, cwd: client.options.cwd };
 }
 
 const sessionLines = (file) =>
@@ -424,6 +424,30 @@ const scenes = {
     const lead = (requests.at(-1)?.messages ?? []).slice(0, 2).map((m) => (m.role === "developer" ? "system" : m.role));
     c.eq("the request after compaction leads with system, summary", lead, ["system", "user"]);
   },
+};
+
+scenes.resume = async function resume(target, c, cleanups) {
+  const first = await startClient(target, cleanups, [{ text: "first answer" }]);
+  await first.client.setThinkingLevel("high");
+  await first.client.promptAndWait("remember this");
+  const state = await first.client.getState();
+  const before = await first.client.getMessages();
+  await first.client.stop();
+  // --session FILE and no model flags (how pi-acp resumes): the file's model and level.
+  const again = await startClient(target, cleanups, [{ text: "second answer" }], {
+    model: null,
+    agentDir: first.agentDir,
+    cwd: first.cwd,
+    args: ["--session", state.sessionFile],
+  });
+  const resumed = await again.client.getState();
+  c.eq("--session FILE restores the model", resumed.model && [resumed.model.provider, resumed.model.id], ["mock", "m1"]);
+  c.eq("--session FILE restores the thinking level", resumed.thinkingLevel, "high");
+  c.eq("--session FILE opens that session", resumed.sessionId, state.sessionId);
+  c.eq("the resumed session has the same messages", (await again.client.getMessages()).map((m) => m.role), before.map((m) => m.role));
+  await again.client.promptAndWait("and now?");
+  c.eq("the resumed session continues", await again.client.getLastAssistantText(), "second answer");
+  c.ok("no second system message on resume", !(await again.client.getMessages()).slice(1).some((m) => m.role === "system"));
 };
 
 // runConversation runs every scene against target and returns the checks' results.
