@@ -141,7 +141,9 @@ release:
 
 ## compat: pi 0.73.1 (from npm, into a temp dir) reads a session written by pi-rpc and must
 ## project it to the same messages; then, in pi mode, pi --continue goes on with a session
-## pi-rpc --mode rpc wrote and pi-rpc --continue with one pi wrote (compat/compat.mjs).
+## pi-rpc --mode rpc wrote and pi-rpc --continue with one pi wrote (compat/compat.mjs). Then
+## the same both ways with pi 1.6.0 (e2e/pi16-npm, on its pinned Node), on sessions with a
+## retried failure and a compaction: the same messages and entries (compat/compat16.mjs).
 ## PI_COMPAT_PKG=<dir of an unpacked @mariozechner/pi-coding-agent@0.73.1> skips the install.
 compat: build
 	@set -e; pkg="$$PI_COMPAT_PKG"; tmp=""; \
@@ -151,6 +153,9 @@ compat: build
 		pkg="$$tmp/node_modules/@mariozechner/pi-coding-agent"; \
 	fi; \
 	node compat/compat.mjs "$$pkg" $(BIN)/pi-rpc $(BIN)/mock-openai
+	cd e2e/pi16-npm && npm ci --no-audit --no-fund --ignore-scripts >/dev/null
+	PATH="$(CURDIR)/e2e/pi16-npm/node_modules/.bin:$$PATH" node compat/compat16.mjs \
+		e2e/pi16-npm/node_modules/@earendil-works/pi-coding-agent $(BIN)/pi-rpc $(BIN)/mock-openai
 
 ## bench: pi-rpc alone in the scenarios of docs/benchmarks.md (the real binary over real pipes
 ## against bin/mock-openai); BENCH_FLAGS passes flags to the runner (-n 30 -scenarios 2,6 -v).

@@ -52,6 +52,8 @@ type Cost struct {
 	CacheRead  float64 `json:"cacheRead"`
 	CacheWrite float64 `json:"cacheWrite"`
 	Total      float64 `json:"total"`
+	// TotalFromProvider is pi 1.6.0's: whether the provider reported the total; kept as read.
+	TotalFromProvider *bool `json:"totalFromProvider,omitempty"`
 }
 
 // Usage counts the tokens of one assistant response. Input excludes cached tokens;
@@ -63,6 +65,8 @@ type Usage struct {
 	CacheWrite  int  `json:"cacheWrite"`
 	TotalTokens int  `json:"totalTokens"`
 	Cost        Cost `json:"cost"`
+	// Reasoning is pi 1.6.0's count of reasoning tokens (already in Output), kept as read.
+	Reasoning *int `json:"reasoning,omitempty"`
 }
 
 // Add adds o's tokens and costs to u (usage summed over several requests).
@@ -103,6 +107,8 @@ type AssistantMessage struct {
 	// ThinkingLevel is the level that was requested for it (pi 1.6.0 records both).
 	DurationMs    *int64        `json:"durationMs,omitempty"`
 	ThinkingLevel ThinkingLevel `json:"thinkingLevel,omitempty"`
+	// RawStopReason is the provider's own stop reason, as pi 1.6.0 records it (kept as read).
+	RawStopReason string `json:"rawStopReason,omitempty"`
 
 	// Failure classifies an error or aborted response for the session's retry and compaction
 	// decisions. It is not part of the wire or file format: messages read back from a file
@@ -426,6 +432,7 @@ type MessageJSON struct {
 	ErrorMessage  string          `json:"errorMessage"`
 	DurationMs    *int64          `json:"durationMs"`
 	ThinkingLevel ThinkingLevel   `json:"thinkingLevel"`
+	RawStopReason string          `json:"rawStopReason"`
 
 	ToolCallID string          `json:"toolCallId"`
 	ToolName   string          `json:"toolName"`
@@ -495,7 +502,7 @@ func (w *MessageJSON) Message() (Message, error) {
 			Content: content, API: w.API, Provider: w.Provider, Model: w.Model,
 			ResponseModel: w.ResponseModel, ResponseID: w.ResponseID, Diagnostics: w.Diagnostics,
 			Usage: w.Usage, StopReason: w.StopReason, ErrorMessage: w.ErrorMessage, Timestamp: w.Timestamp,
-			DurationMs: w.DurationMs, ThinkingLevel: w.ThinkingLevel,
+			DurationMs: w.DurationMs, ThinkingLevel: w.ThinkingLevel, RawStopReason: w.RawStopReason,
 		}, nil
 	case RoleToolResult:
 		return &ToolResultMessage{ToolCallID: w.ToolCallID, ToolName: w.ToolName, Content: content,

@@ -2,6 +2,8 @@ package session
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -103,5 +105,30 @@ func TestPi16Projection(t *testing.T) {
 		if m.Role() == core.RoleSystem {
 			t.Fatal("a system message reaches the model")
 		}
+	}
+}
+
+// A pi 1.6.0 file opens without a warning: its usage and context_edit entries are entries
+// of the format, not lines to repair.
+func TestPi16FileOpens(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pi16.jsonl")
+	header := `{"type":"session","version":3,"id":"01a2339f-90c0-7462-b5b3-7c4eb103270e","timestamp":"2026-12-01T00:00:00.000Z","cwd":"/p"}`
+	if err := os.WriteFile(path, []byte(header+"\n"+pi16Branch+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := OpenFileStore(path, "/p", FileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = st.Close() }()
+	if w := st.Warnings(); len(w) > 0 {
+		t.Fatalf("warnings: %v", w)
+	}
+	branch := Branch(st)
+	if len(branch) != 11 || branch[4].Type != EntryContextEdit || branch[6].Type != EntryUsage {
+		t.Fatalf("branch of %d entries: %v", len(branch), branch)
+	}
+	if got := len(BuildContext(branch).Messages); got != 3 {
+		t.Fatalf("%d messages in the context, want 3", got)
 	}
 }

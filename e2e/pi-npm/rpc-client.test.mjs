@@ -224,14 +224,18 @@ test("compact", async (t) => {
   assert.match(res.summary, /Summarised/);
   assert.ok(res.tokensBefore > 0);
   const messages = await client.getMessages();
-  assert.equal(messages[0].role, "compactionSummary");
+  // pi 1.6.0 leads a compacted context with the compaction's system message, then the
+  // summary; it fails 0.73.1's messages[0] === "compactionSummary" too.
+  assert.equal(messages[0].role, "system");
+  assert.equal(messages[1].role, "compactionSummary");
 });
 
 test("new session", async (t) => {
   const client = await startClient(t, [{ text: "first" }]);
   await client.promptAndWait("hello");
   const before = await client.getState();
-  assert.equal(before.messageCount, 2);
+  // 3 with pi 1.6.0, which counts the system message of the first prompt (0.73.1: 2).
+  assert.equal(before.messageCount, 3);
   const res = await client.newSession();
   assert.equal(res.cancelled, false);
   const after = await client.getState();

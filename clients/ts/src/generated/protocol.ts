@@ -269,6 +269,10 @@ export interface Usage {
   cacheWrite: number;
   totalTokens: number;
   cost: Cost;
+  /**
+   * Reasoning is pi 1.6.0's count of reasoning tokens (already in Output), kept as read.
+   */
+  reasoning?: number;
 }
 /**
  * Cost is a usage's price in dollars.
@@ -279,6 +283,10 @@ export interface Cost {
   cacheRead: number;
   cacheWrite: number;
   total: number;
+  /**
+   * TotalFromProvider is pi 1.6.0's: whether the provider reported the total; kept as read.
+   */
+  totalFromProvider?: boolean;
 }
 /**
  * ToolResultMessage carries the result of one tool call back to the model.
@@ -696,6 +704,10 @@ export interface Usage1 {
   cacheWrite: number;
   totalTokens: number;
   cost: Cost;
+  /**
+   * Reasoning is pi 1.6.0's count of reasoning tokens (already in Output), kept as read.
+   */
+  reasoning?: number;
 }
 /**
  * CompactionStartEvent starts a compaction of the context.
