@@ -192,7 +192,7 @@ func applyPiConfig(c *config, getenv func(string) string) (func(string) string, 
 // records becomes c.thinking unless the flags set one.
 func sessionModel(c *config) (provider, model string) {
 	ref := c.sessionRef
-	if ref == "" || !(strings.ContainsAny(ref, `/\`) || strings.HasSuffix(ref, ".jsonl")) {
+	if ref == "" || !strings.ContainsAny(ref, `/\`) && !strings.HasSuffix(ref, ".jsonl") {
 		return "", ""
 	}
 	if _, err := os.Stat(ref); err != nil {
