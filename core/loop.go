@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 )
 
 // loop is one run of the agent loop (pi's agent-loop.ts). It lives on the run's goroutine; only
@@ -178,25 +179,29 @@ func (l *loop) streamAssistant() *AssistantMessage {
 	a := l.a
 	a.mu.Lock()
 	provider := a.opts.Provider
+	level := a.state.ThinkingLevel
 	a.mu.Unlock()
+	started := l.a.clock.Now()
 	if provider == nil {
-		return l.fail(nil, ErrNoProvider)
+		return l.fail(nil, ErrNoProvider, started, level)
 	}
 	req, err := l.request()
 	if err != nil {
-		return l.fail(nil, err)
+		return l.fail(nil, err, started, level)
 	}
+	level = req.ThinkingLevel
 	var partial, final *AssistantMessage
 	err = l.consume(provider, req, &partial, &final)
 	if err != nil {
-		return l.fail(partial, err)
+		return l.fail(partial, err, started, level)
 	}
 	if final == nil {
 		if l.ctx.Err() != nil {
-			return l.fail(partial, Aborted())
+			return l.fail(partial, Aborted(), started, level)
 		}
-		return l.fail(partial, errors.New(errStreamIncomplete))
+		return l.fail(partial, errors.New(errStreamIncomplete), started, level)
 	}
+	l.stamp(final, started, level)
 	if partial == nil {
 		l.messages = append(l.messages, final)
 		l.emit(Event{Type: MessageStart, Message: final})
@@ -236,9 +241,20 @@ func (l *loop) consume(provider Provider, req *Request, partial, final **Assista
 	return nil
 }
 
+// stamp records on a finished response how long its model call took and the thinking level
+// it asked for, as pi 1.6.0 does (off when none was set).
+func (l *loop) stamp(msg *AssistantMessage, started time.Time, level ThinkingLevel) {
+	d := l.a.clock.Now().Sub(started).Milliseconds()
+	msg.DurationMs = &d
+	if level == "" {
+		level = ThinkingOff
+	}
+	msg.ThinkingLevel = level
+}
+
 // fail ends the current response with an error (or aborted) assistant message carrying what
 // was streamed so far, emitting its message_start if it had none.
-func (l *loop) fail(partial *AssistantMessage, err error) *AssistantMessage {
+func (l *loop) fail(partial *AssistantMessage, err error, started time.Time, level ThinkingLevel) *AssistantMessage {
 	var pe *ProviderError
 	if !errors.As(err, &pe) {
 		pe = &ProviderError{Kind: ErrorOther, Message: err.Error()}
@@ -270,6 +286,7 @@ func (l *loop) fail(partial *AssistantMessage, err error) *AssistantMessage {
 	msg.StopReason = reason
 	msg.ErrorMessage = pe.Message
 	msg.Failure = pe
+	l.stamp(msg, started, level)
 	l.emit(Event{Type: MessageEnd, Message: msg})
 	return msg
 }

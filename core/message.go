@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Role names the kind of a [Message].
@@ -19,6 +20,7 @@ const (
 	RoleCustom            Role = "custom"
 	RoleBranchSummary     Role = "branchSummary"
 	RoleCompactionSummary Role = "compactionSummary"
+	RoleSystem            Role = "system"
 )
 
 // StopReason says why an assistant message ended.
@@ -50,6 +52,8 @@ type Cost struct {
 	CacheRead  float64 `json:"cacheRead"`
 	CacheWrite float64 `json:"cacheWrite"`
 	Total      float64 `json:"total"`
+	// TotalFromProvider is pi 1.6.0's: whether the provider reported the total; kept as read.
+	TotalFromProvider *bool `json:"totalFromProvider,omitempty"`
 }
 
 // Usage counts the tokens of one assistant response. Input excludes cached tokens;
@@ -61,6 +65,22 @@ type Usage struct {
 	CacheWrite  int  `json:"cacheWrite"`
 	TotalTokens int  `json:"totalTokens"`
 	Cost        Cost `json:"cost"`
+	// Reasoning is pi 1.6.0's count of reasoning tokens (already in Output), kept as read.
+	Reasoning *int `json:"reasoning,omitempty"`
+}
+
+// Add adds o's tokens and costs to u (usage summed over several requests).
+func (u *Usage) Add(o Usage) {
+	u.Input += o.Input
+	u.Output += o.Output
+	u.CacheRead += o.CacheRead
+	u.CacheWrite += o.CacheWrite
+	u.TotalTokens += o.TotalTokens
+	u.Cost.Input += o.Cost.Input
+	u.Cost.Output += o.Cost.Output
+	u.Cost.CacheRead += o.Cost.CacheRead
+	u.Cost.CacheWrite += o.Cost.CacheWrite
+	u.Cost.Total += o.Cost.Total
 }
 
 // UserMessage is a message from the user (or injected on the user's behalf).
@@ -83,6 +103,12 @@ type AssistantMessage struct {
 	StopReason    StopReason      `json:"stopReason"`
 	ErrorMessage  string          `json:"errorMessage,omitempty"`
 	Timestamp     int64           `json:"timestamp"`
+	// DurationMs is how long the model call took, from the request to the final event;
+	// ThinkingLevel is the level that was requested for it (pi 1.6.0 records both).
+	DurationMs    *int64        `json:"durationMs,omitempty"`
+	ThinkingLevel ThinkingLevel `json:"thinkingLevel,omitempty"`
+	// RawStopReason is the provider's own stop reason, as pi 1.6.0 records it (kept as read).
+	RawStopReason string `json:"rawStopReason,omitempty"`
 
 	// Failure classifies an error or aborted response for the session's retry and compaction
 	// decisions. It is not part of the wire or file format: messages read back from a file
@@ -108,7 +134,9 @@ type ToolResultMessage struct {
 	Content    []Content `json:"content"`
 	Details    any       `json:"details,omitempty"`
 	IsError    bool      `json:"isError"`
-	Timestamp  int64     `json:"timestamp"`
+	// DurationMs is how long the tool ran; absent when it did not run (pi 1.6.0).
+	DurationMs *int64 `json:"durationMs,omitempty"`
+	Timestamp  int64  `json:"timestamp"`
 }
 
 // BashExecutionMessage records a shell command the user ran directly (pi's bashExecution role).
@@ -144,6 +172,70 @@ type CompactionSummaryMessage struct {
 	Summary      string `json:"summary"`
 	TokensBefore int    `json:"tokensBefore"`
 	Timestamp    int64  `json:"timestamp"`
+}
+
+// SystemMessage declares the system prompt and the tools the model may call (pi 1.6.0's
+// SystemMessage): the first request of a session records one with every prompt section and
+// tool, later ones patch sections by name (null removes one) and list tools added or removed.
+// It is transcript metadata: the model's request carries the prompt and tools on their own,
+// so ConvertToLLM drops it. Sections, ToolsAdded and ToolsRemoved are kept as written (pi's
+// JSON), so a file's system messages round-trip unchanged.
+type SystemMessage struct {
+	// Content is appended instruction text (pi writes "" when the sections say everything).
+	Content      string          `json:"content"`
+	Sections     json.RawMessage `json:"sections,omitempty"`
+	ToolsAdded   json.RawMessage `json:"toolsAdded,omitempty"`
+	ToolsRemoved json.RawMessage `json:"toolsRemoved,omitempty"`
+	Timestamp    int64           `json:"timestamp"`
+}
+
+// SystemSection is one named section of a system prompt.
+type SystemSection struct {
+	Name string
+	Text string
+}
+
+// NewSystemMessage builds the system message that declares sections and tools from nothing
+// (the leading one of a session, or a compaction's checkpoint).
+func NewSystemMessage(sections []SystemSection, tools []ToolSpec, timestamp int64) *SystemMessage {
+	m := &SystemMessage{Timestamp: timestamp}
+	if len(sections) > 0 {
+		b := []byte{'{'}
+		for i, sec := range sections {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = AppendJSONString(b, sec.Name)
+			b = append(b, ':')
+			b = AppendJSONString(b, sec.Text)
+		}
+		m.Sections = append(b, '}')
+	}
+	if len(tools) > 0 {
+		type decl struct {
+			Name        string `json:"name"`
+			Description string `json:"description"`
+			Parameters  any    `json:"parameters"`
+		}
+		ds := make([]decl, len(tools))
+		for i, t := range tools {
+			ds[i] = decl{t.Name, t.Description, t.Parameters}
+		}
+		m.ToolsAdded, _ = json.Marshal(ds)
+	}
+	return m
+}
+
+// Role implements [Message].
+func (*SystemMessage) Role() Role { return RoleSystem }
+
+// Time implements [Message].
+func (m *SystemMessage) Time() int64 { return m.Timestamp }
+
+// MarshalJSON writes the message in pi's shape.
+func (m *SystemMessage) MarshalJSON() ([]byte, error) {
+	type alias SystemMessage
+	return withRole(RoleSystem, (*alias)(m))
 }
 
 // Role implements [Message].
@@ -338,6 +430,9 @@ type MessageJSON struct {
 	Usage         Usage           `json:"usage"`
 	StopReason    StopReason      `json:"stopReason"`
 	ErrorMessage  string          `json:"errorMessage"`
+	DurationMs    *int64          `json:"durationMs"`
+	ThinkingLevel ThinkingLevel   `json:"thinkingLevel"`
+	RawStopReason string          `json:"rawStopReason"`
 
 	ToolCallID string          `json:"toolCallId"`
 	ToolName   string          `json:"toolName"`
@@ -351,6 +446,10 @@ type MessageJSON struct {
 	Truncated          bool   `json:"truncated"`
 	FullOutputPath     string `json:"fullOutputPath"`
 	ExcludeFromContext bool   `json:"excludeFromContext"`
+
+	Sections     json.RawMessage `json:"sections"`
+	ToolsAdded   json.RawMessage `json:"toolsAdded"`
+	ToolsRemoved json.RawMessage `json:"toolsRemoved"`
 
 	CustomType   string `json:"customType"`
 	Display      bool   `json:"display"`
@@ -389,6 +488,13 @@ func (w *MessageJSON) Message() (Message, error) {
 		return nil, err
 	}
 	switch w.Role {
+	case RoleSystem:
+		var text strings.Builder
+		for _, c := range content {
+			text.WriteString(c.Text)
+		}
+		return &SystemMessage{Content: text.String(), Sections: rawOrNil(w.Sections), ToolsAdded: rawOrNil(w.ToolsAdded),
+			ToolsRemoved: rawOrNil(w.ToolsRemoved), Timestamp: w.Timestamp}, nil
 	case RoleUser:
 		return &UserMessage{Content: content, Timestamp: w.Timestamp}, nil
 	case RoleAssistant:
@@ -396,10 +502,11 @@ func (w *MessageJSON) Message() (Message, error) {
 			Content: content, API: w.API, Provider: w.Provider, Model: w.Model,
 			ResponseModel: w.ResponseModel, ResponseID: w.ResponseID, Diagnostics: w.Diagnostics,
 			Usage: w.Usage, StopReason: w.StopReason, ErrorMessage: w.ErrorMessage, Timestamp: w.Timestamp,
+			DurationMs: w.DurationMs, ThinkingLevel: w.ThinkingLevel, RawStopReason: w.RawStopReason,
 		}, nil
 	case RoleToolResult:
 		return &ToolResultMessage{ToolCallID: w.ToolCallID, ToolName: w.ToolName, Content: content,
-			Details: details(w.Details), IsError: w.IsError, Timestamp: w.Timestamp}, nil
+			Details: details(w.Details), IsError: w.IsError, DurationMs: w.DurationMs, Timestamp: w.Timestamp}, nil
 	case RoleBashExecution:
 		return &BashExecutionMessage{Command: w.Command, Output: w.Output, ExitCode: w.ExitCode,
 			Cancelled: w.Cancelled, Truncated: w.Truncated, FullOutputPath: w.FullOutputPath,
@@ -413,6 +520,15 @@ func (w *MessageJSON) Message() (Message, error) {
 		return &CompactionSummaryMessage{Summary: w.Summary, TokensBefore: w.TokensBefore, Timestamp: w.Timestamp}, nil
 	}
 	return nil, fmt.Errorf("core: unknown message role %q", w.Role)
+}
+
+// rawOrNil copies a raw field that was present (the decoder reuses its buffers); null and
+// absent are nil.
+func rawOrNil(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	return append(json.RawMessage(nil), raw...)
 }
 
 // DecodeMessage reads one message of any role from its JSON form.

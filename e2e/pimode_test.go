@@ -42,8 +42,9 @@ func TestPiModePrompt(t *testing.T) {
 			continue
 		}
 		ame := l.m["assistantMessageEvent"].(map[string]any)
-		if ame["partial"] == nil || l.m["message"] == nil {
-			t.Fatalf("message_update without partial or message: %s", l.raw)
+		// pi 1.6.0: the delta only, with the latest usage; no partial, no message.
+		if _, ok := ame["partial"]; ok || l.m["message"] != nil || l.m["usage"] == nil {
+			t.Fatalf("message_update is not delta-only: %s", l.raw)
 		}
 		if ame["type"] == "text_delta" {
 			text.WriteString(ame["delta"].(string))
@@ -52,12 +53,14 @@ func TestPiModePrompt(t *testing.T) {
 	if text.String() != "Hello there" {
 		t.Fatalf("deltas = %q", text.String())
 	}
+	// As pi 1.6.0: the first prompt starts with the system message that declares the prompt
+	// and the tools, so the run has three messages.
 	end := ls[indexOf(ls, isType("agent_end"))]
-	if end.m["willRetry"] != false || len(end.m["messages"].([]any)) != 2 {
+	if msgs := end.m["messages"].([]any); end.m["willRetry"] != false || len(msgs) != 3 || msgs[0].(map[string]any)["role"] != "system" {
 		t.Fatalf("agent_end = %s", end.raw)
 	}
 	st := p.call("2", "get_state", nil).data()
-	if st["isStreaming"] != false || st["messageCount"] != float64(2) || st["thinkingLevel"] == nil || st["sessionId"] == "" {
+	if st["isStreaming"] != false || st["messageCount"] != float64(3) || st["thinkingLevel"] == nil || st["sessionId"] == "" {
 		t.Fatalf("get_state = %v", st)
 	}
 	if _, ok := st["sessionFile"]; ok {

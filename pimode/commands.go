@@ -522,12 +522,21 @@ func (s *Server) compact(r *request) error {
 	return nil
 }
 
+// bash runs the user's command. As pi 1.6.0, each piece of output is streamed as
+// bash_execution_update {id, delta} (id: the command's, when it has one) before the response,
+// and excludeFromContext keeps the output out of the model's context.
 func (s *Server) bash(r *request) error {
 	var command string
 	if err := r.required("command", &command); err != nil {
 		return err
 	}
-	run, err := s.sup.Bash(command, 0)
+	var exclude bool
+	if _, err := r.field("excludeFromContext", &exclude); err != nil {
+		return err
+	}
+	run, err := s.sup.BashWith(command, session.BashOptions{ExcludeFromContext: exclude, OnChunk: func(delta string) {
+		s.w.Write(bashExecutionUpdate(r.id, delta))
+	}})
 	if err != nil {
 		return err
 	}
@@ -539,6 +548,19 @@ func (s *Server) bash(r *request) error {
 		return res, nil
 	})
 	return nil
+}
+
+// bashExecutionUpdate is pi 1.6.0's {"type":"bash_execution_update","id"?,"delta"}.
+func bashExecutionUpdate(id json.RawMessage, delta string) []byte {
+	b := make([]byte, 0, 64+len(delta))
+	b = append(b, `{"type":"bash_execution_update"`...)
+	if id != nil {
+		b = append(b, `,"id":`...)
+		b = append(b, id...)
+	}
+	b = append(b, `,"delta":`...)
+	b = core.AppendJSONString(b, delta)
+	return append(b, '}')
 }
 
 func (s *Server) abortBash(r *request) error {
@@ -605,6 +627,9 @@ func contentText(raw json.RawMessage) string {
 	return b.String()
 }
 
+// getLastAssistantText answers with the text of the last assistant message, as pi 1.6.0
+// picks it: a message that did not stop normally (tool use, aborted, failed) counts only when
+// it has text.
 func (s *Server) getLastAssistantText(r *request) error {
 	msgs := s.sup.Messages()
 	var text *string
@@ -613,16 +638,17 @@ func (s *Server) getLastAssistantText(r *request) error {
 		if !ok {
 			continue
 		}
-		if am.StopReason == core.StopReasonAborted && len(am.Content) == 0 {
-			continue
-		}
 		var b strings.Builder
 		for _, c := range am.Content {
 			if c.Type == core.ContentText {
 				b.WriteString(c.Text)
 			}
 		}
-		if t := strings.TrimSpace(b.String()); t != "" {
+		t := strings.TrimSpace(b.String())
+		if am.StopReason != core.StopReasonStop && t == "" {
+			continue
+		}
+		if t != "" {
 			text = &t
 		}
 		break
@@ -645,6 +671,9 @@ func (s *Server) setSessionName(r *request) error {
 	if _, err := s.sup.SetSessionName(name); err != nil {
 		return err
 	}
+	// pi 1.6.0 announces the new name before it answers.
+	ev := append([]byte(`{"type":"session_info_changed","name":`), core.AppendJSONString(nil, name)...)
+	s.w.Write(append(ev, '}'))
 	s.w.Write(success(r.id, r.typ, nil))
 	return nil
 }

@@ -23,11 +23,16 @@ func appendEvent(dst []byte, ev *session.Event) ([]byte, error) {
 		dst = append(dst, `{"type":"agent_settled","aborted":`...)
 		dst = strconv.AppendBool(dst, aborted)
 		return append(dst, '}'), nil
+	case session.EventEntryAppended:
+		payload = struct {
+			Entry any `json:"entry"`
+		}{ev.Payload}
 	case session.EventQueueUpdate:
 		q, _ := ev.Payload.(session.QueueUpdate)
 		payload = piQueue{Steering: queueTexts(q.Steering), FollowUp: queueTexts(q.FollowUp)}
 	case session.EventAutoRetryStart, session.EventAutoRetryEnd, session.EventCompactionStart,
-		session.EventCompactionEnd, session.EventThinkingLevelChanged:
+		session.EventCompactionEnd, session.EventThinkingLevelChanged, session.EventSummarizationRetryScheduled,
+		session.EventSummarizationRetryAttemptStart, session.EventSummarizationRetryFinished:
 		payload = ev.Payload
 	default:
 		return nil, nil
@@ -59,9 +64,10 @@ func queueTexts(qs []session.QueuedInput) []string {
 	return out
 }
 
-// appendCore appends a core event in pi's AgentEvent shape. message_update carries the
-// partial message twice, as pi does: as "message" and as assistantMessageEvent.partial (pi-acp
-// reads tool-call ids, names and partial arguments from partial.content[contentIndex]).
+// appendCore appends a core event in pi 1.6.0's JSON event shape (docs/json.md of pi's
+// package). message_update carries only the delta: {type, usage, assistantMessageEvent}, the
+// latest cumulative usage and the provider event without its partial snapshot; toolcall_start
+// names the call (id, toolName), as pi 1.6.0's JsonAssistantMessageEvent does.
 func appendCore(dst []byte, e *core.Event) ([]byte, error) {
 	dst = append(dst, `{"type":"`...)
 	dst = append(dst, e.Type...)
@@ -95,17 +101,18 @@ func appendCore(dst []byte, e *core.Event) ([]byte, error) {
 			return nil, err
 		}
 	case core.MessageUpdate:
-		msg, err := json.Marshal(e.Message)
-		if err != nil {
+		am, _ := e.Message.(*core.AssistantMessage)
+		var usage core.Usage
+		if am != nil {
+			usage = am.Usage
+		}
+		if dst, err = appendField(dst, "usage", &usage); err != nil {
 			return nil, err
 		}
-		// pi's agent loop builds {type, assistantMessageEvent, message}: the event first.
 		dst = append(dst, `,"assistantMessageEvent":`...)
-		if dst, err = appendAssistantEvent(dst, e.Update, msg); err != nil {
+		if dst, err = appendAssistantEvent(dst, e.Update, am); err != nil {
 			return nil, err
 		}
-		dst = append(dst, `,"message":`...)
-		dst = append(dst, msg...)
 	case core.ToolExecutionStart, core.ToolExecutionUpdate, core.ToolExecutionEnd:
 		dst = append(dst, `,"toolCallId":`...)
 		dst = core.AppendJSONString(dst, e.ToolCallID)
@@ -126,6 +133,10 @@ func appendCore(dst []byte, e *core.Event) ([]byte, error) {
 			if dst, err = appendField(dst, "result", e.Result); err == nil {
 				dst = append(dst, `,"isError":`...)
 				dst = strconv.AppendBool(dst, e.IsError)
+				if e.DurationMs != nil {
+					dst = append(dst, `,"durationMs":`...)
+					dst = strconv.AppendInt(dst, *e.DurationMs, 10)
+				}
 			}
 		}
 		if err != nil {
@@ -135,32 +146,46 @@ func appendCore(dst []byte, e *core.Event) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-// appendAssistantEvent appends pi's AssistantMessageEvent; partial is the encoded message.
-// start has no contentIndex; done carries the final message as "message" and error as
-// "error", as pi-ai's stream does.
-func appendAssistantEvent(dst []byte, e *core.AssistantEvent, partial []byte) ([]byte, error) {
+// appendAssistantEvent appends pi's AssistantMessageEvent without its partial snapshot. start
+// has no contentIndex; done carries the final message as "message" and error as "error", as
+// pi-ai's stream does; toolcall_start adds the call's id and toolName from msg.
+func appendAssistantEvent(dst []byte, e *core.AssistantEvent, msg *core.AssistantMessage) ([]byte, error) {
 	dst = append(dst, `{"type":"`...)
 	dst = append(dst, e.Type...)
 	dst = append(dst, '"')
+	var err error
 	switch e.Type {
 	case core.EventStart:
-		dst = append(dst, `,"partial":`...)
-		dst = append(dst, partial...)
 		return append(dst, '}'), nil
 	case core.EventDone, core.EventError:
 		dst = append(dst, `,"reason":`...)
 		dst = core.AppendJSONString(dst, string(e.Reason))
-		if e.Type == core.EventDone {
-			dst = append(dst, `,"message":`...)
-		} else {
-			dst = append(dst, `,"error":`...)
+		name := "message"
+		if e.Type == core.EventError {
+			name = "error"
 		}
-		dst = append(dst, partial...)
+		if dst, err = appendField(dst, name, msg); err != nil {
+			return nil, err
+		}
 		return append(dst, '}'), nil
 	}
 	dst = append(dst, `,"contentIndex":`...)
 	dst = strconv.AppendInt(dst, int64(e.ContentIndex), 10)
 	switch e.Type {
+	case core.EventToolCallStart:
+		id, name := e.ID, e.Name
+		if msg != nil && e.ContentIndex >= 0 && e.ContentIndex < len(msg.Content) {
+			if id == "" {
+				id = msg.Content[e.ContentIndex].ID
+			}
+			if name == "" {
+				name = msg.Content[e.ContentIndex].Name
+			}
+		}
+		dst = append(dst, `,"id":`...)
+		dst = core.AppendJSONString(dst, id)
+		dst = append(dst, `,"toolName":`...)
+		dst = core.AppendJSONString(dst, name)
 	case core.EventTextDelta, core.EventThinkingDelta, core.EventToolCallDelta:
 		dst = append(dst, `,"delta":`...)
 		dst = core.AppendJSONString(dst, e.Delta)
@@ -168,13 +193,10 @@ func appendAssistantEvent(dst []byte, e *core.AssistantEvent, partial []byte) ([
 		dst = append(dst, `,"content":`...)
 		dst = core.AppendJSONString(dst, e.Content)
 	case core.EventToolCallEnd:
-		var err error
 		if dst, err = appendField(dst, "toolCall", e.ToolCall); err != nil {
 			return nil, err
 		}
 	}
-	dst = append(dst, `,"partial":`...)
-	dst = append(dst, partial...)
 	return append(dst, '}'), nil
 }
 

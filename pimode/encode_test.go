@@ -25,42 +25,35 @@ func encode(t *testing.T, ev *session.Event) map[string]any {
 	return m
 }
 
-func TestMessageUpdateCarriesPartial(t *testing.T) {
+// pi 1.6.0's message_update is delta-only: {type, usage, assistantMessageEvent}, no
+// cumulative message, no partial; toolcall_start names the call.
+func TestMessageUpdateCarriesOnlyTheDelta(t *testing.T) {
 	msg := &core.AssistantMessage{Content: []core.Content{
 		{Type: core.ContentText, Text: "Hi"},
 		{Type: core.ContentToolCall, ID: "call_1", Name: "bash", Arguments: map[string]any{"command": "ls"}},
-	}}
-	ev := &session.Event{Type: string(core.MessageUpdate), RunID: "r1", SessionID: "s1", Core: &core.Event{
-		Type: core.MessageUpdate, Message: msg,
-		Update: &core.AssistantEvent{Type: core.EventToolCallDelta, ContentIndex: 1, Delta: `"ls"}`, Partial: msg},
-	}}
-	m := encode(t, ev)
-	for _, k := range []string{"seq", "runId", "sessionId"} {
-		if _, ok := m[k]; ok {
-			t.Errorf("pi events carry no %s: %v", k, m)
-		}
+	}, Usage: core.Usage{Input: 7, Output: 2, TotalTokens: 9}}
+	update := func(u core.AssistantEvent) *session.Event {
+		u.Partial = msg
+		return &session.Event{Type: string(core.MessageUpdate), RunID: "r1", SessionID: "s1", Core: &core.Event{
+			Type: core.MessageUpdate, Message: msg, Update: &u}}
 	}
-	ame := m["assistantMessageEvent"].(map[string]any)
-	partial := ame["partial"].(map[string]any)
-	call := partial["content"].([]any)[1].(map[string]any)
-	if call["id"] != "call_1" || call["name"] != "bash" {
-		t.Fatalf("partial.content[contentIndex] = %v", call)
-	}
-	if ame["contentIndex"] != float64(1) || ame["delta"] != `"ls"}` {
-		t.Fatalf("assistantMessageEvent = %v", ame)
-	}
-	if _, ok := m["message"].(map[string]any); !ok {
-		t.Fatalf("message missing: %v", m)
-	}
-	// The keys in pi's order (its agent loop builds {type, assistantMessageEvent, message}),
-	// for clients that compare lines.
-	data, err := appendEvent(nil, ev)
+	data, err := appendEvent(nil, update(core.AssistantEvent{Type: core.EventToolCallDelta, ContentIndex: 1, Delta: `"ls"}`}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(data), `{"type":"message_update","assistantMessageEvent":{`) ||
-		strings.Index(string(data), `"message":`) < strings.Index(string(data), `"assistantMessageEvent":`) {
-		t.Fatalf("key order differs from pi's: %.120s", data)
+	want := `{"type":"message_update","usage":{"input":7,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":9,` +
+		`"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},` +
+		`"assistantMessageEvent":{"type":"toolcall_delta","contentIndex":1,"delta":"\"ls\"}"}}`
+	if string(data) != want {
+		t.Fatalf("got  %s\nwant %s", data, want)
+	}
+	start := encode(t, update(core.AssistantEvent{Type: core.EventToolCallStart, ContentIndex: 1}))
+	ame := start["assistantMessageEvent"].(map[string]any)
+	if ame["id"] != "call_1" || ame["toolName"] != "bash" {
+		t.Fatalf("toolcall_start = %v", ame)
+	}
+	if _, ok := ame["partial"]; ok {
+		t.Fatalf("toolcall_start carries partial: %v", ame)
 	}
 }
 
@@ -69,7 +62,7 @@ func TestAssistantStartAndDone(t *testing.T) {
 	start := encode(t, &session.Event{Type: "message_update", Core: &core.Event{Type: core.MessageUpdate, Message: msg,
 		Update: &core.AssistantEvent{Type: core.EventStart, Partial: msg}}})
 	ame := start["assistantMessageEvent"].(map[string]any)
-	if _, ok := ame["contentIndex"]; ok || ame["partial"] == nil {
+	if _, ok := ame["contentIndex"]; ok || ame["partial"] != nil {
 		t.Fatalf("start = %v", ame)
 	}
 	done := encode(t, &session.Event{Type: "message_update", Core: &core.Event{Type: core.MessageUpdate, Message: msg,
@@ -135,8 +128,8 @@ func TestWriterKeepsOneOrder(t *testing.T) {
 	}
 }
 
-// The last text_delta of a 20,000-delta reply (5 bytes each) is the largest line of the
-// reply; it stays under a Go SDK scanner's 4 MiB.
+// A text_delta late in a 20,000-delta reply (5 bytes each) is as small as the first: updates
+// carry no snapshot of the message.
 func TestLargestLineOf20000Deltas(t *testing.T) {
 	text := strings.Repeat("word ", 20000)
 	msg := &core.AssistantMessage{Content: []core.Content{{Type: core.ContentText, Text: text}},
@@ -147,7 +140,7 @@ func TestLargestLineOf20000Deltas(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("largest line of a 20,000-delta reply (%d bytes of text): %d bytes", len(text), len(data)+1)
-	if len(data)+1 >= 4<<20 {
+	if len(data)+1 >= 512 {
 		t.Fatalf("line of %d bytes", len(data)+1)
 	}
 }

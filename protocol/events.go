@@ -150,6 +150,26 @@ type AutoRetryStartEvent struct {
 	Envelope
 }
 
+// SummarizationRetryScheduledEvent announces a retry of a failed summary request.
+type SummarizationRetryScheduledEvent struct {
+	Type string `json:"type" jsonschema:"enum=summarization_retry_scheduled"`
+	sessionapi.SummarizationRetryScheduled
+	Envelope
+}
+
+// SummarizationRetryAttemptStartEvent starts the retried summary request.
+type SummarizationRetryAttemptStartEvent struct {
+	Type string `json:"type" jsonschema:"enum=summarization_retry_attempt_start"`
+	sessionapi.SummarizationRetryAttemptStart
+	Envelope
+}
+
+// SummarizationRetryFinishedEvent ends the retries of a summary request.
+type SummarizationRetryFinishedEvent struct {
+	Type string `json:"type" jsonschema:"enum=summarization_retry_finished"`
+	Envelope
+}
+
 // AutoRetryEndEvent ends a series of retries.
 type AutoRetryEndEvent struct {
 	Type string `json:"type" jsonschema:"enum=auto_retry_end"`
@@ -315,6 +335,9 @@ var eventDefs = []eventDef{
 	{sessionapi.EventAutoRetryStart, "AutoRetryStartEvent", AutoRetryStartEvent{}},
 	{sessionapi.EventAutoRetryEnd, "AutoRetryEndEvent", AutoRetryEndEvent{}},
 	{sessionapi.EventCompactionStart, "CompactionStartEvent", CompactionStartEvent{}},
+	{sessionapi.EventSummarizationRetryScheduled, "SummarizationRetryScheduledEvent", SummarizationRetryScheduledEvent{}},
+	{sessionapi.EventSummarizationRetryAttemptStart, "SummarizationRetryAttemptStartEvent", SummarizationRetryAttemptStartEvent{}},
+	{sessionapi.EventSummarizationRetryFinished, "SummarizationRetryFinishedEvent", SummarizationRetryFinishedEvent{}},
 	{sessionapi.EventCompactionEnd, "CompactionEndEvent", CompactionEndEvent{}},
 	{sessionapi.EventPermissionRequested, "PermissionRequestedEvent", PermissionRequestedEvent{}},
 	{sessionapi.EventPermissionResolved, "PermissionResolvedEvent", PermissionResolvedEvent{}},

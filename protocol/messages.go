@@ -107,6 +107,10 @@ type AssistantMessage struct {
 	StopReason   core.StopReason `json:"stopReason"`
 	ErrorMessage string          `json:"errorMessage,omitempty"`
 	Timestamp    int64           `json:"timestamp"`
+	// DurationMs is how long the model call took, from the request to its last event.
+	DurationMs *int64 `json:"durationMs,omitempty"`
+	// ThinkingLevel is the thinking level the request asked for.
+	ThinkingLevel core.ThinkingLevel `json:"thinkingLevel,omitempty"`
 }
 
 // Diagnostic is a provider diagnostic attached to an assistant message.
@@ -132,9 +136,11 @@ type ToolResultMessage struct {
 	ToolName   string        `json:"toolName"`
 	Content    []UserContent `json:"content"`
 	// Details are the tool's structured details (a diff, a truncation notice), any JSON.
-	Details   any   `json:"details,omitempty"`
-	IsError   bool  `json:"isError"`
-	Timestamp int64 `json:"timestamp"`
+	Details any  `json:"details,omitempty"`
+	IsError bool `json:"isError"`
+	// DurationMs is how long the tool ran; absent when it did not run.
+	DurationMs *int64 `json:"durationMs,omitempty"`
+	Timestamp  int64  `json:"timestamp"`
 }
 
 // BashExecutionMessage records a shell command run with the bash method; the model sees it

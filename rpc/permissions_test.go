@@ -30,7 +30,7 @@ func toolPeer(t *testing.T, approval string, steps ...faux.Step) (*peer, string)
 }
 
 func shellIn(dir string) session.ShellRunner {
-	return func(ctx context.Context, command string, timeout time.Duration, onUpdate func(string)) (session.BashResult, error) {
+	return func(ctx context.Context, command string, timeout time.Duration, onUpdate, _ func(string)) (session.BashResult, error) {
 		res, err := tools.RunShell(ctx, tools.ShellOptions{Command: command, Dir: dir, Timeout: timeout,
 			OnUpdate: func(s tools.ShellSnapshot) { onUpdate(s.Output) }})
 		return session.BashResult{Output: res.Output, ExitCode: res.ExitCode, Cancelled: res.Cancelled, Truncated: res.Truncated, FullOutputPath: res.FullOutputPath}, err

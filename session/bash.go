@@ -9,7 +9,21 @@ import (
 
 // ShellRunner runs a command for the bash method; onUpdate receives throttled snapshots of
 // the output so far (replace semantics). The binary wires the tools package's shell runner.
-type ShellRunner func(ctx context.Context, command string, timeout time.Duration, onUpdate func(output string)) (BashResult, error)
+// onUpdate receives throttled snapshots of the output's tail (replace semantics), onChunk
+// every piece of output as it arrives (pi 1.6.0's bash_execution_update deltas).
+type ShellRunner func(ctx context.Context, command string, timeout time.Duration, onUpdate func(output string), onChunk func(delta string)) (BashResult, error)
+
+// BashOptions are the options of [Supervisor.BashWith].
+type BashOptions struct {
+	// Timeout kills the command after this long; 0 means none.
+	Timeout time.Duration
+	// ExcludeFromContext stores the execution but keeps its output out of the model's
+	// context (pi's excludeFromContext).
+	ExcludeFromContext bool
+	// OnChunk, if set, receives each piece of output as it arrives, in order, before the
+	// result. It must not call the supervisor.
+	OnChunk func(delta string)
+}
 
 // bashState is the user's running command and the messages waiting for the next period.
 type bashState struct {
@@ -27,6 +41,11 @@ type bashState struct {
 // idle, otherwise when the next busy period starts. The Pending finishes with the result and
 // the seq of the last event it caused; its Cancel kills the command, as AbortBash does.
 func (s *Supervisor) Bash(command string, timeout time.Duration) (*Pending[BashResult], error) {
+	return s.BashWith(command, BashOptions{Timeout: timeout})
+}
+
+// BashWith is [Supervisor.Bash] with pi's options: output chunks and excludeFromContext.
+func (s *Supervisor) BashWith(command string, o BashOptions) (*Pending[BashResult], error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.readyLocked(); err != nil {
@@ -46,21 +65,28 @@ func (s *Supervisor) Bash(command string, timeout time.Duration) (*Pending[BashR
 	done.cancel = cancel
 	go func() {
 		defer cancel()
-		res, seq, err := s.runBash(runCtx, shell, id, command, timeout)
+		res, seq, err := s.runBash(runCtx, shell, id, command, o)
 		done.finish(res, seq, err)
 	}()
 	return done, nil
 }
 
-func (s *Supervisor) runBash(ctx context.Context, shell ShellRunner, id, command string, timeout time.Duration) (BashResult, int64, error) {
-	res, err := shell(ctx, command, timeout, func(output string) {
+func (s *Supervisor) runBash(ctx context.Context, shell ShellRunner, id, command string, o BashOptions) (BashResult, int64, error) {
+	onChunk := func(string) {}
+	if o.OnChunk != nil {
+		onChunk = func(delta string) {
+			o.OnChunk(delta)
+			s.sink.Wait(ctx)
+		}
+	}
+	res, err := shell(ctx, command, o.Timeout, func(output string) {
 		s.mu.Lock()
 		s.emitLocked(EventBashUpdate, BashUpdate{BashID: id, Output: output})
 		s.mu.Unlock()
 		// Backpressure like the agent's runs: a client that stops reading pauses the
 		// command's output instead of growing the server's memory.
 		s.sink.Wait(ctx)
-	})
+	}, onChunk)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -71,6 +97,7 @@ func (s *Supervisor) runBash(ctx context.Context, shell ShellRunner, id, command
 	msg := &core.BashExecutionMessage{
 		Command: command, Output: res.Output, ExitCode: res.ExitCode, Cancelled: res.Cancelled,
 		Truncated: res.Truncated, FullOutputPath: res.FullOutputPath, Timestamp: s.clock.Now().UnixMilli(),
+		ExcludeFromContext: o.ExcludeFromContext,
 	}
 	if s.period == nil {
 		s.addBashLocked(msg)

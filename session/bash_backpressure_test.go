@@ -43,7 +43,7 @@ func TestBashUpdatesWaitForTheClient(t *testing.T) {
 	store := session.NewMemoryStore("s", func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return "2026-01-01T00:00:00.000Z" })
 	sup := session.New(session.Config{
 		Agent: core.Options{}, Store: store, Sink: sink,
-		Shell: func(ctx context.Context, command string, timeout time.Duration, onUpdate func(string)) (session.BashResult, error) {
+		Shell: func(ctx context.Context, command string, timeout time.Duration, onUpdate, _ func(string)) (session.BashResult, error) {
 			res, err := tools.RunShell(ctx, tools.ShellOptions{Command: command, Dir: dir, Timeout: timeout, OnUpdate: func(s tools.ShellSnapshot) { onUpdate(s.Output) }})
 			return session.BashResult{Output: res.Output}, err
 		},

@@ -30,7 +30,7 @@ func TestPendingBashStaysWithItsSession(t *testing.T) {
 	sink := &recordingSink{}
 	sup := session.New(session.Config{
 		Agent: core.Options{Provider: model, Model: model.Model()}, Store: store, Sink: sink,
-		Shell: func(ctx context.Context, command string, timeout time.Duration, onUpdate func(string)) (session.BashResult, error) {
+		Shell: func(ctx context.Context, command string, timeout time.Duration, onUpdate, _ func(string)) (session.BashResult, error) {
 			return session.BashResult{Output: "secret from session 1"}, nil
 		},
 	})

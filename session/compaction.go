@@ -157,10 +157,32 @@ func compactionMessages(entries []*Entry) []core.Message {
 // failed: …" for the second); a cancelled one returns an error that wraps ctx's error, so
 // errors.Is(err, context.Canceled) detects an abort.
 func Compact(ctx context.Context, p core.Provider, model core.Model, thinking core.ThinkingLevel, prep *CompactionPreparation, customInstructions string) (*CompactionResult, error) {
+	return compactWith(ctx, &summarizer{provider: p, model: model, thinking: summaryThinking(model, thinking), reserve: prep.Settings.ReserveTokens}, prep, customInstructions)
+}
+
+// SummaryRetry retries failed summary requests (pi 1.6.0's summarization retry): a
+// retryable failure is retried after Settings' backoff, up to Settings.MaxRetries times,
+// and announced through the callbacks (each may be nil).
+type SummaryRetry struct {
+	Settings RetrySettings
+	// ContextWindow is the model's, to classify an overflow as not retryable.
+	ContextWindow int
+	// Wait sleeps for d or until ctx ends.
+	Wait         func(ctx context.Context, d time.Duration) error
+	Scheduled    func(SummarizationRetryScheduled)
+	AttemptStart func()
+	Finished     func()
+}
+
+// CompactWithRetry is [Compact] with retries of failed summary requests.
+func CompactWithRetry(ctx context.Context, p core.Provider, model core.Model, thinking core.ThinkingLevel, prep *CompactionPreparation, customInstructions string, retry *SummaryRetry) (*CompactionResult, error) {
+	return compactWith(ctx, &summarizer{provider: p, model: model, thinking: summaryThinking(model, thinking), reserve: prep.Settings.ReserveTokens, retry: retry}, prep, customInstructions)
+}
+
+func compactWith(ctx context.Context, s *summarizer, prep *CompactionPreparation, customInstructions string) (*CompactionResult, error) {
 	if prep.FirstKeptEntryID == "" {
 		return nil, errors.New("First kept entry has no UUID - session may need migration")
 	}
-	s := summarizer{provider: p, model: model, thinking: summaryThinking(model, thinking), reserve: prep.Settings.ReserveTokens}
 	summary, err := s.history(ctx, prep, customInstructions)
 	if err != nil {
 		return nil, err
@@ -177,6 +199,7 @@ func Compact(ctx context.Context, p core.Provider, model core.Model, thinking co
 		Summary:          summary + formatFileOperations(readFiles, modifiedFiles),
 		FirstKeptEntryID: prep.FirstKeptEntryID,
 		TokensBefore:     prep.TokensBefore,
+		Usage:            s.usage,
 		Details:          &CompactionDetails{ReadFiles: readFiles, ModifiedFiles: modifiedFiles},
 	}, nil
 }
@@ -196,6 +219,9 @@ type summarizer struct {
 	model    core.Model
 	thinking core.ThinkingLevel
 	reserve  int
+	retry    *SummaryRetry
+	// usage adds up the usage of every summary response.
+	usage *core.Usage
 }
 
 // history summarises the messages before the cut. With a split turn and nothing before it,
@@ -295,8 +321,51 @@ func (s *summarizer) request(prompt string, maxTokens int) *core.Request {
 // complete runs one request to its end and returns the response's text blocks joined by
 // newlines. failure prefixes the error text of a failed response.
 func (s *summarizer) complete(ctx context.Context, req *core.Request, failure string) (string, error) {
+	for attempt := 1; ; attempt++ {
+		text, final, err := s.attempt(ctx, req, failure)
+		r := s.retry
+		if err == nil || final == nil || final.StopReason != core.StopReasonError || r == nil || !r.Settings.Enabled ||
+			attempt > r.Settings.MaxRetries || failureKind(final, r.ContextWindow) != core.ErrorRetryable {
+			if attempt > 1 && r != nil && r.Finished != nil {
+				r.Finished()
+			}
+			return text, err
+		}
+		delay, ok := r.Settings.retryDelay(attempt, final.Failure)
+		if !ok {
+			return text, err
+		}
+		if r.Scheduled != nil {
+			r.Scheduled(SummarizationRetryScheduled{Attempt: attempt, MaxAttempts: r.Settings.MaxRetries,
+				DelayMs: delay.Milliseconds(), ErrorMessage: cmp.Or(final.ErrorMessage, "Unknown error")})
+		}
+		if werr := r.Wait(ctx, delay); werr != nil {
+			if r.Finished != nil {
+				r.Finished()
+			}
+			return "", fmt.Errorf("summarization aborted: %w", werr)
+		}
+		if r.AttemptStart != nil {
+			r.AttemptStart()
+		}
+	}
+}
+
+// attempt runs one summary request to its end.
+func (s *summarizer) attempt(ctx context.Context, req *core.Request, failure string) (string, *core.AssistantMessage, error) {
+	text, final, err := s.attemptOnce(ctx, req, failure)
+	if final != nil && final.StopReason != core.StopReasonError && final.StopReason != core.StopReasonAborted {
+		if s.usage == nil {
+			s.usage = &core.Usage{}
+		}
+		s.usage.Add(final.Usage)
+	}
+	return text, final, err
+}
+
+func (s *summarizer) attemptOnce(ctx context.Context, req *core.Request, failure string) (string, *core.AssistantMessage, error) {
 	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("summarization aborted: %w", err)
+		return "", nil, fmt.Errorf("summarization aborted: %w", err)
 	}
 	var final *core.AssistantMessage
 	for ev := range s.provider.Stream(ctx, req) {
@@ -305,6 +374,12 @@ func (s *summarizer) complete(ctx context.Context, req *core.Request, failure st
 			break
 		}
 	}
+	text, err := finalText(ctx, final, failure)
+	return text, final, err
+}
+
+// finalText is a summary response's text, or why there is none.
+func finalText(ctx context.Context, final *core.AssistantMessage, failure string) (string, error) {
 	switch {
 	case final == nil:
 		return "", fmt.Errorf("%s: the model's response ended without a result", failure)

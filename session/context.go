@@ -1,6 +1,8 @@
 package session
 
 import (
+	"encoding/json"
+
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
@@ -15,13 +17,17 @@ type Context struct {
 	ModelID  string
 }
 
-// BuildContext projects a branch (root to leaf) to model context: with a compaction on the
-// branch, the latest one's summary first, then the entries it kept (from firstKeptEntryId),
-// then what came after it; message, custom_message and branch_summary entries become
-// messages; other entries only set the thinking level and model.
+// BuildContext projects a branch (root to leaf) to model context (pi 1.6.0's
+// buildSessionProjection): with a compaction on the branch, the latest one's system checkpoint
+// (when it has one) and summary first, then the non-system entries it kept (from
+// firstKeptEntryId), then what came after it; message, custom_message and branch_summary
+// entries become messages; the latest context_edit on the branch for an entry omits it
+// (replacement null) or replaces its content; other entries only set the thinking level and
+// model.
 func BuildContext(path []*Entry) Context {
 	ctx := Context{ThinkingLevel: core.ThinkingOff, Messages: make([]core.Message, 0, len(path))}
 	compaction := -1
+	var edits map[string]*Entry
 	for i, e := range path {
 		switch e.Type {
 		case EntryThinkingLevelChange:
@@ -34,29 +40,104 @@ func BuildContext(path []*Entry) Context {
 			}
 		case EntryCompaction:
 			compaction = i
+		case EntryContextEdit:
+			if edits == nil {
+				edits = map[string]*Entry{}
+			}
+			edits[e.TargetID] = e
 		}
+	}
+	add := func(e *Entry) {
+		if edit := edits[e.ID]; edit != nil {
+			if m, ok := editedMessage(e, edit); ok {
+				if m != nil {
+					ctx.Messages = append(ctx.Messages, m)
+				}
+				return
+			}
+		}
+		ctx.Messages = appendEntryMessage(ctx.Messages, e)
 	}
 	if compaction < 0 {
 		for _, e := range path {
-			ctx.Messages = appendEntryMessage(ctx.Messages, e)
+			add(e)
 		}
 		return ctx
 	}
 	c := path[compaction]
+	if c.SystemMessage != nil {
+		ctx.Messages = append(ctx.Messages, c.SystemMessage)
+	}
 	ctx.Messages = append(ctx.Messages, &core.CompactionSummaryMessage{Summary: c.Summary, TokensBefore: c.TokensBefore, Timestamp: isoMillis(c.Timestamp)})
 	keeping := false
 	for _, e := range path[:compaction] {
 		if e.ID == c.FirstKeptEntryID {
 			keeping = true
 		}
-		if keeping {
-			ctx.Messages = appendEntryMessage(ctx.Messages, e)
+		if keeping && !isSystemEntry(e) {
+			add(e)
 		}
 	}
 	for _, e := range path[compaction+1:] {
-		ctx.Messages = appendEntryMessage(ctx.Messages, e)
+		add(e)
 	}
 	return ctx
+}
+
+// isSystemEntry reports a message entry holding a system message.
+func isSystemEntry(e *Entry) bool {
+	if e.Type != EntryMessage {
+		return false
+	}
+	_, ok := e.Message.(*core.SystemMessage)
+	return ok
+}
+
+// editedMessage applies a context_edit to its target: nil, true when the edit omits it; the
+// message with the replacement content, true; false when the edit does not apply (a target
+// that holds no message, or a replacement that does not decode), and the target counts as
+// it is.
+func editedMessage(target, edit *Entry) (core.Message, bool) {
+	if len(edit.Replacement) == 0 {
+		return nil, true
+	}
+	content, err := decodeReplacement(edit.Replacement)
+	if err != nil {
+		return nil, false
+	}
+	switch target.Type {
+	case EntryCustomMessage:
+		return &core.CustomMessage{CustomType: target.CustomType, Content: content, Display: target.Display, Details: target.Details, Timestamp: isoMillis(target.Timestamp)}, true
+	case EntryMessage:
+		switch m := target.Message.(type) {
+		case *core.UserMessage:
+			c := *m
+			c.Content = content
+			return &c, true
+		case *core.AssistantMessage:
+			c := *m
+			c.Content = content
+			return &c, true
+		case *core.ToolResultMessage:
+			c := *m
+			c.Content = content
+			return &c, true
+		case *core.CustomMessage:
+			c := *m
+			c.Content = content
+			return &c, true
+		}
+	}
+	return nil, false
+}
+
+// decodeReplacement reads a replacement: a string (one text block) or content blocks.
+func decodeReplacement(raw json.RawMessage) ([]core.Content, error) {
+	var blocks []core.Content
+	if err := json.Unmarshal(raw, &blocks); err == nil {
+		return blocks, nil
+	}
+	return core.DecodeContentString(raw)
 }
 
 func appendEntryMessage(ms []core.Message, e *Entry) []core.Message {

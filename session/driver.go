@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -98,7 +99,11 @@ func (s *Supervisor) promptStage(p *period, in *input, gated bool) *stage {
 // accepted, so a failure to start (which cannot happen while the period is idle) settles the
 // period as failed rather than failing the request.
 func (s *Supervisor) promptLocked(p *period, in *input) outcome {
-	run, err := s.agent.Prompt(core.Input{ID: in.id, Message: in.msg})
+	ins := []core.Input{{ID: in.id, Message: in.msg}}
+	if sys := s.systemDeclarationLocked(); sys != nil {
+		ins = append([]core.Input{{Message: sys}}, ins...)
+	}
+	run, err := s.agent.Prompt(ins...)
 	if err != nil {
 		p.failure = &SettleError{Kind: SettleErrorProvider, Message: err.Error()}
 		return settles
@@ -182,6 +187,7 @@ func (s *Supervisor) backoffLocked(p *period, n next) outcome {
 	if p.aborted {
 		return settles
 	}
+	s.omitRetriedFailureLocked()
 	delay := time.Duration(n.delay) * time.Millisecond
 	s.ledger.retryUntil = s.clock.Now().Add(delay).UnixMilli()
 	s.emitLocked(EventAutoRetryStart, AutoRetryStart{Attempt: p.retryAttempt, MaxAttempts: s.cfg.Retry.MaxRetries, DelayMs: n.delay, ErrorMessage: n.error})
@@ -257,7 +263,7 @@ func (s *Supervisor) runCompaction(p *period, c compactionRun) (*CompactionResul
 	if st.Model.Reasoning {
 		thinking = st.ThinkingLevel
 	}
-	result, err := Compact(p.ctx, provider, st.Model, thinking, prep, c.instructions)
+	result, err := CompactWithRetry(p.ctx, provider, st.Model, thinking, prep, c.instructions, s.summaryRetry(reason, st.Model.ContextWindow))
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -279,14 +285,100 @@ func (s *Supervisor) runCompaction(p *period, c compactionRun) (*CompactionResul
 		}
 		return nil, errors.New(msg)
 	}
-	entry := &Entry{Type: EntryCompaction, Summary: result.Summary, FirstKeptEntryID: result.FirstKeptEntryID, TokensBefore: result.TokensBefore}
+	entry := &Entry{Type: EntryCompaction, Summary: result.Summary, FirstKeptEntryID: result.FirstKeptEntryID, TokensBefore: result.TokensBefore, Usage: result.Usage}
+	if s.cfg.SystemMessages {
+		entry.SystemMessage = s.currentSystemMessageLocked()
+	}
 	if result.Details != nil {
 		entry.Details, _ = jsonMarshal(result.Details)
 	}
 	s.appendLocked(entry)
-	s.agent.SetMessages(BuildContext(Branch(s.store)).Messages)
+	after := BuildContext(Branch(s.store)).Messages
+	s.agent.SetMessages(after)
+	for _, m := range after {
+		result.EstimatedTokensAfter += EstimateTokens(m)
+	}
 	s.emitLocked(EventCompactionEnd, CompactionEnd{Reason: reason, Result: result, WillRetry: c.willRetry})
 	return result, nil
+}
+
+// omitRetriedFailureLocked hides the failed reply about to be retried from the model context
+// of the session file, as pi 1.6.0 does: a context_edit entry omitting it (replacement null),
+// announced with entry_appended. With Config.SystemMessages only (pi 1.6.0's entries); the
+// agent drops the failed reply from its context on its own.
+func (s *Supervisor) omitRetriedFailureLocked() {
+	if !s.cfg.SystemMessages {
+		return
+	}
+	path := Branch(s.store)
+	if len(path) == 0 {
+		return
+	}
+	last := path[len(path)-1]
+	if am, ok := last.Message.(*core.AssistantMessage); !ok || last.Type != EntryMessage || am.StopReason != core.StopReasonError {
+		return
+	}
+	edit := &Entry{Type: EntryContextEdit, TargetID: last.ID}
+	s.appendLocked(edit)
+	s.emitLocked(EventEntryAppended, edit)
+}
+
+// systemDeclarationLocked is the system message a prompt starts with when the context
+// declares no prompt and tools yet (the first prompt of a session, or of a session written
+// before system messages existed), with Config.SystemMessages; nil otherwise.
+func (s *Supervisor) systemDeclarationLocked() *core.SystemMessage {
+	if !s.cfg.SystemMessages {
+		return nil
+	}
+	for _, m := range s.agent.Messages() {
+		if _, ok := m.(*core.SystemMessage); ok {
+			return nil
+		}
+	}
+	return s.currentSystemMessageLocked()
+}
+
+// currentSystemMessageLocked declares the agent's system prompt (one section, "prompt") and
+// tools from nothing.
+func (s *Supervisor) currentSystemMessageLocked() *core.SystemMessage {
+	st := s.agent.State()
+	var sections []core.SystemSection
+	if st.SystemPrompt != "" {
+		sections = []core.SystemSection{{Name: "prompt", Text: st.SystemPrompt}}
+	}
+	specs := make([]core.ToolSpec, 0, len(st.Tools))
+	for _, t := range st.Tools {
+		info := t.Info()
+		specs = append(specs, core.ToolSpec{Name: info.Name, Description: info.Description, Parameters: info.Parameters})
+	}
+	return core.NewSystemMessage(sections, specs, s.clock.Now().UnixMilli())
+}
+
+// summaryRetry retries a compaction's failed summary requests with the session's retry
+// settings, announcing each retry with the summarization_retry_* events.
+func (s *Supervisor) summaryRetry(reason CompactionReason, contextWindow int) *SummaryRetry {
+	emit := func(typ string, payload any) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.emitLocked(typ, payload)
+	}
+	return &SummaryRetry{
+		Settings:      s.cfg.Retry,
+		ContextWindow: contextWindow,
+		Wait: func(ctx context.Context, d time.Duration) error {
+			select {
+			case <-s.clock.After(d):
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		},
+		Scheduled: func(e SummarizationRetryScheduled) { emit(EventSummarizationRetryScheduled, e) },
+		AttemptStart: func() {
+			emit(EventSummarizationRetryAttemptStart, SummarizationRetryAttemptStart{Source: "compaction", Reason: reason})
+		},
+		Finished: func() { emit(EventSummarizationRetryFinished, SummarizationRetryFinished{}) },
+	}
 }
 
 func lastIsCompaction(path []*Entry) bool {
@@ -356,7 +448,10 @@ func (s *Supervisor) Compact(instructions string) (*Pending[*CompactionResult], 
 		return nil, err
 	}
 	if _, err := prepareAutoCompaction(Branch(s.store), s.cfg.Compaction, s.agent.State().Model.ContextWindow, CompactionManual); err != nil {
-		// Nothing to do: answer at once, without a busy period.
+		// Nothing to do: answer at once, without a busy period, after the compaction's
+		// start and its failed end (as pi 1.6.0 announces a refused compaction).
+		s.emitLocked(EventCompactionStart, CompactionStart{Reason: CompactionManual})
+		s.emitLocked(EventCompactionEnd, CompactionEnd{Reason: CompactionManual, ErrorMessage: "Compaction failed: " + err.Error()})
 		return nil, &Error{Kind: KindInvalidState, Message: err.Error()}
 	}
 	p := s.newPeriodLocked()

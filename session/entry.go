@@ -20,6 +20,9 @@ const (
 	EntryCustomMessage       EntryType = "custom_message"
 	EntryLabel               EntryType = "label"
 	EntrySessionInfo         EntryType = "session_info"
+	// pi 1.6.0's entries: usage outside assistant messages, and edits of the model context.
+	EntryUsage       EntryType = "usage"
+	EntryContextEdit EntryType = "context_edit"
 )
 
 // Entry is one node of the session tree. It is one flat struct; Type says which fields apply,
@@ -48,6 +51,18 @@ type Entry struct {
 	Details          json.RawMessage
 	FromHook         bool
 	FromID           string
+	// Usage is what generating a compaction's or branch_summary's summary used, and a usage
+	// entry's usage; Kind, Model (and Provider) and Note are a usage entry's.
+	Usage *core.Usage
+	Kind  string
+	Model string
+	Note  string
+	// SystemMessage is a compaction's checkpoint of the prompt and tools (pi 1.6.0): it leads
+	// the compacted context.
+	SystemMessage *core.SystemMessage
+	// Replacement is a context_edit's new content for its TargetID, or nil (JSON null): the
+	// target leaves the model context.
+	Replacement json.RawMessage
 	// CustomType and Data are a custom entry's; CustomType, Content, Display and Details a
 	// custom_message's.
 	CustomType string
@@ -106,12 +121,14 @@ func (e *Entry) MarshalJSON() ([]byte, error) {
 	case EntryCompaction:
 		return json.Marshal(struct {
 			entryHead
-			Summary          string          `json:"summary"`
-			FirstKeptEntryID string          `json:"firstKeptEntryId"`
-			TokensBefore     int             `json:"tokensBefore"`
-			Details          json.RawMessage `json:"details,omitempty"`
-			FromHook         bool            `json:"fromHook,omitempty"`
-		}{h, e.Summary, e.FirstKeptEntryID, e.TokensBefore, e.Details, e.FromHook})
+			Summary          string              `json:"summary"`
+			FirstKeptEntryID string              `json:"firstKeptEntryId"`
+			TokensBefore     int                 `json:"tokensBefore"`
+			Details          json.RawMessage     `json:"details,omitempty"`
+			FromHook         bool                `json:"fromHook,omitempty"`
+			Usage            *core.Usage         `json:"usage,omitempty"`
+			SystemMessage    *core.SystemMessage `json:"systemMessage,omitempty"`
+		}{h, e.Summary, e.FirstKeptEntryID, e.TokensBefore, e.Details, e.FromHook, e.Usage, e.SystemMessage})
 	case EntryBranchSummary:
 		return json.Marshal(struct {
 			entryHead
@@ -119,7 +136,8 @@ func (e *Entry) MarshalJSON() ([]byte, error) {
 			Summary  string          `json:"summary"`
 			Details  json.RawMessage `json:"details,omitempty"`
 			FromHook bool            `json:"fromHook,omitempty"`
-		}{h, e.FromID, e.Summary, e.Details, e.FromHook})
+			Usage    *core.Usage     `json:"usage,omitempty"`
+		}{h, e.FromID, e.Summary, e.Details, e.FromHook, e.Usage})
 	case EntryCustom:
 		return json.Marshal(struct {
 			entryHead
@@ -149,6 +167,25 @@ func (e *Entry) MarshalJSON() ([]byte, error) {
 			entryHead
 			Name string `json:"name,omitempty"`
 		}{h, e.Name})
+	case EntryContextEdit:
+		replacement := e.Replacement
+		if len(replacement) == 0 {
+			replacement = json.RawMessage("null")
+		}
+		return json.Marshal(struct {
+			entryHead
+			TargetID    string          `json:"targetId"`
+			Replacement json.RawMessage `json:"replacement"`
+		}{h, e.TargetID, replacement})
+	case EntryUsage:
+		return json.Marshal(struct {
+			entryHead
+			Kind     string      `json:"kind"`
+			Provider string      `json:"provider"`
+			Model    string      `json:"model"`
+			Usage    *core.Usage `json:"usage"`
+			Note     string      `json:"note,omitempty"`
+		}{h, e.Kind, e.Provider, e.Model, e.Usage, e.Note})
 	}
 	return nil, fmt.Errorf("session: cannot marshal entry of type %q", e.Type)
 }
@@ -167,6 +204,12 @@ type entryJSON struct {
 	Details          json.RawMessage    `json:"details"`
 	FromHook         bool               `json:"fromHook"`
 	FromID           string             `json:"fromId"`
+	Usage            *core.Usage        `json:"usage"`
+	Kind             string             `json:"kind"`
+	Model            string             `json:"model"`
+	Note             string             `json:"note"`
+	SystemMessage    json.RawMessage    `json:"systemMessage"`
+	Replacement      json.RawMessage    `json:"replacement"`
 	CustomType       string             `json:"customType"`
 	Data             json.RawMessage    `json:"data"`
 	Content          []core.Content     `json:"content"`
@@ -236,7 +279,8 @@ func (e *Entry) decodeWith(data []byte, sc *entryScratch) error {
 		Type: w.Type, ID: w.ID, Timestamp: w.Timestamp,
 		ThinkingLevel: w.ThinkingLevel, Provider: w.Provider, ModelID: w.ModelID,
 		Summary: w.Summary, FirstKeptEntryID: w.FirstKeptEntryID, TokensBefore: w.TokensBefore,
-		Details: w.Details, FromHook: w.FromHook, FromID: w.FromID,
+		Details: w.Details, FromHook: w.FromHook, FromID: w.FromID, Usage: w.Usage,
+		Kind: w.Kind, Model: w.Model, Note: w.Note,
 		CustomType: w.CustomType, Data: w.Data, Display: w.Display,
 		TargetID: w.TargetID, Label: w.Label, Name: w.Name, Content: w.Content,
 	}
@@ -251,8 +295,24 @@ func (e *Entry) decodeWith(data []byte, sc *entryScratch) error {
 		if e.Message, err = w.Message.Message(); err != nil {
 			return err
 		}
-	case EntryThinkingLevelChange, EntryModelChange, EntryCompaction, EntryBranchSummary,
-		EntryCustom, EntryCustomMessage, EntryLabel, EntrySessionInfo:
+	case EntryCompaction:
+		if len(w.SystemMessage) > 0 && string(w.SystemMessage) != "null" {
+			m, err := core.DecodeMessage(w.SystemMessage)
+			if err != nil {
+				return fmt.Errorf("session: compaction systemMessage: %w", err)
+			}
+			sys, ok := m.(*core.SystemMessage)
+			if !ok {
+				return fmt.Errorf("session: compaction systemMessage has role %q", m.Role())
+			}
+			e.SystemMessage = sys
+		}
+	case EntryContextEdit:
+		if len(w.Replacement) > 0 && string(w.Replacement) != "null" {
+			e.Replacement = append(json.RawMessage(nil), w.Replacement...)
+		}
+	case EntryThinkingLevelChange, EntryModelChange, EntryBranchSummary,
+		EntryCustom, EntryCustomMessage, EntryLabel, EntrySessionInfo, EntryUsage:
 	default:
 		return fmt.Errorf("session: unknown entry type %q", e.Type)
 	}

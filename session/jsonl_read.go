@@ -281,6 +281,7 @@ var entryTypes = map[EntryType]EntryType{
 	EntryModelChange: EntryModelChange, EntryCompaction: EntryCompaction,
 	EntryBranchSummary: EntryBranchSummary, EntryCustom: EntryCustom,
 	EntryCustomMessage: EntryCustomMessage, EntryLabel: EntryLabel, EntrySessionInfo: EntrySessionInfo,
+	EntryUsage: EntryUsage, EntryContextEdit: EntryContextEdit,
 }
 
 // link drops entries whose id repeats an earlier one and attaches every entry whose parent

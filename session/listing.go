@@ -71,7 +71,11 @@ func (c *Catalog) DirFor(cwd string) string {
 // Create returns the store of a new, empty session (its file appears with the first user
 // message). parentSession is the file it was forked from, if any.
 func (c *Catalog) Create(parentSession string, entries []*Entry) (Store, error) {
-	id := NewSessionID()
+	return c.CreateWithID(NewSessionID(), parentSession, entries)
+}
+
+// CreateWithID is Create with a session id the caller chose (pi 1.6.0's --session-id).
+func (c *Catalog) CreateWithID(id, parentSession string, entries []*Entry) (Store, error) {
 	now := timeNow()
 	if c.Memory {
 		opts := c.Options.withDefaults()
@@ -145,6 +149,16 @@ func fileSessionID(path string) string {
 		return base[i+1:]
 	}
 	return base
+}
+
+// FindID returns this cwd's session file whose session id is exactly id, if there is one.
+func (c *Catalog) FindID(id string) (string, bool) {
+	for _, f := range sessionFiles(c.Dir) {
+		if fileSessionID(f) == id {
+			return f, true
+		}
+	}
+	return "", false
 }
 
 // sessionFiles lists the .jsonl files of a directory.

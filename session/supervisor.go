@@ -66,6 +66,10 @@ type Config struct {
 	ApprovalFixed bool
 	// Shell runs the user's own commands (the bash method); nil disables them.
 	Shell ShellRunner
+	// SystemMessages records the prompt and tools as pi 1.6.0 does: a system message before
+	// the first prompt of a context that declares none, and a checkpoint in each compaction
+	// (pi mode).
+	SystemMessages bool
 	// Sessions is where sessions are created and opened (newSession, openSession, fork);
 	// nil keeps them in memory.
 	Sessions *Catalog

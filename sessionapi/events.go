@@ -22,6 +22,15 @@ const (
 	EventThinkingLevelChanged = "thinking_level_changed"
 	EventBashUpdate           = "bash_update"
 	EventPlanUpdate           = "plan_update"
+	// EventEntryAppended announces a session entry the session appended on its own (pi
+	// 1.6.0's entry_appended: the context_edit that hides a retried failure), with the entry
+	// as its payload. Only sessions that record pi 1.6.0's entries emit it (pi mode).
+	EventEntryAppended = "entry_appended"
+	// A failed summary request (compaction) retried: scheduled with its delay, the attempt's
+	// start, and finished once the retried request ends (pi 1.6.0's summarization_retry_*).
+	EventSummarizationRetryScheduled    = "summarization_retry_scheduled"
+	EventSummarizationRetryAttemptStart = "summarization_retry_attempt_start"
+	EventSummarizationRetryFinished     = "summarization_retry_finished"
 	// EventMCPServerStatus reports an MCP server's start; the process's MCP host has the
 	// session emit it (Supervisor.ReportMCPStatus; the session knows no MCP), with
 	// protocol.MCPServerStatusUpdate as its payload.
@@ -102,6 +111,24 @@ type AutoRetryStart struct {
 	ErrorMessage string `json:"errorMessage"`
 }
 
+// SummarizationRetryScheduled is the payload of summarization_retry_scheduled.
+type SummarizationRetryScheduled struct {
+	Attempt      int    `json:"attempt"`
+	MaxAttempts  int    `json:"maxAttempts"`
+	DelayMs      int64  `json:"delayMs"`
+	ErrorMessage string `json:"errorMessage"`
+}
+
+// SummarizationRetryAttemptStart is the payload of summarization_retry_attempt_start: what
+// the summary is for (source "compaction", with the compaction's reason).
+type SummarizationRetryAttemptStart struct {
+	Source string           `json:"source" jsonschema:"enum=compaction,enum=branchSummary"`
+	Reason CompactionReason `json:"reason,omitempty"`
+}
+
+// SummarizationRetryFinished is the payload of summarization_retry_finished (none).
+type SummarizationRetryFinished struct{}
+
 // AutoRetryEnd is the payload of auto_retry_end.
 type AutoRetryEnd struct {
 	Success    bool   `json:"success"`
@@ -166,10 +193,15 @@ type ThinkingLevelChanged struct {
 
 // CompactionResult is a finished compaction, ready to become a compaction entry.
 type CompactionResult struct {
-	Summary          string             `json:"summary"`
-	FirstKeptEntryID string             `json:"firstKeptEntryId"`
-	TokensBefore     int                `json:"tokensBefore"`
-	Details          *CompactionDetails `json:"details,omitempty"`
+	Summary          string `json:"summary"`
+	FirstKeptEntryID string `json:"firstKeptEntryId"`
+	TokensBefore     int    `json:"tokensBefore"`
+	// EstimatedTokensAfter estimates the rebuilt context's tokens right after compaction
+	// (a heuristic, not the provider's count).
+	EstimatedTokensAfter int `json:"estimatedTokensAfter,omitempty"`
+	// Usage is what the summary requests used, added up.
+	Usage   *core.Usage        `json:"usage,omitempty"`
+	Details *CompactionDetails `json:"details,omitempty"`
 }
 
 // CompactionDetails lists the files a compacted conversation read and modified.

@@ -84,6 +84,8 @@ func TestEveryEventTypeRoundTrips(t *testing.T) {
 			faux.ToolCall("update_plan", map[string]any{"entries": []any{map[string]any{"content": "probe", "priority": "high", "status": "in_progress"}}})),
 		faux.Reply(faux.Text("Probed.")),
 		faux.Reply(faux.Text("Nothing more.")),
+		// The compaction's first summary request fails and is retried (summarization_retry_*).
+		faux.Step{StopReason: core.StopReasonError, ErrorMessage: "503 service unavailable", ErrorKind: core.ErrorRetryable},
 		faux.Reply(faux.Text("## Goal\nprobe")),
 		faux.Reply(faux.Text("## Goal\nprobe")),
 	)

@@ -38,6 +38,8 @@ type config struct {
 	noSession          bool
 	sessionDir         string
 	sessionRef         string
+	sessionID          string
+	sessionName        string
 	continueRecent     bool
 	fsync              string
 	logLevel           string
@@ -132,6 +134,9 @@ func parseFlags(args []string, helpOut io.Writer) (*config, error) {
 	fs.BoolVar(&c.noSession, "no-session", false, "keep the session in memory only")
 	fs.StringVar(&c.sessionDir, "session-dir", "", "directory for session files (default $PI_RPC_HOME/sessions/<encoded cwd>)")
 	fs.StringVar(&c.sessionRef, "session", "", "resume a session: a session file, or a session id or unique prefix of one")
+	fs.StringVar(&c.sessionID, "session-id", "", "open this cwd's session with this id, or start a new session with it (pi 1.6.0's --session-id)")
+	fs.StringVar(&c.sessionName, "name", "", "display name of the session (pi's --name)")
+	fs.StringVar(&c.sessionName, "n", "", "short for --name")
 	fs.BoolVar(&c.continueRecent, "continue", false, "resume the most recent session of this directory that no other process holds")
 	fs.StringVar(&c.fsync, "fsync", "settled", "when session files are synced: settled (after agent_settled, on switch and at exit) or entry (every entry)")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error (with --protocol acp and no --log-file: warn unless given)")
@@ -266,6 +271,12 @@ func (c *config) validate() error {
 	}
 	if c.sessionRef != "" && c.continueRecent {
 		errs = append(errs, errors.New("--session and --continue cannot be used together"))
+	}
+	if c.sessionID != "" && (c.sessionRef != "" || c.continueRecent) {
+		errs = append(errs, errors.New("--session-id cannot be used with --session or --continue"))
+	}
+	if strings.ContainsAny(c.sessionID, "/\\ \t\n") {
+		errs = append(errs, fmt.Errorf("--session-id: %q is not a valid session id", c.sessionID))
 	}
 	if c.noTools && c.toolsSet {
 		errs = append(errs, errors.New("--tools and --no-tools cannot be used together"))

@@ -199,13 +199,14 @@ func serve(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpHos
 // the tools package's runner: process group, throttled updates, tail truncation, kill on
 // cancel.
 func shellRunner(cwd, shell string, sb tools.Confinement) session.ShellRunner {
-	return func(ctx context.Context, command string, timeout time.Duration, onUpdate func(string)) (session.BashResult, error) {
+	return func(ctx context.Context, command string, timeout time.Duration, onUpdate, onChunk func(string)) (session.BashResult, error) {
 		res, err := tools.RunShell(ctx, tools.ShellOptions{
 			Command:  command,
 			Dir:      cwd,
 			Shell:    shell,
 			Timeout:  timeout,
 			OnUpdate: func(snap tools.ShellSnapshot) { onUpdate(snap.Output) },
+			OnChunk:  onChunk,
 			Sandbox:  sb,
 		})
 		return session.BashResult{Output: res.Output, ExitCode: res.ExitCode, Cancelled: res.Cancelled, Truncated: res.Truncated, FullOutputPath: res.FullOutputPath}, err

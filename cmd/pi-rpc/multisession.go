@@ -40,6 +40,7 @@ func newSupervisor(cfg *config, setup *agentSetup, tools []core.Tool, providerPr
 		Approval:        cfg.approval,
 		ApprovalFixed:   cfg.approval != "",
 		Shell:           shellRunner(setup.cwd, setup.shell, setup.confinement),
+		SystemMessages:  cfg.protocol == "pi",
 		IDs:             ids,
 		ToolsGate:       gate,
 		Commands:        commands,

@@ -49,6 +49,12 @@ func servePi(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpH
 	if st := cfg.piSettings; st != nil {
 		sup.SetOptions(session.OptionsPatch{SteeringMode: st.SteeringMode, FollowUpMode: st.FollowUpMode})
 	}
+	if name := strings.TrimSpace(cfg.sessionName); name != "" && name != sup.SessionName() {
+		// pi's --name: the session starts with this display name (a session_info entry).
+		if _, err := sup.SetSessionName(name); err != nil {
+			log.Warn().Err(err).Msg("--name")
+		}
+	}
 	server, err := pimode.NewServer(pimode.Options{
 		Host: sessionHost, Writer: writer, In: stdin, Scope: scope,
 		MaxLineBytes: cfg.maxMessageBytes, Logger: log,
@@ -143,6 +149,11 @@ func applyPiConfig(c *config, getenv func(string) string) (func(string) string, 
 		}
 		c.modelsFile = ""
 	}
+	if c.model == "" && c.provider == "" && c.fauxScript == "" {
+		// pi resumes --session FILE with the model and thinking level the file records
+		// (how pi-acp opens a session: no model flags).
+		c.provider, c.model = sessionModel(c)
+	}
 	if c.model == "" {
 		c.model = st.DefaultModel
 	}
@@ -176,6 +187,33 @@ func applyPiConfig(c *config, getenv func(string) string) (func(string) string, 
 		return nil, errors.New("--provider faux needs --faux-script FILE")
 	}
 	return env, nil
+}
+
+// sessionModel is the model the session file of --session records (its last model_change or
+// reply), "" when there is none or --session names no file; a thinking level the file
+// records becomes c.thinking unless the flags set one.
+func sessionModel(c *config) (provider, model string) {
+	ref := c.sessionRef
+	if ref == "" || !strings.ContainsAny(ref, `/\`) && !strings.HasSuffix(ref, ".jsonl") {
+		return "", ""
+	}
+	if _, err := os.Stat(ref); err != nil {
+		return "", ""
+	}
+	st, err := session.OpenInMemory(ref, session.FileOptions{})
+	if err != nil {
+		return "", ""
+	}
+	ctx := session.BuildContext(session.Branch(st))
+	if c.thinking == "" && ctx.ThinkingLevel != "" && ctx.ModelID != "" {
+		for _, e := range session.Branch(st) {
+			if e.Type == session.EntryThinkingLevelChange {
+				c.thinking = string(ctx.ThinkingLevel)
+				break
+			}
+		}
+	}
+	return ctx.Provider, ctx.ModelID
 }
 
 func validThinking(l string) bool {

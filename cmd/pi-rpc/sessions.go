@@ -29,9 +29,23 @@ func openSessions(cfg *config, setup *agentSetup, flag string) (*startSessions, 
 		return nil, err
 	}
 	var store session.Store
+	ref := cfg.sessionRef
+	if cfg.sessionID != "" {
+		// pi 1.6.0: --session-id opens the project's session with that id, else starts one.
+		if path, ok := cat.FindID(cfg.sessionID); ok {
+			ref = path
+		} else {
+			s, err := cat.CreateWithID(cfg.sessionID, "", nil)
+			if err != nil {
+				return nil, fmt.Errorf("--session-id: %w", err)
+			}
+			store = s
+		}
+	}
 	switch {
-	case cfg.sessionRef != "":
-		path, err := cat.Resolve(cfg.sessionRef)
+	case store != nil:
+	case ref != "":
+		path, err := cat.Resolve(ref)
 		if err != nil {
 			return nil, flagged(flag, "", err)
 		}

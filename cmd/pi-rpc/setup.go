@@ -146,6 +146,9 @@ func (s *agentSetup) setupTools(c *config, now time.Time) error {
 		names = []string{}
 	case c.toolsSet:
 		names = tools.ParseNames(c.tools)
+	case c.protocol == "pi":
+		// pi's default tools (grep, find and ls are there for --tools to choose).
+		names = []string{"read", "bash", "edit", "write"}
 	}
 	var err error
 	if s.confinement, err = newSessionSandbox(s.sandbox, c.sandbox.fallback == "warn", s.cwd, s.sandboxChoice); err != nil {

@@ -47,7 +47,7 @@ var allowed = map[string][]string{
 	"tools/mcp/internal/": {"tools/mcp"},
 	// resources (skills and prompt templates) gives the session its commands and the system
 	// prompt its skills: the engine's value types and the tools' ignore rules, no session.
-	"resources": {"core", "sessionapi", "tools", "internal/fsmode"},
+	"resources": {"core", "sessionapi", "tools", "internal/fsmode", "internal/proctree", "internal/shellfind"},
 	// The engine (core, sessionapi, session) imports no front end and no wire library.
 	"sessionapi":         {"core"},
 	"session":            {"core", "sessionapi", "internal/jsonscan", "internal/fsmode"},

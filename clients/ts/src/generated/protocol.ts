@@ -69,6 +69,9 @@ export type Event =
   | AutoRetryStartEvent
   | AutoRetryEndEvent
   | CompactionStartEvent
+  | SummarizationRetryScheduledEvent
+  | SummarizationRetryAttemptStartEvent
+  | SummarizationRetryFinishedEvent
   | CompactionEndEvent
   | PermissionRequestedEvent
   | PermissionResolvedEvent
@@ -198,6 +201,14 @@ export interface AssistantMessage {
   stopReason: 'stop' | 'length' | 'toolUse' | 'error' | 'aborted';
   errorMessage?: string;
   timestamp: number;
+  /**
+   * DurationMs is how long the model call took, from the request to its last event.
+   */
+  durationMs?: number;
+  /**
+   * ThinkingLevel is the thinking level the request asked for.
+   */
+  thinkingLevel?: 'off' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
 }
 /**
  * ThinkingContent is a block of the model's reasoning.
@@ -258,6 +269,10 @@ export interface Usage {
   cacheWrite: number;
   totalTokens: number;
   cost: Cost;
+  /**
+   * Reasoning is pi 1.6.0's count of reasoning tokens (already in Output), kept as read.
+   */
+  reasoning?: number;
 }
 /**
  * Cost is a usage's price in dollars.
@@ -268,6 +283,10 @@ export interface Cost {
   cacheRead: number;
   cacheWrite: number;
   total: number;
+  /**
+   * TotalFromProvider is pi 1.6.0's: whether the provider reported the total; kept as read.
+   */
+  totalFromProvider?: boolean;
 }
 /**
  * ToolResultMessage carries the result of one tool call back to the model.
@@ -284,6 +303,10 @@ export interface ToolResultMessage {
     [k: string]: unknown | undefined;
   };
   isError: boolean;
+  /**
+   * DurationMs is how long the tool ran; absent when it did not run.
+   */
+  durationMs?: number;
   timestamp: number;
 }
 /**
@@ -702,7 +725,27 @@ export interface CompactionResult {
   summary: string;
   firstKeptEntryId: string;
   tokensBefore: number;
+  /**
+   * EstimatedTokensAfter estimates the rebuilt context's tokens right after compaction (a heuristic, not the provider's count).
+   */
+  estimatedTokensAfter?: number;
+  usage?: Usage1;
   details?: CompactionDetails;
+}
+/**
+ * Usage counts the tokens of one assistant response.
+ */
+export interface Usage1 {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number;
+  cost: Cost;
+  /**
+   * Reasoning is pi 1.6.0's count of reasoning tokens (already in Output), kept as read.
+   */
+  reasoning?: number;
 }
 /**
  * CompactionStartEvent starts a compaction of the context.
@@ -968,6 +1011,14 @@ export interface AssistantMessage1 {
   stopReason: 'stop' | 'length' | 'toolUse' | 'error' | 'aborted';
   errorMessage?: string;
   timestamp: number;
+  /**
+   * DurationMs is how long the model call took, from the request to its last event.
+   */
+  durationMs?: number;
+  /**
+   * ThinkingLevel is the thinking level the request asked for.
+   */
+  thinkingLevel?: 'off' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
 }
 /**
  * MessageStartEvent starts a message: for an assistant message, the start of its stream.
@@ -1038,6 +1089,14 @@ export interface AssistantMessage2 {
   stopReason: 'stop' | 'length' | 'toolUse' | 'error' | 'aborted';
   errorMessage?: string;
   timestamp: number;
+  /**
+   * DurationMs is how long the model call took, from the request to its last event.
+   */
+  durationMs?: number;
+  /**
+   * ThinkingLevel is the thinking level the request asked for.
+   */
+  thinkingLevel?: 'off' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
 }
 /**
  * MessageEndEvent ends a message; its message is the final, authoritative one.
@@ -1146,6 +1205,54 @@ export interface QueueUpdateEvent {
   type: 'queue_update';
   steering: QueuedInput[];
   followUp: QueuedInput[];
+  /**
+   * Seq numbers the connection's events from 1, without gaps.
+   */
+  seq: number;
+  /**
+   * RunID is the run the event belongs to, present when a run is active.
+   */
+  runId?: string;
+}
+/**
+ * SummarizationRetryScheduledEvent announces a retry of a failed summary request.
+ */
+export interface SummarizationRetryScheduledEvent {
+  type: 'summarization_retry_scheduled';
+  attempt: number;
+  maxAttempts: number;
+  delayMs: number;
+  errorMessage: string;
+  /**
+   * Seq numbers the connection's events from 1, without gaps.
+   */
+  seq: number;
+  /**
+   * RunID is the run the event belongs to, present when a run is active.
+   */
+  runId?: string;
+}
+/**
+ * SummarizationRetryAttemptStartEvent starts the retried summary request.
+ */
+export interface SummarizationRetryAttemptStartEvent {
+  type: 'summarization_retry_attempt_start';
+  source: 'compaction' | 'branchSummary';
+  reason?: CompactionReason;
+  /**
+   * Seq numbers the connection's events from 1, without gaps.
+   */
+  seq: number;
+  /**
+   * RunID is the run the event belongs to, present when a run is active.
+   */
+  runId?: string;
+}
+/**
+ * SummarizationRetryFinishedEvent ends the retries of a summary request.
+ */
+export interface SummarizationRetryFinishedEvent {
+  type: 'summarization_retry_finished';
   /**
    * Seq numbers the connection's events from 1, without gaps.
    */
@@ -2180,6 +2287,9 @@ export const EVENT_TYPES = [
   'auto_retry_start',
   'auto_retry_end',
   'compaction_start',
+  'summarization_retry_scheduled',
+  'summarization_retry_attempt_start',
+  'summarization_retry_finished',
   'compaction_end',
   'permission_requested',
   'permission_resolved',
