@@ -257,8 +257,6 @@ type entryScratch struct {
 	w    entryJSON
 	msg  core.MessageJSON
 	head lineHead
-	// stack is validJSONWith's.
-	stack []byte
 }
 
 // decodeWith decodes with reusable scratch space.

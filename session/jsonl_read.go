@@ -252,7 +252,7 @@ type messageHead struct {
 func decodeHead(b []byte, sc *entryScratch) (*node, error) {
 	h := &sc.head
 	*h = lineHead{}
-	if !validJSONWith(b, &sc.stack) {
+	if !validJSON(b) {
 		return nil, errors.New("invalid JSON")
 	}
 	if err := scanHead(b, h); err != nil {

@@ -21,7 +21,7 @@ func TestValidJSONIsJSONValid(t *testing.T) {
 			t.Errorf("%q: validJSON %v, json.Valid %v", c, got, want)
 		}
 	}
-	for _, depth := range []int{maxJSONDepth, maxJSONDepth + 1} {
+	for _, depth := range []int{10000, 10001} {
 		deep := strings.Repeat("[", depth) + strings.Repeat("]", depth)
 		if got, want := validJSON([]byte(deep)), json.Valid([]byte(deep)); got != want {
 			t.Errorf("depth %d: validJSON %v, json.Valid %v", depth, got, want)
@@ -45,10 +45,34 @@ func FuzzValidJSON(f *testing.F) {
 	})
 }
 
-func TestSkipStringFindsTheClosingQuote(t *testing.T) {
-	for _, c := range []string{`""`, `"a"`, `"a\"b"`, `"a\\"`, `"a\\\"b"`, `"\\\\"`, `"x\u0022y"`} {
-		if got := skipString([]byte(c+`,"next"`), 0); got != len(c) {
-			t.Errorf("%s: ends at %d, want %d", c, got, len(c))
+// A corrupt line nested ten million deep is invalid JSON, not a stack overflow that kills the
+// process (gjson.Valid, which recurses once per level without a limit, would).
+func TestValidJSONSurvivesDeepNesting(t *testing.T) {
+	for _, open := range []string{"[", `{"a":`} {
+		if validJSON([]byte(strings.Repeat(open, 10_000_000))) {
+			t.Errorf("%q × 10,000,000: valid", open)
 		}
+	}
+}
+
+// A session file with such a line opens: the line is skipped with a warning, the rest kept.
+func TestOpenSkipsADeeplyNestedLine(t *testing.T) {
+	_, want := parseLazy([]byte(lazyFile))
+	l, got := parseLazy([]byte(strings.Replace(lazyFile, "\n", "\n"+strings.Repeat("[", 10_000_000)+"\n", 1)))
+	if len(got) != len(want) || len(l.Warnings) != 1 {
+		t.Fatalf("%d entries (want %d), warnings %q", len(got), len(want), l.Warnings)
+	}
+}
+
+// Checking a line allocates nothing: jsontext's decoders are pooled.
+func TestValidJSONAllocatesNothing(t *testing.T) {
+	line := []byte(`{"type":"message","id":"a1b2c3d4","parentId":"e5f6a7b8","message":{"role":"assistant","content":[{"type":"text","text":"hi \"there\" é"}]}}`)
+	validJSON(line)
+	if allocs := testing.AllocsPerRun(100, func() {
+		if !validJSON(line) {
+			t.Fatal("invalid")
+		}
+	}); allocs != 0 {
+		t.Fatalf("validJSON allocated %.0f times per line", allocs)
 	}
 }

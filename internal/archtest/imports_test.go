@@ -1,7 +1,7 @@
 // Package archtest enforces the import graph (docs/architecture.md): dependencies point one way,
 // only the named packages may import jsonrpc2, the SDKs and the protocol libraries, only the
-// transport writes the wire (wire_test.go), and no package but the mocks parses server-sent
-// events (sse_test.go).
+// transport writes the wire (wire_test.go), no package but the mocks parses server-sent
+// events (sse_test.go), and none scans JSON's grammar by hand (jsonscan_test.go).
 package archtest
 
 import (
@@ -50,30 +50,27 @@ var allowed = map[string][]string{
 	"resources": {"core", "sessionapi", "tools", "internal/fsmode", "internal/proctree", "internal/shellfind"},
 	// The engine (core, sessionapi, session) imports no front end and no wire library.
 	"sessionapi":         {"core"},
-	"session":            {"core", "sessionapi", "internal/jsonscan", "internal/fsmode"},
+	"session":            {"core", "sessionapi", "internal/fsmode"},
 	"protocol":           {"core", "sessionapi"},
-	"protocol/internal/": {"protocol", "core", "sessionapi", "session", "internal/jsonscan", "internal/fsmode"},
+	"protocol/internal/": {"protocol", "core", "sessionapi", "session", "internal/fsmode"},
 	// e2e holds only tests of the built binary.
 	"e2e": {"*"},
 	// The transport (framing readers, bad-input classification, the one writer) knows no
 	// protocol and no engine: every front end uses it.
 	"internal/transport": {},
 	// Front ends sit on the engine and never import each other.
-	"rpc": {"core", "sessionapi", "session", "internal/jsonscan", "protocol", "tools", "internal/transport", "internal/fsmode", "internal/proctree", "internal/shellfind"},
+	"rpc": {"core", "sessionapi", "session", "protocol", "tools", "internal/transport", "internal/fsmode", "internal/proctree", "internal/shellfind"},
 	// acp, the Agent Client Protocol front end, sits beside rpc: the engine, the tools (for
 	// titles, diffs and plans) and tools/mcp's configuration, never the JSON-RPC protocol.
-	"acp": {"core", "sessionapi", "session", "internal/jsonscan", "tools", "tools/mcp", "internal/transport", "internal/fsmode", "internal/proctree", "internal/shellfind"},
+	"acp": {"core", "sessionapi", "session", "tools", "tools/mcp", "internal/transport", "internal/fsmode", "internal/proctree", "internal/shellfind"},
 	// pimode (pi's RPC protocol) is a front end beside rpc: the engine and the transport,
 	// never rpc.
-	"pimode": {"core", "sessionapi", "session", "internal/jsonscan", "internal/transport", "internal/fsmode"},
+	"pimode": {"core", "sessionapi", "session", "internal/transport", "internal/fsmode"},
 	// clients/go needs the protocol's types only: not the engine, its files or its logging.
 	"clients/go":        {"protocol", "core", "sessionapi"},
 	"cmd/":              {"*"},
 	"bench":             {"*"},
 	"internal/archtest": {},
-	// The JSON grammar's scanning pieces of session's line validator (so whatever imports
-	// session depends on it too).
-	"internal/jsonscan": {},
 	// How a file's kind is named in refusals: shared by tools and session.
 	"internal/fsmode": {},
 	// A command's process tree (a process group; a Job Object on Windows) and the shell pi
@@ -97,6 +94,10 @@ var thirdParty = map[string][]string{
 	"google.golang.org/genai":                {"llm/google"},
 	"github.com/coder/acp-go-sdk":            {"acp", "e2e"},
 	"github.com/landlock-lsm/go-landlock":    {"internal/sandbox"},
+	// The session loader's fast paths: jsontext validates each line, gjson reads its head
+	// (session/jsonl_valid.go, session/jsonl_head.go).
+	"github.com/go-json-experiment/json": {"session"},
+	"github.com/tidwall/gjson":           {"session"},
 	// Frontmatter is YAML; only the resource loader reads it.
 	"go.yaml.in/yaml/v3": {"resources"},
 }
