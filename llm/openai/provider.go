@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -14,7 +13,6 @@ import (
 
 	oa "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/internal/failure"
@@ -203,42 +201,14 @@ func (p *Provider) watch(wd *idle.Watchdog, body **idle.Body) option.Middleware 
 
 func (p *Provider) stream(parent context.Context, req *core.Request, yield func(core.AssistantEvent) bool) {
 	model := req.Model
-	ctx, cancel := context.WithCancelCause(parent)
-	defer cancel(nil)
-
-	var wd *idle.Watchdog
-	b := core.NewMessageBuilder(&model, p.clock.Now().UnixMilli(), func(ev core.AssistantEvent) bool {
-		wd.Pause()
-		ok := yield(ev)
-		wd.Touch()
-		return ok
+	st := p.openStream(parent, &model, yield, chatPath, func() (any, []option.RequestOption, error) {
+		return p.buildRequest(req)
 	})
-
-	params, opts, err := p.buildRequest(req)
-	if err != nil {
-		p.fail(b, &core.ProviderError{Kind: core.ErrorOther, Message: err.Error()})
+	if st == nil {
 		return
 	}
-
-	wd = idle.NewWatchdog(p.clock, p.idle, cancel)
-	defer wd.Stop()
-	var resp *http.Response
-	var body *idle.Body
-	opts = append(opts, option.WithMiddleware(p.watch(wd, &body)))
-	err = p.client.Post(ctx, chatPath, params, &resp, opts...)
-	if err != nil {
-		if resp != nil && resp.Body != nil {
-			_ = resp.Body.Close()
-		}
-		p.fail(b, p.requestFailure(parent, wd, err))
-		return
-	}
-	events := ssestream.NewDecoder(resp)
-	defer func() { _ = events.Close() }()
-	wd.Touch()
-	if !b.Start() {
-		return
-	}
+	defer st.stop()
+	b, events := st.b, st.events
 
 	m := newMapper(b, model.ID)
 	done := false
@@ -253,12 +223,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 		}
 		var c oa.ChatCompletionChunk
 		if err := failure.DecodeObject(data, &c); err != nil {
-			kind := core.ErrorRetryable
-			if m.chunks == 0 {
-				// The first event is not JSON: the server speaks something else.
-				kind = core.ErrorOther
-			}
-			p.fail(b, &core.ProviderError{Kind: kind, Message: fmt.Sprintf("Provider sent malformed data: %s (%v)", failure.Snippet(data), err)})
+			p.fail(b, malformed(data, err, m.chunks == 0))
 			return
 		}
 		if extra(c.JSON.ExtraFields, "error") != "" {
@@ -269,26 +234,15 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 			return
 		}
 	}
-	readErr := events.Err()
-
-	switch {
-	case parent.Err() != nil:
-		p.fail(b, core.Aborted())
-		return
-	case wd.Expired():
-		p.fail(b, &core.ProviderError{Kind: core.ErrorRetryable, Message: wd.Message()})
-		return
-	case errors.Is(readErr, bufio.ErrTooLong):
-		p.fail(b, &core.ProviderError{Kind: core.ErrorOther, Message: "Provider sent a server-sent event line over 32 MiB"})
-		return
-	case readErr != nil:
-		p.fail(b, &core.ProviderError{Kind: core.ErrorRetryable, Message: "Connection to provider lost mid-stream: " + readErr.Error()})
+	switch readFailure := st.readFailure(); {
+	case readFailure != nil:
+		p.fail(b, readFailure)
 		return
 	case m.failure != nil:
 		p.fail(b, m.failure)
 		return
 	case m.chunks == 0 && !done:
-		p.fail(b, failure.NotAStream(resp, body.Head))
+		p.fail(b, st.notAStream())
 		return
 	case !done && !m.sawFinish:
 		p.fail(b, &core.ProviderError{Kind: core.ErrorRetryable, Message: "Provider stream ended without a finish reason (connection closed early)"})

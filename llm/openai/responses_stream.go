@@ -1,21 +1,15 @@
 package openai
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"errors"
-	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/internal/failure"
-	"github.com/pi-rpc/pi-rpc/llm/internal/idle"
 )
 
 // streamResponses streams one Responses API request: POST {base}/responses (Azure:
@@ -26,42 +20,14 @@ import (
 // so that an event that is not JSON is reported as the Chat Completions path reports it.
 func (p *Provider) streamResponses(parent context.Context, req *core.Request, yield func(core.AssistantEvent) bool) {
 	model := req.Model
-	ctx, cancel := context.WithCancelCause(parent)
-	defer cancel(nil)
-
-	var wd *idle.Watchdog
-	b := core.NewMessageBuilder(&model, p.clock.Now().UnixMilli(), func(ev core.AssistantEvent) bool {
-		wd.Pause()
-		ok := yield(ev)
-		wd.Touch()
-		return ok
+	st := p.openStream(parent, &model, yield, p.path, func() (any, []option.RequestOption, error) {
+		return p.buildResponsesRequest(req, p.deployment(model.ID))
 	})
-
-	params, opts, err := p.buildResponsesRequest(req, p.deployment(model.ID))
-	if err != nil {
-		p.fail(b, &core.ProviderError{Kind: core.ErrorOther, Message: err.Error()})
+	if st == nil {
 		return
 	}
-
-	wd = idle.NewWatchdog(p.clock, p.idle, cancel)
-	defer wd.Stop()
-	var resp *http.Response
-	var body *idle.Body
-	opts = append(opts, option.WithMiddleware(p.watch(wd, &body)))
-	err = p.client.Post(ctx, p.path, params, &resp, opts...)
-	if err != nil {
-		if resp != nil && resp.Body != nil {
-			_ = resp.Body.Close()
-		}
-		p.fail(b, p.requestFailure(parent, wd, err))
-		return
-	}
-	events := ssestream.NewDecoder(resp)
-	defer func() { _ = events.Close() }()
-	wd.Touch()
-	if !b.Start() {
-		return
-	}
+	defer st.stop()
+	b, events := st.b, st.events
 
 	m := newResponsesMapper(b, model.ID)
 	for !m.finished && events.Next() {
@@ -71,39 +37,23 @@ func (p *Provider) streamResponses(parent context.Context, req *core.Request, yi
 		}
 		var ev responses.ResponseStreamEventUnion
 		if err := failure.DecodeObject(data, &ev); err != nil {
-			kind := core.ErrorRetryable
-			if m.events == 0 {
-				// The first event is not JSON: the server speaks something else.
-				kind = core.ErrorOther
-			}
-			p.fail(b, &core.ProviderError{Kind: kind, Message: fmt.Sprintf("Provider sent malformed data: %s (%v)", failure.Snippet(data), err)})
+			p.fail(b, malformed(data, err, m.events == 0))
 			return
 		}
 		if !m.apply(&ev) {
 			return
 		}
 	}
-	readErr := events.Err()
-
-	switch {
+	switch readFailure := st.readFailure(); {
 	case m.failure != nil:
 		p.fail(b, m.failure)
 		return
 	case m.finished:
-	case parent.Err() != nil:
-		p.fail(b, core.Aborted())
-		return
-	case wd.Expired():
-		p.fail(b, &core.ProviderError{Kind: core.ErrorRetryable, Message: wd.Message()})
-		return
-	case errors.Is(readErr, bufio.ErrTooLong):
-		p.fail(b, &core.ProviderError{Kind: core.ErrorOther, Message: "Provider sent a server-sent event line over 32 MiB"})
-		return
-	case readErr != nil:
-		p.fail(b, &core.ProviderError{Kind: core.ErrorRetryable, Message: "Connection to provider lost mid-stream: " + readErr.Error()})
+	case readFailure != nil:
+		p.fail(b, readFailure)
 		return
 	case m.events == 0:
-		p.fail(b, failure.NotAStream(resp, body.Head))
+		p.fail(b, st.notAStream())
 		return
 	default:
 		p.fail(b, &core.ProviderError{Kind: core.ErrorRetryable, Message: "Provider stream ended before the response completed (connection closed early)"})

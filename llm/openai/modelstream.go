@@ -1,0 +1,107 @@
+package openai
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/internal/failure"
+	"github.com/pi-rpc/pi-rpc/llm/internal/idle"
+)
+
+// modelStream is one streaming request of either API, open: the message builder its events
+// go to, the SDK's event decoder over the response, and the idle watchdog that guards both.
+// Chat Completions and the Responses API differ only in the request and in how events map
+// onto the builder.
+type modelStream struct {
+	b      *core.MessageBuilder
+	events ssestream.Decoder
+	wd     *idle.Watchdog
+	resp   *http.Response
+	body   *idle.Body
+	parent context.Context
+	stop   func()
+}
+
+// openStream builds the request with build, posts it to path with the SDK's client behind
+// the idle watchdog and opens the SDK's event decoder. It returns nil when the reply has
+// already ended (the request failed and the failure was reported, or the consumer stopped);
+// otherwise the caller reads s.events and calls s.stop when done.
+func (p *Provider) openStream(parent context.Context, model *core.Model, yield func(core.AssistantEvent) bool, path string, build func() (any, []option.RequestOption, error)) *modelStream {
+	ctx, cancel := context.WithCancelCause(parent)
+	s := &modelStream{parent: parent}
+	s.b = core.NewMessageBuilder(model, p.clock.Now().UnixMilli(), func(ev core.AssistantEvent) bool {
+		s.wd.Pause()
+		ok := yield(ev)
+		s.wd.Touch()
+		return ok
+	})
+	params, opts, err := build()
+	if err != nil {
+		cancel(nil)
+		p.fail(s.b, &core.ProviderError{Kind: core.ErrorOther, Message: err.Error()})
+		return nil
+	}
+	s.wd = idle.NewWatchdog(p.clock, p.idle, cancel)
+	opts = append(opts, option.WithMiddleware(p.watch(s.wd, &s.body)))
+	if err := p.client.Post(ctx, path, params, &s.resp, opts...); err != nil {
+		if s.resp != nil && s.resp.Body != nil {
+			_ = s.resp.Body.Close()
+		}
+		p.fail(s.b, p.requestFailure(parent, s.wd, err))
+		s.wd.Stop()
+		cancel(nil)
+		return nil
+	}
+	s.events = ssestream.NewDecoder(s.resp)
+	s.stop = func() {
+		_ = s.events.Close()
+		s.wd.Stop()
+		cancel(nil)
+	}
+	s.wd.Touch()
+	if !s.b.Start() {
+		s.stop()
+		return nil
+	}
+	return s
+}
+
+// malformed is the failure of an event that is not JSON: retryable, unless it is the first
+// (then the server speaks something else).
+func malformed(data []byte, err error, first bool) *core.ProviderError {
+	kind := core.ErrorRetryable
+	if first {
+		kind = core.ErrorOther
+	}
+	return &core.ProviderError{Kind: kind, Message: fmt.Sprintf("Provider sent malformed data: %s (%v)", failure.Snippet(data), err)}
+}
+
+// readFailure is why reading the events stopped, where that is not the stream's own doing:
+// the caller's cancellation, the idle timer, an over-long line or a broken connection; nil
+// when the events simply ended.
+func (s *modelStream) readFailure() *core.ProviderError {
+	readErr := s.events.Err()
+	switch {
+	case s.parent.Err() != nil:
+		return core.Aborted()
+	case s.wd.Expired():
+		return &core.ProviderError{Kind: core.ErrorRetryable, Message: s.wd.Message()}
+	case errors.Is(readErr, bufio.ErrTooLong):
+		return &core.ProviderError{Kind: core.ErrorOther, Message: "Provider sent a server-sent event line over 32 MiB"}
+	case readErr != nil:
+		return &core.ProviderError{Kind: core.ErrorRetryable, Message: "Connection to provider lost mid-stream: " + readErr.Error()}
+	}
+	return nil
+}
+
+// notAStream is the failure of a response that carried no events at all.
+func (s *modelStream) notAStream() *core.ProviderError {
+	return failure.NotAStream(s.resp, s.body.Head)
+}
