@@ -4,10 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -160,34 +157,14 @@ var jsonScannerExceptions = map[string]bool{
 // TestNoHandWrittenJSONScanner keeps JSON parsing in libraries (encoding/json, jsontext,
 // gjson, the SDKs'): no non-test file of ours scans JSON's grammar byte by byte.
 func TestNoHandWrittenJSONScanner(t *testing.T) {
-	fset := token.NewFileSet()
-	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel := filepath.ToSlash(strings.TrimPrefix(path, "../../"))
-		if d.IsDir() {
-			switch d.Name() {
-			case "node_modules", ".git", "testdata", "vendor":
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || jsonScannerExceptions[rel] {
-			return nil
-		}
-		file, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
+	eachSourceFile(t, nil, func(fset *token.FileSet, rel string, file *ast.File) {
+		if jsonScannerExceptions[rel] {
+			return
 		}
 		for _, pos := range jsonScanning(fset, file) {
 			t.Errorf("%s:%d: scans JSON's grammar by hand; use encoding/json, jsontext or gjson", rel, pos.Line)
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestJSONScanningDetector: the rule above recognises the scanners it forbids (the shapes of

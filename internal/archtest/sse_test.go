@@ -4,8 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -67,35 +65,14 @@ func sseParsing(fset *token.FileSet, file *ast.File) []token.Position {
 // anthropic-sdk-go's ssestream): no package of ours but the mock servers, which write the
 // stream, may parse "data:" lines.
 func TestNoHandWrittenSSEReader(t *testing.T) {
-	fset := token.NewFileSet()
-	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel := filepath.ToSlash(strings.TrimPrefix(path, "../../"))
-		if d.IsDir() {
-			switch {
-			case d.Name() == "node_modules" || d.Name() == ".git" || d.Name() == "testdata",
-				strings.HasPrefix(rel, "internal/mock"), strings.HasPrefix(rel, "cmd/mock-"):
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		file, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	mocks := func(rel string) bool {
+		return strings.HasPrefix(rel, "internal/mock") || strings.HasPrefix(rel, "cmd/mock-")
+	}
+	eachSourceFile(t, mocks, func(fset *token.FileSet, rel string, file *ast.File) {
 		for _, pos := range sseParsing(fset, file) {
 			t.Errorf("%s:%d: parses a server-sent event stream's data field; use the provider SDK's stream reader", rel, pos.Line)
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestSSEParsingDetector: the rule above recognises the line parsers it forbids (the shapes of
