@@ -59,28 +59,10 @@ func TestGoogleToolLoop(t *testing.T) {
 		t.Fatalf("agent_settled = %s\nstderr: %s", ev, p.stderrTail(20))
 	}
 
-	var thinking, toolEnd, retried bool
-	var firstUsage map[string]any
-	for _, m := range p.history() {
-		if !m.isEvent() {
-			continue
-		}
-		switch m.typ() {
-		case "message_update":
-			ame, _ := m.ev["assistantMessageEvent"].(map[string]any)
-			thinking = thinking || (ame["type"] == "thinking_delta" && ame["delta"] != "")
-			toolEnd = toolEnd || ame["type"] == "toolcall_end"
-		case "auto_retry_start":
-			retried = true
-			if msg, _ := m.ev["errorMessage"].(string); !strings.Contains(msg, "429 RESOURCE_EXHAUSTED") {
-				t.Errorf("auto_retry_start errorMessage = %q", msg)
-			}
-		case "message_end":
-			msg, _ := m.ev["message"].(map[string]any)
-			if msg["role"] == "assistant" && firstUsage == nil {
-				firstUsage, _ = msg["usage"].(map[string]any)
-			}
-		}
+	loop := toolLoopStreamOf(p.history())
+	thinking, toolEnd, retried, firstUsage := loop.thinking, loop.toolEnd, loop.retried, loop.firstUsage
+	if retried && !strings.Contains(loop.retryError, "429 RESOURCE_EXHAUSTED") {
+		t.Errorf("auto_retry_start errorMessage = %q", loop.retryError)
 	}
 	if !thinking || !toolEnd || !retried {
 		t.Errorf("thinking_delta seen %v, toolcall_end seen %v, auto_retry_start seen %v", thinking, toolEnd, retried)

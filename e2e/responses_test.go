@@ -79,25 +79,8 @@ func TestResponsesToolLoop(t *testing.T) {
 	if s := settledOf(t, ev); s.Error != nil || s.Aborted || s.outcome(pr.InputID) != "completed" {
 		t.Fatalf("agent_settled = %s\nstderr: %s", ev, p.stderrTail(20))
 	}
-	var thinking, toolEnd, retried bool
-	var usage map[string]any
-	for _, m := range p.history() {
-		if !m.isEvent() {
-			continue
-		}
-		switch m.typ() {
-		case "message_update":
-			ame, _ := m.ev["assistantMessageEvent"].(map[string]any)
-			thinking = thinking || ame["type"] == "thinking_delta" && ame["delta"] != ""
-			toolEnd = toolEnd || ame["type"] == "toolcall_end"
-		case "auto_retry_start":
-			retried = true
-		case "message_end":
-			if msg, _ := m.ev["message"].(map[string]any); msg["role"] == "assistant" && usage == nil {
-				usage, _ = msg["usage"].(map[string]any)
-			}
-		}
-	}
+	loop := toolLoopStreamOf(p.history())
+	thinking, toolEnd, retried, usage := loop.thinking, loop.toolEnd, loop.retried, loop.firstUsage
 	if !thinking || !toolEnd || !retried {
 		t.Errorf("thinking_delta %v, toolcall_end %v, auto_retry_start %v", thinking, toolEnd, retried)
 	}
