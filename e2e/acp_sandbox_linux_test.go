@@ -20,14 +20,7 @@ import (
 // sandboxed, not in the editor's terminal (which the sandbox cannot confine): a write outside
 // the workspace is refused, one inside works.
 func TestACPSandbox(t *testing.T) {
-	if !landlockAvailable() {
-		t.Skip("the kernel has no Landlock")
-	}
-	outside, err := os.MkdirTemp("/var/tmp", "pi-rpc-sandbox-acp-")
-	if err != nil {
-		t.Skip("needs /var/tmp:", err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(outside) })
+	outside := sandboxDir(t, "pi-rpc-sandbox-acp-")
 	target := filepath.Join(outside, "escape")
 	mock := mockOf(
 		mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: "call_sh", Name: "bash", Arguments: `{"command":"echo RAN; echo x > inside && echo INSIDE-OK; echo x > ` + target + ` && echo ESCAPED"}`}}},
@@ -59,14 +52,7 @@ func TestACPSandbox(t *testing.T) {
 // bash: a write outside the workspace that ran in the editor's terminal with the sandbox off
 // is refused, locally; off again goes back to the terminal.
 func TestACPSandboxConfigOption(t *testing.T) {
-	if !landlockAvailable() {
-		t.Skip("the kernel has no Landlock")
-	}
-	outside, err := os.MkdirTemp("/var/tmp", "pi-rpc-sandbox-acp-")
-	if err != nil {
-		t.Skip("needs /var/tmp:", err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(outside) })
+	outside := sandboxDir(t, "pi-rpc-sandbox-acp-")
 	bash := func(id, name string) mockopenai.Response {
 		target := filepath.Join(outside, name)
 		return mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: id, Name: "bash", Arguments: `{"command":"echo RAN; echo x > ` + target + ` && echo ESCAPED"}`}}}

@@ -421,14 +421,7 @@ func TestSandboxPerSession(t *testing.T) {
 // TestSandboxPiMode: pi mode's bash runs sandboxed too (as root here: Landlock confines root
 // as well).
 func TestSandboxPiMode(t *testing.T) {
-	if !landlockAvailable() {
-		t.Skip("the kernel has no Landlock")
-	}
-	root, err := os.MkdirTemp("/var/tmp", "pi-rpc-sandbox-pi-")
-	if err != nil {
-		t.Skip("needs /var/tmp:", err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(root) })
+	root := sandboxDir(t, "pi-rpc-sandbox-pi-")
 	cwd := filepath.Join(root, "work")
 	if err := os.Mkdir(cwd, 0o755); err != nil {
 		t.Fatal(err)
@@ -590,14 +583,7 @@ func TestSandboxSessionChoices(t *testing.T) {
 // mode and an extra writable directory) when the command line gives no --sandbox flag; a
 // --sandbox flag wins; a bad value stops pi-rpc at start, naming the key.
 func TestSandboxPiModeSettings(t *testing.T) {
-	if !landlockAvailable() {
-		t.Skip("the kernel has no Landlock")
-	}
-	root, err := os.MkdirTemp("/var/tmp", "pi-rpc-sandbox-pi-")
-	if err != nil {
-		t.Skip("needs /var/tmp:", err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(root) })
+	root := sandboxDir(t, "pi-rpc-sandbox-pi-")
 	cwd, extra, agent := filepath.Join(root, "work"), filepath.Join(root, "extra"), filepath.Join(root, "agent")
 	for _, d := range []string{cwd, extra, agent} {
 		if err := os.Mkdir(d, 0o755); err != nil {
@@ -677,4 +663,20 @@ func TestSandboxInSystemPrompt(t *testing.T) {
 	if code := p.waitExit(); code != 0 {
 		t.Fatalf("exit code %d", code)
 	}
+}
+
+// sandboxDir is a fresh directory under /var/tmp (outside the test's /tmp, which every
+// sandbox mode leaves writable), removed when the test ends; the test is skipped without
+// Landlock, or when /var/tmp cannot be used.
+func sandboxDir(t *testing.T, prefix string) string {
+	t.Helper()
+	if !landlockAvailable() {
+		t.Skip("the kernel has no Landlock")
+	}
+	dir, err := os.MkdirTemp("/var/tmp", prefix)
+	if err != nil {
+		t.Skip("needs /var/tmp:", err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
 }
