@@ -282,6 +282,8 @@ var (
 	durationRE = regexp.MustCompile(`"(durationMs|elapsedMs)":\d+`)
 	loopbackRE = regexp.MustCompile(`127\.0\.0\.1:\d+`)
 	loremRE    = regexp.MustCompile(`(lorem ipsum ){4,}`)
+	// todayRE is the system prompt's date (pi 1.6.0's system message carries the prompt).
+	todayRE = regexp.MustCompile(`Current date: \d{4}-\d{2}-\d{2}`)
 )
 
 func (n *normalizer) placeholder(kind, v string) string {
@@ -300,6 +302,7 @@ func (n *normalizer) apply(s string) string {
 	encoded := strings.ReplaceAll(strings.TrimPrefix(n.root, "/"), "/", "-")
 	s = strings.ReplaceAll(s, encoded, "$TMP")
 	s = isoTimeRE.ReplaceAllString(s, "<time>")
+	s = todayRE.ReplaceAllString(s, "Current date: <date>")
 	s = uuidRE.ReplaceAllStringFunc(s, func(v string) string { return n.placeholder("uuid", v) })
 	s = entryIDRE.ReplaceAllStringFunc(s, func(v string) string { return `"` + n.placeholder("id", v) + `"` })
 	s = epochMsRE.ReplaceAllString(s, "0")
