@@ -40,7 +40,8 @@ function track(child) {
 	return child;
 }
 
-// startMock runs bin/mock-openai on a script and resolves to its base URL.
+// startMock runs a mock command (bin/mock-openai, bin/mock-google) on a script and resolves
+// to its base URL.
 export async function startMock(bin, script) {
 	const dir = tempDir("mock-");
 	const file = join(dir, "script.json");
@@ -49,7 +50,7 @@ export async function startMock(bin, script) {
 	const rl = createInterface({ input: child.stdout });
 	const url = await new Promise((resolve, reject) => {
 		rl.once("line", resolve);
-		child.once("exit", (code) => reject(new Error(`mock-openai exited ${code}`)));
+		child.once("exit", (code) => reject(new Error(`${bin} exited ${code}`)));
 	});
 	return { url, child };
 }
