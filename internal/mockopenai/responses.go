@@ -60,11 +60,7 @@ func (p *responsesPlayer) play() {
 	if !p.event("response.created", `"response":`+p.response("in_progress", "")) {
 		return
 	}
-	events := resp.Events
-	if events == nil {
-		events = generate(resp)
-	}
-	for _, ev := range events {
+	for _, ev := range eventsOf(resp) {
 		if !p.step(ev) {
 			return
 		}

@@ -73,11 +73,7 @@ func (p *player) play() {
 	if !p.chunk(`{"role":"assistant","content":""}`, "null") {
 		return
 	}
-	events := resp.Events
-	if events == nil {
-		events = generate(resp)
-	}
-	for _, ev := range events {
+	for _, ev := range eventsOf(resp) {
 		if !p.event(ev) {
 			return
 		}
@@ -173,6 +169,14 @@ func (p *player) usage() bool {
 		`,"completion_tokens_details":{"reasoning_tokens":` + strconv.Itoa(u.ReasoningTokens) +
 		`,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}}`
 	return p.Write("data: "+body+"\n\n", true)
+}
+
+// eventsOf is the response's scripted events, or those generate derives from its fields.
+func eventsOf(r *Response) []Event {
+	if r.Events != nil {
+		return r.Events
+	}
+	return generate(r)
 }
 
 // generate turns the reasoning/text/toolCalls shorthand into events.
