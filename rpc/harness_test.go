@@ -27,7 +27,7 @@ func (fixedClock) After(d time.Duration) <-chan time.Time { return time.After(d)
 
 // peer is the test's side of a server running in process over pipes.
 type peer struct {
-	t      *testing.T
+	t      testing.TB
 	in     *io.PipeWriter
 	out    *bufio.Reader
 	model  *faux.Provider
@@ -55,7 +55,7 @@ type peerOpts struct {
 	finishOnEOF bool
 }
 
-func newPeer(t *testing.T, o peerOpts, steps ...faux.Step) *peer {
+func newPeer(t testing.TB, o peerOpts, steps ...faux.Step) *peer {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
