@@ -22,18 +22,15 @@ type command struct {
 	run                     func(s *Server, st *acpSession, id json.RawMessage, args string)
 }
 
-// commands is filled in init: the handlers refer to it (for the listing).
-var commands []command
-
-func init() {
-	commands = []command{
-		{"compact", "Summarise the conversation to free the context window", "instructions for the summary (optional)", (*Server).cmdCompact},
-		{"name", "Name this session", "the session's name", (*Server).cmdName},
-		{"session", "Show this session's id, file, model, messages, tokens and cost", "", (*Server).cmdSession},
-		{"fork", "Copy this conversation into a new saved session; this one goes on unchanged", "", (*Server).cmdFork},
-		{"model", "Show or switch the model", "provider/model or model id", (*Server).cmdModel},
-		{"thinking", "Show or set the thinking level", "off, minimal, low, medium, high or xhigh", (*Server).cmdThinking},
-	}
+// commands is the table of pi-rpc's own slash commands, in the order they are listed: a
+// package-level literal, as the method tables are (methods.go).
+var commands = []command{
+	{"compact", "Summarise the conversation to free the context window", "instructions for the summary (optional)", (*Server).cmdCompact},
+	{"name", "Name this session", "the session's name", (*Server).cmdName},
+	{"session", "Show this session's id, file, model, messages, tokens and cost", "", (*Server).cmdSession},
+	{"fork", "Copy this conversation into a new saved session; this one goes on unchanged", "", (*Server).cmdFork},
+	{"model", "Show or switch the model", "provider/model or model id", (*Server).cmdModel},
+	{"thinking", "Show or set the thinking level", "off, minimal, low, medium, high or xhigh", (*Server).cmdThinking},
 }
 
 // availableCommands is the available_commands_update a session announces after it opens:

@@ -12,46 +12,43 @@ import (
 // failure response.
 type handler func(s *Server, r *request) error
 
-// commandTable is pi 0.73.1's command table plus the later additions its current clients
-// use. It is built by a function, as every front end's method table is (rpc.methodTable,
-// acp.methodTable), and held by the Server: a handler may reach the table through the
-// server without the initialization cycle a package-level variable would make.
-func commandTable() map[string]handler {
-	return map[string]handler{
-		"prompt":                        (*Server).prompt,
-		"steer":                         (*Server).steer,
-		"follow_up":                     (*Server).steer,
-		"abort":                         (*Server).abort,
-		"new_session":                   (*Server).newSession,
-		"get_state":                     (*Server).getState,
-		"get_messages":                  (*Server).getMessages,
-		"set_model":                     (*Server).setModel,
-		"cycle_model":                   (*Server).cycleModel,
-		"get_available_models":          (*Server).getAvailableModels,
-		"set_thinking_level":            (*Server).setThinkingLevel,
-		"cycle_thinking_level":          (*Server).cycleThinkingLevel,
-		"get_available_thinking_levels": (*Server).getThinkingLevels,
-		"set_steering_mode":             (*Server).setQueueMode,
-		"set_follow_up_mode":            (*Server).setQueueMode,
-		"compact":                       (*Server).compact,
-		"set_auto_compaction":           (*Server).setToggle,
-		"set_auto_retry":                (*Server).setToggle,
-		"abort_retry":                   (*Server).abortRetry,
-		"bash":                          (*Server).bash,
-		"abort_bash":                    (*Server).abortBash,
-		"get_session_stats":             (*Server).getSessionStats,
-		"export_html":                   (*Server).exportHTML,
-		"switch_session":                (*Server).switchSession,
-		"fork":                          (*Server).fork,
-		"clone":                         (*Server).clone,
-		"get_fork_messages":             (*Server).getForkMessages,
-		"get_last_assistant_text":       (*Server).getLastAssistantText,
-		"set_session_name":              (*Server).setSessionName,
-		"get_commands":                  (*Server).getCommands,
-		"clear_queue":                   (*Server).clearQueue,
-		"get_entries":                   (*Server).getEntries,
-		"get_tree":                      (*Server).getTree,
-	}
+// commands is pi 0.73.1's command table plus the later additions its current clients use.
+// Every front end declares its table this way (rpc.methods, acp.methods, pimode.commands):
+// one package-level map literal of the package's entry type, with no init() adding to it.
+var commands = map[string]handler{
+	"prompt":                        (*Server).prompt,
+	"steer":                         (*Server).steer,
+	"follow_up":                     (*Server).steer,
+	"abort":                         (*Server).abort,
+	"new_session":                   (*Server).newSession,
+	"get_state":                     (*Server).getState,
+	"get_messages":                  (*Server).getMessages,
+	"set_model":                     (*Server).setModel,
+	"cycle_model":                   (*Server).cycleModel,
+	"get_available_models":          (*Server).getAvailableModels,
+	"set_thinking_level":            (*Server).setThinkingLevel,
+	"cycle_thinking_level":          (*Server).cycleThinkingLevel,
+	"get_available_thinking_levels": (*Server).getThinkingLevels,
+	"set_steering_mode":             (*Server).setQueueMode,
+	"set_follow_up_mode":            (*Server).setQueueMode,
+	"compact":                       (*Server).compact,
+	"set_auto_compaction":           (*Server).setToggle,
+	"set_auto_retry":                (*Server).setToggle,
+	"abort_retry":                   (*Server).abortRetry,
+	"bash":                          (*Server).bash,
+	"abort_bash":                    (*Server).abortBash,
+	"get_session_stats":             (*Server).getSessionStats,
+	"export_html":                   (*Server).exportHTML,
+	"switch_session":                (*Server).switchSession,
+	"fork":                          (*Server).fork,
+	"clone":                         (*Server).clone,
+	"get_fork_messages":             (*Server).getForkMessages,
+	"get_last_assistant_text":       (*Server).getLastAssistantText,
+	"set_session_name":              (*Server).setSessionName,
+	"get_commands":                  (*Server).getCommands,
+	"clear_queue":                   (*Server).clearQueue,
+	"get_entries":                   (*Server).getEntries,
+	"get_tree":                      (*Server).getTree,
 }
 
 // busyText is pi's refusal of a prompt while a run streams.

@@ -51,8 +51,6 @@ type Server struct {
 	pending sync.WaitGroup
 	ui      *dialogs
 	closed  chan struct{}
-	// commands is the command table (commandTable).
-	commands map[string]handler
 }
 
 // NewServer returns a server for the host's first session; Serve starts it. A host without
@@ -68,7 +66,7 @@ func NewServer(o Options) (*Server, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{host: o.Host, sup: sup, w: o.Writer, in: o.In, scope: o.Scope, max: max, log: o.Logger,
-		ctx: ctx, cancel: cancel, closed: make(chan struct{}), commands: commandTable()}
+		ctx: ctx, cancel: cancel, closed: make(chan struct{})}
 	s.ui = newDialogs(o.Writer)
 	return s, nil
 }
@@ -151,7 +149,7 @@ func (s *Server) handleLine(line []byte) {
 		s.ui.answer(fields)
 		return
 	}
-	h, ok := s.commands[req.typ]
+	h, ok := commands[req.typ]
 	if !ok {
 		// pi 0.73.1 leaves the id out here, so its clients wait for a timeout; it is echoed.
 		s.w.Write(failure(req.id, req.typ, "Unknown command: "+req.typ))

@@ -7,10 +7,6 @@ import (
 	"github.com/pi-rpc/pi-rpc/session"
 )
 
-func init() {
-	methods[protocol.MethodListCommands] = method{scoped: true, handle: typed((*Server).listCommands), allowedAfterShutdown: true}
-}
-
 // listCommands answers the session's prompt templates and skills (docs/skills.md).
 func (s *Server) listCommands(_ context.Context, sup *session.Supervisor, _ *protocol.SessionParams) (*protocol.ListCommandsResult, error) {
 	return &protocol.ListCommandsResult{Commands: sup.Commands()}, nil

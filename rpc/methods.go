@@ -15,6 +15,8 @@ import (
 
 // methods is the method table: every method the server answers. Scoped methods apply to one
 // session, named by params.sessionId (absent: the connection's first open session).
+// Every front end declares its table this way (rpc.methods, acp.methods, pimode.commands):
+// one package-level map literal of the package's entry type, with no init() adding to it.
 var methods = map[string]method{
 	protocol.MethodInitialize:    {handle: typed((*Server).initialize)},
 	protocol.MethodShutdown:      {handle: typed((*Server).shutdown), allowedAfterShutdown: true},
@@ -56,7 +58,8 @@ var methods = map[string]method{
 	protocol.MethodBash:      {scoped: true, handle: typed((*Server).bash)},
 	protocol.MethodAbortBash: {scoped: true, handle: typed((*Server).abortBash)},
 
-	protocol.MethodListTools: {scoped: true, handle: typed((*Server).listTools), allowedAfterShutdown: true},
+	protocol.MethodListTools:    {scoped: true, handle: typed((*Server).listTools), allowedAfterShutdown: true},
+	protocol.MethodListCommands: {scoped: true, handle: typed((*Server).listCommands), allowedAfterShutdown: true},
 }
 
 // MethodNames lists the methods the server answers, for the test that checks them against
