@@ -32,7 +32,7 @@ func (c *call) replyEntries(page session.EntriesPage) {
 	if !c.replied.CompareAndSwap(false, true) {
 		return
 	}
-	if err := c.s.stream.respondBody(int64(c.id.Num), newEntriesResult(page)); err != nil {
+	if err := c.s.stream.respondBody(c.id.Str, newEntriesResult(page)); err != nil {
 		c.s.log.Debug().Err(err).Str("method", c.method).Msg("reply not sent")
 	}
 }

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"flag"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/internal/transport/fuzzseed"
 	"github.com/rs/zerolog"
+	"github.com/sourcegraph/jsonrpc2"
 )
 
 // The fuzz targets share one seed corpus: fuzzSeeds, added to each target and also checked
@@ -121,7 +121,7 @@ func checkResponse(t *testing.T, frame []byte, r map[string]any) {
 }
 
 // checkForJSONRPC2 checks a message handed to jsonrpc2: a request or notification with an
-// internal integer id, a string method and object params, or a response.
+// string id (its key), a string method and object params, or a response.
 func checkForJSONRPC2(t *testing.T, frame, m []byte) {
 	t.Helper()
 	var v map[string]json.RawMessage
@@ -145,9 +145,14 @@ func checkForJSONRPC2(t *testing.T, frame, m []byte) {
 		t.Fatalf("frame %q: message for jsonrpc2 %q has a non-string method", frame, m)
 	}
 	if id, ok := v["id"]; ok {
-		if _, err := strconv.ParseInt(string(id), 10, 64); err != nil {
-			t.Fatalf("frame %q: request for jsonrpc2 %q has id %s, not an internal integer", frame, m, id)
+		var key string
+		if err := json.Unmarshal(id, &key); err != nil || !validID([]byte(key)) {
+			t.Fatalf("frame %q: request for jsonrpc2 %q has id %s, not a key (the client's id bytes as a string)", frame, m, id)
 		}
+	}
+	var req jsonrpc2.Request
+	if err := json.Unmarshal(m, &req); err != nil || (!req.Notif && !req.ID.IsString) {
+		t.Fatalf("frame %q: jsonrpc2 cannot take request %q: %v", frame, m, err)
 	}
 	if p, ok := v["params"]; ok && (len(bytes.TrimSpace(p)) == 0 || bytes.TrimSpace(p)[0] != '{') {
 		t.Fatalf("frame %q: request for jsonrpc2 %q has params that are not an object", frame, m)

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -265,12 +266,9 @@ func (s *Server) cancelRequest(_ context.Context, _ *call, raw *json.RawMessage)
 		s.log.Warn().Msg("ignoring $/cancelRequest without an id")
 		return
 	}
-	internal, ok := s.stream.internalID(p.ID)
-	if !ok {
-		return
-	}
+	// A request that waits is cancelled under its key, the client's id bytes (replies.go).
 	s.mu.Lock()
-	cancel := s.cancels[internal]
+	cancel := s.cancels[string(bytes.TrimSpace(p.ID))]
 	s.mu.Unlock()
 	if cancel != nil {
 		cancel()

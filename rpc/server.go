@@ -64,7 +64,7 @@ type Server struct {
 	caps         protocol.ClientCapabilities
 	initialized  bool
 	shutdownSeen bool
-	cancels      map[int64]context.CancelFunc
+	cancels      map[string]context.CancelFunc
 	// inflight counts waiting requests that have not answered yet.
 	inflight sync.WaitGroup
 
@@ -81,7 +81,7 @@ func NewServer(opts Options) *Server {
 		opts:    opts,
 		host:    opts.Host,
 		log:     opts.Logger,
-		cancels: map[int64]context.CancelFunc{},
+		cancels: map[string]context.CancelFunc{},
 		exit:    make(chan int, 1),
 	}
 	s.stream = newStream(opts.In, opts.Framing, opts.MaxMessageBytes, opts.Writer, opts.Logger)
@@ -155,7 +155,7 @@ func (c *call) reply(result any) {
 // once). These are rule 1's exceptions in docs/protocol.md#ordering-contract: waitSettled
 // after its agent_settled, compact after compaction_end, bash after its last bash_update.
 func (c *call) answerAfter(result any, err error, seq int64) {
-	c.s.stream.answerAfter(int64(c.id.Num), seq)
+	c.s.stream.answerAfter(c.id.Str, seq)
 	c.answer(result, err)
 }
 
@@ -178,7 +178,7 @@ func (c *call) fail(err error) {
 // send writes the response itself: the result is encoded once and framed with the client's
 // id, without going through jsonrpc2 (which would encode it twice more).
 func (c *call) send(result, errObj json.RawMessage) {
-	if err := c.s.stream.respond(int64(c.id.Num), result, errObj); err != nil {
+	if err := c.s.stream.respond(c.id.Str, result, errObj); err != nil {
 		c.s.log.Debug().Err(err).Str("method", c.method).Msg("reply not sent")
 	}
 }
@@ -317,14 +317,14 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 func (s *Server) async(c *call, f func(ctx context.Context)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.mu.Lock()
-	s.cancels[int64(c.id.Num)] = cancel
+	s.cancels[c.id.Str] = cancel
 	s.mu.Unlock()
 	s.inflight.Add(1)
 	go func() {
 		defer s.inflight.Done()
 		defer func() {
 			s.mu.Lock()
-			delete(s.cancels, int64(c.id.Num))
+			delete(s.cancels, c.id.Str)
 			s.mu.Unlock()
 			cancel()
 		}()
