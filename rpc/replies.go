@@ -15,7 +15,8 @@ import (
 // id, and two ids are the same while their bytes are. The response is written by the server
 // (respond), not by jsonrpc2's Reply, because the protocol asks what Reply cannot do:
 //   - the id echoed byte for byte (docs/protocol.md#messages); Reply would write the key as
-//     a string;
+//     a string, and "jsonrpc" after the result ({"id":..,"result":..,"jsonrpc":"2.0"}),
+//     where every response of the protocol begins {"jsonrpc":"2.0","id":...;
 //   - a response placed after the event it follows (waitSettled, compact, bash, shutdown:
 //     ordering rule 1's exceptions), or into its batch's array, where Reply writes at once;
 //   - a result that writes itself (getEntries, entries_result.go), never built whole;
