@@ -12,11 +12,14 @@
 //
 // The pieces:
 //
-//   - stream (stream.go) reads frames with internal/transport's readers, answers every kind
-//     of bad input itself (on the transport's classification) so that nothing malformed
-//     reaches jsonrpc2 (which would close the connection), replaces each request's id with
-//     an internal one and restores the client's bytes on the response, and turns a batch
-//     into one array.
+//   - stream (stream.go) is jsonrpc2's ObjectStream over internal/transport's framing. It
+//     adds only what the protocol asks and jsonrpc2 (v0.2.3) cannot do, each piece in its
+//     file with its reason: the bad-input table (badinput.go), answered before jsonrpc2
+//     sees a frame, since jsonrpc2 closes the connection on one it cannot decode; the
+//     client's ids echoed byte for byte, jsonrpc2 seeing each request under the id's bytes
+//     as a string id, and the responses, batches and answers-after-events that Reply cannot
+//     write (replies.go); the client's answers to our requests (client_responses.go); and
+//     the end-of-input latch, which keeps the Conn open after stdin ends (stream.go).
 //   - Writer (writer.go) is the connection's outbox over internal/transport's writer, which
 //     owns stdout: responses and requests to the client go ahead of queued
 //     events, so a response never waits behind events; events go in seq order; a response
@@ -24,15 +27,18 @@
 //     is placed after it. It is the supervisor's Sink: the run blocks while more than 1 MiB
 //     of events waits, so a client that stops reading slows the agent instead of growing
 //     the server's memory.
-//   - Server (server.go, methods.go and one file per group) handles requests in order on the
-//     read goroutine and never blocks there. The method table (methods.go) maps each method
-//     to a typed handler, func(ctx, session, *Params) (Result, error); methods that wait
-//     decide what they wait for in the handler and return a *later (often a session.Pending),
-//     answered from its own goroutine after the event it follows. Events a handler causes are held
-//     until its response is queued, which gives rule 1 of docs/protocol.md#ordering-contract
-//     for every method.
-//     Responses are written by the server itself (one encoding of the result); jsonrpc2
-//     reads requests and carries the server's own requests to the client.
+//   - Server (server.go, methods.go and one file per group) is the Conn's Handler, run
+//     synchronously on the read goroutine (jsonrpc2.AsyncHandler would reorder requests, and
+//     ordering rules 1 and 2 need them in order; HandlerWithError replies through Reply) and
+//     never blocking there. The method table (methods.go, one package-level map literal as
+//     in acp and pimode) maps each method to a typed handler,
+//     func(ctx, session, *Params) (Result, error); methods that wait decide what they wait
+//     for in the handler and return a *later (often a session.Pending), answered from its
+//     own goroutine after the event it follows. Events a handler causes are held until its
+//     response is queued, which gives rule 1 of docs/protocol.md#ordering-contract for every
+//     method. Responses are written by the server itself (replies.go says why); jsonrpc2
+//     reads requests, carries the server's own requests to the client (Conn.DispatchCall)
+//     and matches the client's answers to them.
 //   - The connection's sessions, the models and the provider problems are the
 //     session.Host's (Options.Host): createSession and closeSession open and close sessions
 //     through it, setModel switches a session's model with it.
