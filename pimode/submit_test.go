@@ -23,35 +23,8 @@ import (
 // write. The responses must still land in their places.
 func TestSubmitPlacesTheResponseAmongTheInputsEvents(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		pr, pw := io.Pipe()
-		w := NewWriter(pw, 1<<20, testLogger())
-		lines := make(chan []string, 1)
-		go func() {
-			var got []string
-			sc := bufio.NewScanner(pr)
-			for sc.Scan() {
-				got = append(got, sc.Text())
-			}
-			lines <- got
-		}()
-
 		release := make(chan struct{})
-		first := faux.HeldAt(faux.Reply(faux.Text("hello")), 0, release)
-		model := faux.New()
-		model.SetResponses(first, faux.Reply(faux.Text("steered")))
-		n := 0
-		sup := session.New(session.Config{
-			Agent: core.Options{Provider: model, Model: model.Model()},
-			Store: session.NewMemoryStore("session-1", func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return "2026-01-01T00:00:00.000Z" }),
-			Sink:  w,
-		})
-		host := session.NewHost(session.HostConfig{})
-		host.Adopt(&session.Opened{Supervisor: sup})
-		s, err := NewServer(Options{Host: host, Writer: w})
-		if err != nil {
-			t.Fatal(err)
-		}
-
+		s, sup, collect := heldServer(t, release)
 		worstCase := func(a session.Accepted, err error) (session.Accepted, error) {
 			synctest.Wait()
 			return a, err
@@ -70,44 +43,92 @@ func TestSubmitPlacesTheResponseAmongTheInputsEvents(t *testing.T) {
 		if _, err := sup.WaitSettled(context.Background(), ""); err != nil {
 			t.Fatal(err)
 		}
-		w.Close(hangTimeout)
-		_ = pw.Close()
-		got := <-lines
-		// outline is the wire in short: each record's type, and a response's command.
-		outline := func() []string {
-			var out []string
-			for _, line := range got {
-				var m map[string]any
-				_ = json.Unmarshal([]byte(line), &m)
-				out = append(out, fmt.Sprint(m["type"], " ", m["command"]))
-			}
-			return out
+		wire := wireLines{t: t, got: collect()}
+		prompt := wire.at(`{"id":"1","type":"response","command":"prompt","success":true,"data":{"disposition":"started"}}`)
+		steer := wire.at(`{"id":"2","type":"response","command":"steer","success":true,"data":{"disposition":"queued"}}`)
+		if prompt != 0 || wire.index("agent_start") != 1 {
+			t.Fatalf("the prompt's response is not before its agent_start: %v", wire.outline())
 		}
-
-		at := func(want string) int {
-			i := slices.IndexFunc(got, func(line string) bool { return line == want })
-			if i < 0 {
-				t.Fatalf("no line %s in %v", want, outline())
-			}
-			return i
-		}
-		index := func(typ string) int {
-			i := slices.IndexFunc(got, func(line string) bool {
-				var m map[string]any
-				return json.Unmarshal([]byte(line), &m) == nil && m["type"] == typ
-			})
-			if i < 0 {
-				t.Fatalf("no %s in %v", typ, outline())
-			}
-			return i
-		}
-		prompt := at(`{"id":"1","type":"response","command":"prompt","success":true,"data":{"disposition":"started"}}`)
-		steer := at(`{"id":"2","type":"response","command":"steer","success":true,"data":{"disposition":"queued"}}`)
-		if prompt != 0 || index("agent_start") != 1 {
-			t.Fatalf("the prompt's response is not before its agent_start: %v", outline())
-		}
-		if queue := index("queue_update"); steer != queue+1 {
-			t.Fatalf("the steer's response is not right after its queue_update: %v", outline())
+		if queue := wire.index("queue_update"); steer != queue+1 {
+			t.Fatalf("the steer's response is not right after its queue_update: %v", wire.outline())
 		}
 	})
+}
+
+// heldServer is a server over one session whose first reply waits for release (then a
+// second, "steered"), writing to a pipe; collect closes the writer and returns the lines
+// written.
+func heldServer(t *testing.T, release chan struct{}) (s *Server, sup *session.Supervisor, collect func() []string) {
+	t.Helper()
+	pr, pw := io.Pipe()
+	w := NewWriter(pw, 1<<20, testLogger())
+	lines := make(chan []string, 1)
+	go func() {
+		var got []string
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			got = append(got, sc.Text())
+		}
+		lines <- got
+	}()
+	model := faux.New()
+	model.SetResponses(faux.HeldAt(faux.Reply(faux.Text("hello")), 0, release), faux.Reply(faux.Text("steered")))
+	n := 0
+	sup = session.New(session.Config{
+		Agent: core.Options{Provider: model, Model: model.Model()},
+		Store: session.NewMemoryStore("session-1", func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return "2026-01-01T00:00:00.000Z" }),
+		Sink:  w,
+	})
+	host := session.NewHost(session.HostConfig{})
+	host.Adopt(&session.Opened{Supervisor: sup})
+	s, err := NewServer(Options{Host: host, Writer: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	collect = func() []string {
+		w.Close(hangTimeout)
+		_ = pw.Close()
+		return <-lines
+	}
+	return s, sup, collect
+}
+
+// wireLines finds records in the lines a pi-mode server wrote.
+type wireLines struct {
+	t   *testing.T
+	got []string
+}
+
+// outline is the wire in short: each record's type, and a response's command.
+func (l wireLines) outline() []string {
+	var out []string
+	for _, line := range l.got {
+		var m map[string]any
+		_ = json.Unmarshal([]byte(line), &m)
+		out = append(out, fmt.Sprint(m["type"], " ", m["command"]))
+	}
+	return out
+}
+
+// at is the index of the line want.
+func (l wireLines) at(want string) int {
+	l.t.Helper()
+	i := slices.IndexFunc(l.got, func(line string) bool { return line == want })
+	if i < 0 {
+		l.t.Fatalf("no line %s in %v", want, l.outline())
+	}
+	return i
+}
+
+// index is the index of the first record of type typ.
+func (l wireLines) index(typ string) int {
+	l.t.Helper()
+	i := slices.IndexFunc(l.got, func(line string) bool {
+		var m map[string]any
+		return json.Unmarshal([]byte(line), &m) == nil && m["type"] == typ
+	})
+	if i < 0 {
+		l.t.Fatalf("no %s in %v", typ, l.outline())
+	}
+	return i
 }

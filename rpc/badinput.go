@@ -151,8 +151,7 @@ func (s *stream) replyError(id []byte, code int, message string, data any) {
 func sanitised(key *string, method string, params json.RawMessage) []byte {
 	out := []byte(`{"jsonrpc":"2.0"`)
 	if key != nil {
-		id, _ := json.Marshal(*key)
-		out = append(append(out, `,"id":`...), id...)
+		out = appendKey(append(out, `,"id":`...), *key)
 	}
 	m, _ := json.Marshal(method)
 	out = append(append(out, `,"method":`...), m...)
@@ -160,6 +159,20 @@ func sanitised(key *string, method string, params json.RawMessage) []byte {
 		out = append(append(out, `,"params":`...), params...)
 	}
 	return append(out, '}')
+}
+
+// appendKey appends a key as a JSON string. The key is an id of a message that decoded as
+// JSON (badinput's checks come first): valid UTF-8 without raw control characters, so only
+// the quotes and backslashes of a string id need escaping.
+func appendKey(out []byte, key string) []byte {
+	out = append(out, '"')
+	for i := 0; i < len(key); i++ {
+		if c := key[i]; c == '"' || c == '\\' {
+			out = append(out, '\\')
+		}
+		out = append(out, key[i])
+	}
+	return append(out, '"')
 }
 
 // validID reports whether raw is an id the protocol accepts: a string or a number, of any

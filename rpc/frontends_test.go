@@ -12,7 +12,7 @@ import (
 
 // The three front ends (rpc, acp, pimode) are built the same way (issue 30): each declares
 // its method table as one package-level composite literal, with no init() adding to it; no
-// non-test file reaches 500 lines and no function 80.
+// non-test file reaches 500 lines and no function (tests included) is over 80.
 var frontEnds = map[string]string{"../rpc": "methods", "../acp": "methods", "../pimode": "commands"}
 
 func TestFrontEndsDeclareTheirMethodTableAsOneLiteral(t *testing.T) {
@@ -48,8 +48,8 @@ func TestFrontEndsDeclareTheirMethodTableAsOneLiteral(t *testing.T) {
 func TestFrontEndsHaveSmallFilesAndFunctions(t *testing.T) {
 	for dir := range frontEnds {
 		fset := token.NewFileSet()
-		for name, f := range parseDirSet(t, fset, dir) {
-			if n := fset.Position(f.End()).Line; n >= 500 {
+		for name, f := range parseDirSet(t, fset, dir, true) {
+			if n := fset.Position(f.End()).Line; n >= 500 && !strings.HasSuffix(name, "_test.go") {
 				t.Errorf("%s: %d lines (under 500)", name, n)
 			}
 			for _, d := range f.Decls {
@@ -66,11 +66,11 @@ func TestFrontEndsHaveSmallFilesAndFunctions(t *testing.T) {
 }
 
 func parseDir(t *testing.T, dir string) map[string]*ast.File {
-	return parseDirSet(t, token.NewFileSet(), dir)
+	return parseDirSet(t, token.NewFileSet(), dir, false)
 }
 
-// parseDirSet parses the non-test Go files of dir.
-func parseDirSet(t *testing.T, fset *token.FileSet, dir string) map[string]*ast.File {
+// parseDirSet parses the Go files of dir, the tests too if tests is set.
+func parseDirSet(t *testing.T, fset *token.FileSet, dir string, tests bool) map[string]*ast.File {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -79,7 +79,7 @@ func parseDirSet(t *testing.T, fset *token.FileSet, dir string) map[string]*ast.
 	out := map[string]*ast.File{}
 	for _, e := range entries {
 		name := e.Name()
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+		if !strings.HasSuffix(name, ".go") || (!tests && strings.HasSuffix(name, "_test.go")) {
 			continue
 		}
 		path := filepath.Join(dir, name)
