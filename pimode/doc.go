@@ -6,8 +6,10 @@
 // The pieces: the transport's strict-LF line reader and bad-input classification
 // (internal/transport), one ordered writer over the transport's that is the engine's event
 // sink and also carries responses (writer.go), pi's event shapes (encode.go), the command
-// table (commands.go) and the extension-UI confirm dialogs that ask for tool approval
-// (approval.go). The session served, the model catalogue and set_model's orchestration are
+// table (commands.go: one package-level map literal, as rpc's and acp's method tables) with
+// the input commands, the other commands by concern (settings.go: state, model, thinking,
+// queue modes, toggles; sessions.go: session files, forks, compaction, the tree; bash.go;
+// slash.go) and the extension-UI confirm dialogs that ask for tool approval (approval.go). The session served, the model catalogue and set_model's orchestration are
 // a session.Host's (Options.Host); the package words the host's errors as pi does. It
 // imports the engine, never the JSON-RPC front end.
 package pimode

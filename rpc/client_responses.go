@@ -7,6 +7,15 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 )
 
+// Answers from the client to our requests (permission/request). jsonrpc2 matches an answer
+// to its call by id, but it closes the connection on one it cannot decode (an id of another
+// type, both result and error, ...), logs one that matches no call only at its logger's
+// level, and does not say which ids it waits for. The protocol (docs/protocol.md#messages)
+// asks that every malformed or unmatched answer be ignored and logged at warn, and that a
+// message without a method and with the id of a pending permission/request count as an
+// answer; so the ids asked are kept here (asked) and an answer reaches jsonrpc2 only when
+// it is well-formed and awaited.
+
 // acceptResponse returns an answer from the client for jsonrpc2, or nil after logging why
 // it is dropped.
 func (s *stream) acceptResponse(data []byte, fields map[string]json.RawMessage) []byte {

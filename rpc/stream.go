@@ -72,10 +72,10 @@ func newStream(in io.Reader, framing Framing, max int, w *Writer, log zerolog.Lo
 
 // ended records the end of the input and holds it back from jsonrpc2 until closeInput. The
 // latch exists because jsonrpc2 closes the Conn when ReadObject fails, and a closed Conn
-// sends nothing: after stdin ends the connection still serves (docs/protocol.md#ending:
-// pending requests are answered; with --on-eof finish the run goes on), and a run's
-// permission/request still follows its permission_requested (ordering rule 6) through
-// the Conn, which answers it (denied: by disconnect) rather than never sending it.
+// sends nothing: after stdin ends the process still serves (docs/protocol.md#ending: the
+// pending requests are answered; with --on-eof finish the run goes on), and a
+// permission_requested is still followed by its permission/request (ordering rule 6),
+// sent through the Conn, before it resolves as denied by disconnect (docs/permissions.md).
 func (s *stream) ended(err error) error {
 	s.once.Do(func() { close(s.eof) })
 	<-s.release
