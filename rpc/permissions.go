@@ -90,7 +90,10 @@ func (a asker) endedByInput() bool {
 	}
 }
 
-// cancelRequest is the $/cancelRequest notification for a request of ours.
+// cancelRequest is the $/cancelRequest notification for a request of ours. It is queued on
+// the writer (Writer.After) rather than sent with the Conn's Notify, which would put it in
+// the response lane, ahead of the permission/request it withdraws when that one still waits
+// behind its permission_requested (ordering rule 6).
 func cancelRequest(id string) []byte {
 	data, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": protocol.MethodCancelRequest, "params": map[string]any{"id": id}})
 	return data
