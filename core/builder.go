@@ -1,6 +1,10 @@
 package core
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/pi-rpc/pi-rpc/internal/partialjson"
+)
 
 // MessageBuilder builds a streamed assistant message and the [AssistantEvent]s that describe
 // it, so that every provider follows the same block rules:
@@ -38,7 +42,7 @@ type streamCall struct {
 	key   int
 	// args parses the fragments incrementally: reparsing the whole prefix after every
 	// fragment made a long call quadratic.
-	args PartialJSON
+	args partialjson.Parser
 	// announced records whether an event has carried the call's id and name.
 	idSent, nameSent bool
 }
@@ -49,7 +53,7 @@ type streamCall struct {
 func (c *streamCall) finish(block *Content) {
 	block.Arguments = cloneJSON(c.args.Value()).(map[string]any)
 	block.RawArguments = nil
-	if text, ok := c.args.complete(); ok {
+	if text, ok := c.args.Complete(); ok {
 		block.RawArguments = normalizeArguments(text)
 	}
 }
