@@ -287,3 +287,23 @@ func (b *MessageBuilder) setFailure(reason StopReason, failure *ProviderError) {
 func Aborted() *ProviderError {
 	return &ProviderError{Kind: ErrorAborted, Message: "Request was aborted"}
 }
+
+// cloneJSON deep-copies a value made of JSON maps, slices and scalars.
+func cloneJSON(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = cloneJSON(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = cloneJSON(x)
+		}
+		return out
+	default:
+		return v
+	}
+}
