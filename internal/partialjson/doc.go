@@ -10,9 +10,9 @@
 // escapes some models write, which no JSON library does: they refuse such text.
 //
 // Where it differs from the hand-written parser it replaced (TestAgreesWithTheOldParser checks
-// every other input of the tests and the fuzz corpus, and every prefix of each): numbers
-// follow JSON's grammar ("01" and "1.e5" end the parse, as they do for encoding/json once the
-// text is complete); a \u escape with a non-hex byte is repaired as soon as it is seen; and
+// every other input of the tests and the fuzz corpus, and every prefix of each): the text
+// follows JSON's grammar ("01", "1.e5" and a comma before '}' or ']' end the parse, as they
+// do for encoding/json once the text is complete); a \u escape with a non-hex byte is repaired as soon as it is seen; and
 // invalid UTF-8 inside a string cut off shows as U+FFFD (the same on the wire, and fragments
 // decoded from a provider's JSON events are valid UTF-8 anyway).
 //

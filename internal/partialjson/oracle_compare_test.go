@@ -18,8 +18,9 @@ import (
 // it replaced, with the reason; every other input of the tests and the fuzz corpus, and every
 // prefix of one, parses as before.
 //
-//   - numbers follow JSON's grammar: the old parser read "01" as 1, "1.e5" as 100000 and "1-"
-//     cut off as 1, where JSON (and encoding/json on the whole text) has no number;
+//   - the text follows JSON's grammar: the old parser read "01" as 1, "1.e5" as 100000 and
+//     "1-" cut off as 1, where JSON (and encoding/json on the whole text) has no number, and
+//     let a comma stand before a closing brace or bracket;
 //   - a \u escape with a byte that is no hex digit, cut off before its fourth digit, is
 //     repaired as it is once the text goes on (the old parser took it as a prefix and showed
 //     nothing of it);
@@ -27,7 +28,8 @@ import (
 //     text is complete (the old parser kept the raw bytes there; on the wire, where invalid
 //     UTF-8 is written as U+FFFD, the two are the same).
 func oldDiffers(s string) bool {
-	return sameOnTheWire(oldParse(s), Parse(s)) || numberOutsideTheGrammar(s) || badUnicodeEscape.MatchString(s)
+	return sameOnTheWire(oldParse(s), Parse(s)) || outsideTheGrammar(s) || outsideTheGrammar(repairJSON(s)) ||
+		badUnicodeEscape.MatchString(s)
 }
 
 // badUnicodeEscape finds a \u escape with a byte that is not a hex digit.
@@ -49,8 +51,10 @@ func sameOnTheWire(a, b map[string]any) bool {
 	return reflect.DeepEqual(roundTrip(a), roundTrip(b))
 }
 
-// numberOutsideTheGrammar reports whether jsontext stops reading s at a number's byte.
-func numberOutsideTheGrammar(s string) bool {
+// outsideTheGrammar reports whether jsontext stops reading s at (or just after) a
+// number's byte or at a comma before a closing brace or bracket: the grammar the old parser
+// did not hold to.
+func outsideTheGrammar(s string) bool {
 	dec := jsontext.NewDecoder(strings.NewReader(s), decodeOptions...)
 	for {
 		_, err := dec.ReadToken()
@@ -63,7 +67,7 @@ func numberOutsideTheGrammar(s string) bool {
 		}
 		at := int(serr.ByteOffset)
 		return at > 0 && at <= len(s) && strings.IndexByte("0123456789.eE+-", s[at-1]) >= 0 ||
-			at < len(s) && strings.IndexByte("0123456789.eE+-", s[at]) >= 0
+			at < len(s) && strings.IndexByte("0123456789.eE+-,]}", s[at]) >= 0
 	}
 }
 
@@ -116,4 +120,16 @@ func TestAgreesWithTheOldParser(t *testing.T) {
 		}
 	}
 	t.Logf("%d inputs as before, %d deliberately different", same, differ)
+}
+
+// FuzzAgreesWithTheOldParser compares Parse with the old parser on any text.
+func FuzzAgreesWithTheOldParser(f *testing.F) {
+	for _, doc := range append(append([]string{}, streamDocs...), invalidDocs...) {
+		f.Add(doc)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, old := Parse(s), oldParse(s); !reflect.DeepEqual(got, old) && !oldDiffers(s) {
+			t.Fatalf("Parse(%q) = %#v, the old parser gave %#v", s, got, old)
+		}
+	})
 }

@@ -45,10 +45,9 @@ type Parser struct {
 	// at text offset strAt (0: none). While no fragment brings a quote that can close it, the
 	// decoder is not asked again (it would read the string from its start each time, which
 	// made a long string quadratic). Its content so far is decoded once: strBuf holds it up to
-	// text offset strTo; checkedTo is the length of text the decoder last read.
+	// text offset strTo.
 	strAt, strTo int
 	strBuf       strings.Builder
-	checkedTo    int
 	scratch      []byte
 }
 
@@ -152,7 +151,6 @@ func (p *Parser) advance() bool {
 		p.in = input{text: &p.text}
 		p.dec = jsontext.NewDecoder(&p.in, decodeOptions...)
 	}
-	p.checkedTo = p.text.Len()
 	for {
 		tok, err := p.dec.ReadToken()
 		if err != nil {
@@ -332,16 +330,25 @@ func (p *Parser) closeContainer() {
 // reports false if that value makes the text no prefix of a JSON object (a number out of
 // range).
 func (p *Parser) showTail() bool {
+	if p.done {
+		// After the object only space may follow; the decoder waits for the end of a
+		// string, number or literal before it refuses a second value.
+		return p.strAt == 0 && len(bytes.TrimLeft(p.dec.UnreadBuffer(), " \t\r\n")) == 0
+	}
 	if p.strAt > 0 {
 		return p.showString()
 	}
-	if p.done || len(p.stack) == 0 {
+	if len(p.stack) == 0 {
 		return true
 	}
+	unread := p.dec.UnreadBuffer()
 	if f := &p.stack[len(p.stack)-1]; f.obj != nil && f.wantKey {
-		return true // a name cut off is dropped
+		// Where a name belongs, the decoder waits for the end of a number or literal before
+		// it refuses it: anything but a string there is no prefix of an object.
+		tail := bytes.TrimLeft(unread, " \t\r\n,")
+		return len(tail) == 0
 	}
-	v, shown, ok := tailValue(p.dec.UnreadBuffer())
+	v, shown, ok := tailValue(unread)
 	if shown {
 		p.store(v)
 	}
@@ -351,15 +358,7 @@ func (p *Parser) showTail() bool {
 // showString shows the open string (a name is checked, not shown).
 func (p *Parser) showString() bool {
 	s, sure, ok := p.stringSoFar()
-	if !sure && p.checkedTo < p.text.Len() {
-		if !p.advance() {
-			return false
-		}
-		if p.strAt == 0 {
-			return p.showTail()
-		}
-	}
-	if !ok {
+	if !ok || !sure && !p.validRest() {
 		return false
 	}
 	if len(p.stack) == 0 {
@@ -369,6 +368,23 @@ func (p *Parser) showString() bool {
 		p.store(s)
 	}
 	return true
+}
+
+// escapeEnds complete every beginning of an escape: a lone backslash, and \u with 0 to 3 hex
+// digits.
+var escapeEnds = []string{"n", "0000", "000", "00", "0"}
+
+// validRest reports whether the open string's bytes after its checked part can begin the rest
+// of a string: as they are, or with the end of an escape they have begun.
+func (p *Parser) validRest() bool {
+	rest := p.text.String()[p.strTo:]
+	for _, end := range append([]string{""}, escapeEnds...) {
+		p.scratch = append(append(append(append(p.scratch[:0], '"'), rest...), end...), '"')
+		if jsontext.Value(p.scratch).IsValid(decodeOptions...) {
+			return true
+		}
+	}
+	return false
 }
 
 // tailValue is the value a decoder waiting for more input has begun: unread is what it holds
