@@ -213,8 +213,9 @@ func (p *Parser) stringSoFar() (s string, sure, ok bool) {
 	for cut := 0; cut <= 6 && cut <= len(rest); cut++ {
 		chunk := rest[:len(rest)-cut]
 		p.scratch = append(append(append(p.scratch[:0], '"'), chunk...), '"')
-		if jsontext.Value(p.scratch).IsValid() {
-			decoded, _ := jsontext.AppendUnquote(p.scratch[len(p.scratch):], p.scratch)
+		// AppendUnquote reports invalid UTF-8 and lone surrogates too: no error is strictly
+		// valid content.
+		if decoded, err := jsontext.AppendUnquote(p.scratch[len(p.scratch):], p.scratch); err == nil {
 			p.strBuf.Write(decoded)
 			p.strTo += len(chunk)
 			break
