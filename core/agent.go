@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/pi-rpc/pi-rpc/internal/toolschema"
 )
 
 // QueueMode says how many queued messages one delivery takes. The queues belong to whoever
@@ -191,7 +193,7 @@ type State struct {
 type Agent struct {
 	opts       Options
 	clock      Clock
-	validators *validatorCache
+	validators *toolschema.Cache
 
 	mu        sync.Mutex
 	state     State
@@ -244,7 +246,7 @@ func New(opts Options) *Agent {
 	return &Agent{
 		opts:       opts,
 		clock:      opts.Clock,
-		validators: newValidatorCache(),
+		validators: toolschema.NewCache(),
 		state: State{
 			SystemPrompt:  opts.SystemPrompt,
 			Model:         opts.Model,

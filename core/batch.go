@@ -145,7 +145,8 @@ func (l *loop) prepare(msg *AssistantMessage, s *callState) {
 			}
 			raw = prepared
 		}
-		return l.a.validators.validate(s.tool.Info(), raw)
+		info := s.tool.Info()
+		return l.a.validators.Validate(info.Name, info.Parameters, raw)
 	})
 	if err != nil {
 		immediate(err.Error())

@@ -1,6 +1,10 @@
 package core
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/pi-rpc/pi-rpc/internal/partialjson"
+)
 
 // MessageBuilder builds a streamed assistant message and the [AssistantEvent]s that describe
 // it, so that every provider follows the same block rules:
@@ -38,7 +42,7 @@ type streamCall struct {
 	key   int
 	// args parses the fragments incrementally: reparsing the whole prefix after every
 	// fragment made a long call quadratic.
-	args PartialJSON
+	args partialjson.Parser
 	// announced records whether an event has carried the call's id and name.
 	idSent, nameSent bool
 }
@@ -49,7 +53,7 @@ type streamCall struct {
 func (c *streamCall) finish(block *Content) {
 	block.Arguments = cloneJSON(c.args.Value()).(map[string]any)
 	block.RawArguments = nil
-	if text, ok := c.args.complete(); ok {
+	if text, ok := c.args.Complete(); ok {
 		block.RawArguments = normalizeArguments(text)
 	}
 }
@@ -282,4 +286,24 @@ func (b *MessageBuilder) setFailure(reason StopReason, failure *ProviderError) {
 // Aborted is the failure a provider reports when its context is cancelled.
 func Aborted() *ProviderError {
 	return &ProviderError{Kind: ErrorAborted, Message: "Request was aborted"}
+}
+
+// cloneJSON deep-copies a value made of JSON maps, slices and scalars.
+func cloneJSON(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = cloneJSON(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = cloneJSON(x)
+		}
+		return out
+	default:
+		return v
+	}
 }

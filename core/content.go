@@ -308,3 +308,17 @@ func htmlEscape[T ~string | ~[]byte](src T, i int) (rune, bool) {
 	}
 	return 0, false
 }
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func hexDigit(c byte) rune {
+	switch {
+	case c >= '0' && c <= '9':
+		return rune(c - '0')
+	case c >= 'a' && c <= 'f':
+		return rune(c - 'a' + 10)
+	case c >= 'A' && c <= 'F':
+		return rune(c - 'A' + 10)
+	}
+	return -1
+}

@@ -50,7 +50,7 @@ func benchBody(toolArgs bool) []byte {
 
 // BenchmarkStream measures the whole per-chunk path (SSE framing, JSON decoding, mapping,
 // the builder and its events, the idle timer) over an in-memory body, reported per chunk.
-// Note that a tool-argument chunk re-parses the accumulated arguments (core.ParsePartialJSON),
+// Note that a tool-argument chunk re-parses the accumulated arguments (internal/partialjson),
 // so its cost grows with the arguments' length; 2,000 fragments make ~40 KB of arguments.
 func BenchmarkStream(b *testing.B) {
 	for _, bc := range []struct {

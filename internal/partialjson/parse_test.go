@@ -1,4 +1,4 @@
-package core
+package partialjson
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestParsePartialJSON(t *testing.T) {
+func TestParse(t *testing.T) {
 	tests := []struct {
 		in   string
 		want string
@@ -33,38 +33,38 @@ func TestParsePartialJSON(t *testing.T) {
 		{`not json`, `{}`},
 	}
 	for _, tc := range tests {
-		got := ParsePartialJSON(tc.in)
+		got := Parse(tc.in)
 		var want map[string]any
 		if err := json.Unmarshal([]byte(tc.want), &want); err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Errorf("ParsePartialJSON(%q) = %v, want %v", tc.in, got, want)
+			t.Errorf("Parse(%q) = %v, want %v", tc.in, got, want)
 		}
 	}
 }
 
-// TestParsePartialJSONPrefixes checks that every prefix of a document parses to an object
+// TestParsePrefixes checks that every prefix of a document parses to an object
 // and that the whole parses exactly.
-func TestParsePartialJSONPrefixes(t *testing.T) {
+func TestParsePrefixes(t *testing.T) {
 	doc := `{"path":"src/main.go","edits":[{"oldText":"a\"b\\n","newText":"ü 🙂"}],"n":12.5e1,"ok":false,"z":null}`
 	for i := 0; i <= len(doc); i++ {
-		if got := ParsePartialJSON(doc[:i]); got == nil {
+		if got := Parse(doc[:i]); got == nil {
 			t.Fatalf("prefix %d gave nil", i)
 		}
 	}
 	var want map[string]any
 	_ = json.Unmarshal([]byte(doc), &want)
-	if got := ParsePartialJSON(doc); !reflect.DeepEqual(got, want) {
+	if got := Parse(doc); !reflect.DeepEqual(got, want) {
 		t.Fatalf("whole = %v, want %v", got, want)
 	}
 }
 
-func FuzzParsePartialJSON(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	f.Add(`{"a":"b","c":[1,2,{"d":null}]}`)
 	f.Add(`{"a":"\ud83d\ude00`)
 	f.Fuzz(func(t *testing.T, s string) {
-		if ParsePartialJSON(s) == nil {
+		if Parse(s) == nil {
 			t.Fatal("nil result")
 		}
 	})

@@ -1,4 +1,4 @@
-package core
+package partialjson
 
 import (
 	"encoding/json"
@@ -7,12 +7,15 @@ import (
 	"unicode/utf8"
 )
 
-// ParsePartialJSON parses streamed tool-call arguments that may be cut off anywhere (pi-ai's
+// The hand-written parser pi-rpc used before it read tool-call arguments with jsontext,
+// kept as the oracle the new one is compared with (see TestAgreesWithTheOldParser).
+
+// oldParse parses streamed tool-call arguments that may be cut off anywhere (pi-ai's
 // parseStreamingJson). Complete JSON parses as usual; otherwise the value is read as far as it
 // goes: open strings keep what they have, open objects and arrays close, a key without a value
 // is dropped. Raw control characters inside strings and invalid escapes, which some models
 // emit, are repaired. The result is always an object; anything unusable gives an empty one.
-func ParsePartialJSON(s string) map[string]any {
+func oldParse(s string) map[string]any {
 	if strings.TrimSpace(s) == "" {
 		return map[string]any{}
 	}
@@ -20,22 +23,22 @@ func ParsePartialJSON(s string) map[string]any {
 	if err := json.Unmarshal([]byte(s), &v); err == nil && v != nil {
 		return v
 	}
-	if obj, ok := parsePartialObject(s); ok {
+	if obj, ok := oldPrefixObject(s); ok {
 		return obj
 	}
 	if repaired := repairJSON(s); repaired != s {
 		if err := json.Unmarshal([]byte(repaired), &v); err == nil && v != nil {
 			return v
 		}
-		if obj, ok := parsePartialObject(repaired); ok {
+		if obj, ok := oldPrefixObject(repaired); ok {
 			return obj
 		}
 	}
 	return map[string]any{}
 }
 
-func parsePartialObject(s string) (map[string]any, bool) {
-	p := partialParser{s: s}
+func oldPrefixObject(s string) (map[string]any, bool) {
+	p := oldPartialParser{s: s}
 	p.ws()
 	if p.eof() || p.s[p.i] != '{' {
 		return nil, false
@@ -52,18 +55,18 @@ func parsePartialObject(s string) (map[string]any, bool) {
 	return obj, isObj
 }
 
-// partialParser reads a JSON prefix. value reports ok=false for input that is not a prefix
+// oldPartialParser reads a JSON prefix. value reports ok=false for input that is not a prefix
 // of any JSON text; a value cut off by the end of input is returned as far as it goes, with
 // partial set when it is incomplete.
-type partialParser struct {
+type oldPartialParser struct {
 	s       string
 	i       int
 	partial bool
 }
 
-func (p *partialParser) eof() bool { return p.i >= len(p.s) }
+func (p *oldPartialParser) eof() bool { return p.i >= len(p.s) }
 
-func (p *partialParser) ws() {
+func (p *oldPartialParser) ws() {
 	for p.i < len(p.s) {
 		switch p.s[p.i] {
 		case ' ', '\t', '\n', '\r':
@@ -74,7 +77,7 @@ func (p *partialParser) ws() {
 	}
 }
 
-func (p *partialParser) value() (any, bool) {
+func (p *oldPartialParser) value() (any, bool) {
 	p.ws()
 	if p.eof() {
 		p.partial = true
@@ -94,7 +97,7 @@ func (p *partialParser) value() (any, bool) {
 	}
 }
 
-func (p *partialParser) object() (any, bool) {
+func (p *oldPartialParser) object() (any, bool) {
 	p.i++ // {
 	obj := map[string]any{}
 	for {
@@ -159,7 +162,7 @@ func (p *partialParser) object() (any, bool) {
 	}
 }
 
-func (p *partialParser) array() (any, bool) {
+func (p *oldPartialParser) array() (any, bool) {
 	p.i++ // [
 	arr := []any{}
 	for {
@@ -200,7 +203,7 @@ func (p *partialParser) array() (any, bool) {
 	}
 }
 
-func (p *partialParser) str() (any, bool) {
+func (p *oldPartialParser) str() (any, bool) {
 	p.i++ // opening quote
 	var b strings.Builder
 	for p.i < len(p.s) {
@@ -240,14 +243,14 @@ func (p *partialParser) str() (any, bool) {
 					return nil, false
 				}
 				p.i += 6
-				if utf16IsHigh(rune(r)) && p.i+6 <= len(p.s) && p.s[p.i] == '\\' && p.s[p.i+1] == 'u' {
-					if lo, err := strconv.ParseUint(p.s[p.i+2:p.i+6], 16, 32); err == nil && utf16IsLow(rune(lo)) {
+				if oldIsHigh(rune(r)) && p.i+6 <= len(p.s) && p.s[p.i] == '\\' && p.s[p.i+1] == 'u' {
+					if lo, err := strconv.ParseUint(p.s[p.i+2:p.i+6], 16, 32); err == nil && oldIsLow(rune(lo)) {
 						b.WriteRune((rune(r)-0xD800)<<10 + (rune(lo) - 0xDC00) + 0x10000)
 						p.i += 6
 						continue
 					}
 				}
-				if utf16IsHigh(rune(r)) || utf16IsLow(rune(r)) {
+				if oldIsHigh(rune(r)) || oldIsLow(rune(r)) {
 					b.WriteRune(utf8.RuneError)
 				} else {
 					b.WriteRune(rune(r))
@@ -268,10 +271,10 @@ func (p *partialParser) str() (any, bool) {
 	return b.String(), true
 }
 
-func utf16IsHigh(r rune) bool { return r >= 0xD800 && r < 0xDC00 }
-func utf16IsLow(r rune) bool  { return r >= 0xDC00 && r < 0xE000 }
+func oldIsHigh(r rune) bool { return r >= 0xD800 && r < 0xDC00 }
+func oldIsLow(r rune) bool  { return r >= 0xDC00 && r < 0xE000 }
 
-func (p *partialParser) number() (any, bool) {
+func (p *oldPartialParser) number() (any, bool) {
 	start := p.i
 	for p.i < len(p.s) && strings.IndexByte("+-0123456789.eE", p.s[p.i]) >= 0 {
 		p.i++
@@ -291,7 +294,7 @@ func (p *partialParser) number() (any, bool) {
 	return f, true
 }
 
-func (p *partialParser) literal() (any, bool) {
+func (p *oldPartialParser) literal() (any, bool) {
 	for _, lit := range []struct {
 		text string
 		v    any
@@ -308,80 +311,4 @@ func (p *partialParser) literal() (any, bool) {
 		}
 	}
 	return nil, false
-}
-
-// repairJSON escapes raw control characters inside strings and doubles backslashes that
-// start invalid escapes (pi's repairJson).
-func repairJSON(s string) string {
-	var b strings.Builder
-	inString := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !inString {
-			if c == '"' {
-				inString = true
-			}
-			b.WriteByte(c)
-			continue
-		}
-		switch {
-		case c == '"':
-			inString = false
-			b.WriteByte(c)
-		case c == '\\':
-			if i+1 < len(s) && validEscape(s, i+1) {
-				b.WriteByte(c)
-				b.WriteByte(s[i+1])
-				i++
-			} else if i+1 < len(s) {
-				b.WriteString(`\\`)
-			} else {
-				b.WriteByte(c)
-			}
-		case c < 0x20:
-			switch c {
-			case '\b':
-				b.WriteString(`\b`)
-			case '\f':
-				b.WriteString(`\f`)
-			case '\n':
-				b.WriteString(`\n`)
-			case '\r':
-				b.WriteString(`\r`)
-			case '\t':
-				b.WriteString(`\t`)
-			default:
-				b.WriteString(`\u00`)
-				b.WriteByte("0123456789abcdef"[c>>4])
-				b.WriteByte("0123456789abcdef"[c&0xF])
-			}
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-func validEscape(s string, i int) bool {
-	switch s[i] {
-	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		return true
-	case 'u':
-		if i+5 > len(s) {
-			return i+1 == len(s) || isHexPrefix(s[i+1:])
-		}
-		return isHexPrefix(s[i+1 : i+5])
-	}
-	return false
-}
-
-func isHexPrefix(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		isHex := c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-		if !isHex {
-			return false
-		}
-	}
-	return true
 }

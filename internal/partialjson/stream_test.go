@@ -1,4 +1,4 @@
-package core
+package partialjson
 
 import (
 	"math/rand/v2"
@@ -87,10 +87,10 @@ var invalidDocs = []string{
 }
 
 // writeAndCompare streams doc in the given fragment sizes (the last fragment takes the
-// rest), comparing Value after every Write with ParsePartialJSON of the prefix.
-func writeAndCompare(t *testing.T, doc string, sizes []int) *PartialJSON {
+// rest), comparing Value after every Write with Parse of the prefix.
+func writeAndCompare(t *testing.T, doc string, sizes []int) *Parser {
 	t.Helper()
-	var p PartialJSON
+	var p Parser
 	at := 0
 	for k := 0; at < len(doc); k++ {
 		n := len(doc) - at
@@ -99,12 +99,12 @@ func writeAndCompare(t *testing.T, doc string, sizes []int) *PartialJSON {
 		}
 		p.Write(doc[at : at+n])
 		at += n
-		got, want := p.Value(), ParsePartialJSON(doc[:at])
+		got, want := p.Value(), Parse(doc[:at])
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("doc %q, fragments %v: after %d bytes got %#v, want %#v", doc, sizes, at, got, want)
 		}
 	}
-	if got, want := p.Value(), ParsePartialJSON(doc); !reflect.DeepEqual(got, want) {
+	if got, want := p.Value(), Parse(doc); !reflect.DeepEqual(got, want) {
 		t.Fatalf("doc %q: final %#v, want %#v", doc, got, want)
 	}
 	return &p
@@ -120,9 +120,9 @@ func ones(n int) []int {
 
 // checkAllSplits streams doc byte by byte, in two pieces cut at every position, and in
 // seeded random fragment sizes.
-func checkAllSplits(t *testing.T, doc string) []*PartialJSON {
+func checkAllSplits(t *testing.T, doc string) []*Parser {
 	t.Helper()
-	ps := []*PartialJSON{writeAndCompare(t, doc, ones(len(doc)))}
+	ps := []*Parser{writeAndCompare(t, doc, ones(len(doc)))}
 	for k := 0; k <= len(doc); k++ {
 		ps = append(ps, writeAndCompare(t, doc, []int{k}))
 	}
@@ -169,7 +169,7 @@ func TestPartialJSONStreamTruncations(t *testing.T) {
 
 // TestPartialJSONStreamValueBeforeWrite covers a parser that has seen nothing or only space.
 func TestPartialJSONStreamValueBeforeWrite(t *testing.T) {
-	var p PartialJSON
+	var p Parser
 	if v := p.Value(); v == nil || len(v) != 0 {
 		t.Fatalf("zero value = %#v, want an empty map", v)
 	}
@@ -184,11 +184,11 @@ func TestPartialJSONStreamValueBeforeWrite(t *testing.T) {
 func TestPartialJSONStreamSkippedValues(t *testing.T) {
 	for _, doc := range streamDocs {
 		for every := 2; every <= 7; every++ {
-			var p PartialJSON
+			var p Parser
 			for i := 0; i < len(doc); i++ {
 				p.Write(doc[i : i+1])
 				if i%every == 0 || i == len(doc)-1 {
-					if got, want := p.Value(), ParsePartialJSON(doc[:i+1]); !reflect.DeepEqual(got, want) {
+					if got, want := p.Value(), Parse(doc[:i+1]); !reflect.DeepEqual(got, want) {
 						t.Fatalf("doc %q after %d bytes: got %#v, want %#v", doc, i+1, got, want)
 					}
 				}
@@ -198,7 +198,7 @@ func TestPartialJSONStreamSkippedValues(t *testing.T) {
 }
 
 // FuzzPartialJSONIncremental streams s in fragments whose sizes come from cuts and compares
-// every Value with ParsePartialJSON of the prefix.
+// every Value with Parse of the prefix.
 func FuzzPartialJSONIncremental(f *testing.F) {
 	for _, doc := range streamDocs {
 		f.Add(doc, []byte{1, 2, 3, 5, 8, 13})
@@ -207,7 +207,7 @@ func FuzzPartialJSONIncremental(f *testing.F) {
 		f.Add(doc, []byte{4, 1, 7})
 	}
 	f.Fuzz(func(t *testing.T, s string, cuts []byte) {
-		var p PartialJSON
+		var p Parser
 		at := 0
 		for k := 0; at < len(s); k++ {
 			n := len(s) - at
@@ -216,7 +216,7 @@ func FuzzPartialJSONIncremental(f *testing.F) {
 			}
 			p.Write(s[at : at+n])
 			at += n
-			if got, want := p.Value(), ParsePartialJSON(s[:at]); !reflect.DeepEqual(got, want) {
+			if got, want := p.Value(), Parse(s[:at]); !reflect.DeepEqual(got, want) {
 				t.Fatalf("after %d bytes of %q (cuts %v): got %#v, want %#v", at, s, cuts, got, want)
 			}
 		}
@@ -242,7 +242,7 @@ func BenchmarkPartialJSONStream(b *testing.B) {
 	b.ReportAllocs()
 	m := startMem()
 	for b.Loop() {
-		var p PartialJSON
+		var p Parser
 		for _, f := range frags {
 			p.Write(f)
 			_ = p.Value()
@@ -251,9 +251,8 @@ func BenchmarkPartialJSONStream(b *testing.B) {
 	m.report(b, len(frags))
 }
 
-// BenchmarkParsePartialJSONStream is the quadratic baseline: ParsePartialJSON of the whole
-// prefix after every fragment, as MessageBuilder did before PartialJSON.
-func BenchmarkParsePartialJSONStream(b *testing.B) {
+// BenchmarkParseStream is the quadratic baseline: Parse of the whole prefix after every fragment, as MessageBuilder did before Parser.
+func BenchmarkParseStream(b *testing.B) {
 	frags := writeCallArgs()
 	b.ReportAllocs()
 	m := startMem()
@@ -261,26 +260,8 @@ func BenchmarkParsePartialJSONStream(b *testing.B) {
 		var sb strings.Builder
 		for _, f := range frags {
 			sb.WriteString(f)
-			_ = ParsePartialJSON(sb.String())
+			_ = Parse(sb.String())
 		}
-	}
-	m.report(b, len(frags))
-}
-
-// BenchmarkBuilderToolCallArgs streams the same call through MessageBuilder.
-func BenchmarkBuilderToolCallArgs(b *testing.B) {
-	frags := writeCallArgs()
-	model := &Model{ID: "m", API: "faux", Provider: "faux"}
-	yield := func(AssistantEvent) bool { return true }
-	b.ReportAllocs()
-	m := startMem()
-	for b.Loop() {
-		mb := NewMessageBuilder(model, 0, yield)
-		mb.ToolCall(0, "call_1", "write", "")
-		for _, f := range frags {
-			mb.ToolCall(0, "", "", f)
-		}
-		mb.Done()
 	}
 	m.report(b, len(frags))
 }
@@ -302,39 +283,4 @@ func (m *memStart) report(b *testing.B, fragments int) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/fragment")
 	b.ReportMetric(float64(end.Mallocs-m.Mallocs)/n, "allocs/fragment")
 	b.ReportMetric(float64(end.TotalAlloc-m.TotalAlloc)/n, "B/fragment")
-}
-
-// TestBuilderToolCallArgsStream checks that MessageBuilder's arguments follow the fragments
-// and that the finished message holds a copy, not the parser's live map.
-func TestBuilderToolCallArgsStream(t *testing.T) {
-	doc := `{"path":"a.go","edits":[{"oldText":"x","newText":"y\u00e9"}],"n":-1.5e2}`
-	model := &Model{ID: "m", API: "faux", Provider: "faux"}
-	var live map[string]any
-	at := 0
-	mb := NewMessageBuilder(model, 0, func(ev AssistantEvent) bool {
-		if ev.Type == EventToolCallDelta {
-			got := ev.Partial.Content[ev.ContentIndex].Arguments
-			if want := ParsePartialJSON(doc[:at]); !reflect.DeepEqual(got, want) {
-				t.Fatalf("after %d bytes: %#v, want %#v", at, got, want)
-			}
-			live = got
-		}
-		return true
-	})
-	for i := 0; i < len(doc); i += 5 {
-		at = min(i+5, len(doc))
-		mb.ToolCall(0, "call_1", "edit", doc[i:at])
-	}
-	mb.Done()
-	final := mb.Message().Content[0].Arguments
-	if want := ParsePartialJSON(doc); !reflect.DeepEqual(final, want) {
-		t.Fatalf("final %#v, want %#v", final, want)
-	}
-	if reflect.ValueOf(final).UnsafePointer() == reflect.ValueOf(live).UnsafePointer() {
-		t.Fatal("final arguments alias the parser's live map")
-	}
-	edits := final["edits"].([]any)
-	if reflect.ValueOf(edits[0]).UnsafePointer() == reflect.ValueOf(live["edits"].([]any)[0]).UnsafePointer() {
-		t.Fatal("final nested object aliases the parser's live map")
-	}
 }

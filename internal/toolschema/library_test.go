@@ -1,4 +1,4 @@
-package core
+package toolschema
 
 import (
 	"encoding/json"
@@ -12,12 +12,11 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
 
-// The own validator is checked against santhosh-tekuri/jsonschema, the library pi-rpc
-// validated every schema with before (a test-only dependency now): the same error lines,
-// in any order (the library's follows map iteration).
+// The error lines are checked against santhosh-tekuri/jsonschema, the library pi-rpc
+// validated every schema with before (a test-only dependency now, too slow to start for the
+// binary): the same lines, in any order (that library's follows map iteration).
 
-// librarySchemas are schemas inside the subset: the built-in tools' shapes and every keyword
-// of the subset.
+// librarySchemas are the built-in tools' shapes and every keyword whose wording is pi's.
 var librarySchemas = []string{
 	`{"type":"object","properties":{"path":{"type":"string","description":"p"},"offset":{"type":"number"},"limit":{"type":"number"}},"required":["path"]}`,
 	`{"type":"object","properties":{"path":{"type":"string"},"edits":{"type":"array","items":{"type":"object","properties":{"oldText":{"type":"string"},"newText":{"type":"string"}},"required":["oldText","newText"],"additionalProperties":false}}},"required":["path","edits"]}`,
@@ -128,19 +127,21 @@ func compareWithLibrary(t *testing.T, schema string, args []byte) {
 	if err := json.Unmarshal(args, &v); err != nil {
 		return
 	}
-	s := compileSchema(ToolInfo{Name: "t", Parameters: []byte(schema)})
-	if s.err != nil || s.subset == nil {
-		t.Fatalf("schema %s is not in the subset: %v", schema, s.err)
+	s := compile("t", []byte(schema))
+	if s.err != nil {
+		t.Fatalf("schema %s: %v", schema, s.err)
 	}
 	var got []string
-	s.subset.validate(v, nil, &got)
+	if err := s.resolved.Validate(v); err != nil {
+		got = s.report(v, err)
+	}
 	want := libraryLines(t, schema, v)
 	if !slices.Equal(sortedLines(got), sortedLines(want)) {
 		t.Errorf("schema %s\nargs %s\n got %q\nwant %q", schema, args, got, want)
 	}
 }
 
-func TestSubsetValidatorMatchesTheLibrary(t *testing.T) {
+func TestLinesMatchTheOldLibrary(t *testing.T) {
 	for _, schema := range librarySchemas {
 		for _, args := range append(libraryArgs, `null`, `"str"`, `[1]`, `3`) {
 			compareWithLibrary(t, schema, []byte(args))
@@ -148,7 +149,8 @@ func TestSubsetValidatorMatchesTheLibrary(t *testing.T) {
 	}
 }
 
-// FuzzSubsetValidator compares the own validator with the library on any JSON arguments.
+// FuzzSubsetValidator compares the lines with the old library's on any JSON arguments (its
+// name is the corpus's, from when pi-rpc validated these keywords itself).
 func FuzzSubsetValidator(f *testing.F) {
 	for _, a := range libraryArgs {
 		f.Add([]byte(a))
@@ -160,52 +162,27 @@ func FuzzSubsetValidator(f *testing.F) {
 	})
 }
 
-// Schemas with a keyword outside the subset, or a value the metaschema refuses, go to the
-// general library; the subset takes exactly what it implements.
-func TestSubsetBoundary(t *testing.T) {
-	outside := []string{
-		`{"type":"object","properties":{"p":{"type":"string","pattern":"^a"}}}`,
-		`{"anyOf":[{"type":"string"}]}`,
-		`{"$ref":"#/$defs/x","$defs":{"x":{}}}`,
-		`{"$schema":"http://json-schema.org/draft-04/schema#","type":"object"}`,
-		`{"type":"strnig"}`, `{"type":["string","string"]}`, `{"required":["a","a"]}`, `{"required":"a"}`,
-		`{"enum":[]}`, `{"enum":[{"a":1}]}`, `{"const":[1]}`, `{"minLength":-1}`, `{"minLength":1.5}`,
-		`{"items":[{"type":"string"}]}`, `{"properties":{"a":true}}`, `{"description":3}`, `{"format":"uri"}`,
-		`{"type":"object","x-extension":1}`, `true`,
-	}
-	for _, s := range outside {
-		if InValidatorSubset(json.RawMessage(s)) {
-			t.Errorf("%s is taken by the subset", s)
-		}
-	}
-	for _, s := range librarySchemas {
-		if !InValidatorSubset(json.RawMessage(s)) {
-			t.Errorf("%s is not taken by the subset", s)
-		}
-	}
-}
-
-// A schema outside the subset is validated by google/jsonschema-go, and one it refuses is an
-// invalid schema.
+// A keyword without pi's wording gets the library's message at the place that failed, and a
+// schema the library refuses is an invalid schema.
 func TestGeneralSchemaValidation(t *testing.T) {
-	c := newValidatorCache()
-	info := ToolInfo{Name: "mcp", Parameters: []byte(`{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","properties":{"p":{"type":"string","pattern":"^a"}},"required":["p"]}`)}
-	if got, err := c.validate(info, map[string]any{"p": "abc"}); err != nil || got["p"] != "abc" {
+	c := NewCache()
+	info := toolInfo{Name: "mcp", Parameters: []byte(`{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","properties":{"p":{"type":"string","pattern":"^a"}},"required":["p"]}`)}
+	if got, err := c.Validate(info.Name, info.Parameters, map[string]any{"p": "abc"}); err != nil || got["p"] != "abc" {
 		t.Fatalf("valid arguments: %v, %v", got, err)
 	}
-	_, err := c.validate(info, map[string]any{"p": "xyz"})
-	if err == nil || !strings.HasPrefix(err.Error(), "Validation failed for tool \"mcp\":\n  - root: ") || !strings.Contains(err.Error(), "pattern") {
+	_, err := c.Validate(info.Name, info.Parameters, map[string]any{"p": "xyz"})
+	if err == nil || !strings.HasPrefix(err.Error(), "Validation failed for tool \"mcp\":\n  - p: pattern: \"xyz\" does not match") {
 		t.Fatalf("pattern mismatch: %v", err)
 	}
 	// Coercion applies before either validator.
-	if got, err := c.validate(info, map[string]any{"p": 7.0}); err == nil || got != nil {
+	if got, err := c.Validate(info.Name, info.Parameters, map[string]any{"p": 7.0}); err == nil || got != nil {
 		t.Fatalf("7 coerced to \"7\" must fail the pattern: %v %v", got, err)
 	}
-	_, err = c.validate(ToolInfo{Name: "bad", Parameters: []byte(`{"type":3}`)}, nil)
+	_, err = c.Validate("bad", []byte(`{"type":3}`), nil)
 	if err == nil || !strings.Contains(err.Error(), `tool "bad" has an invalid parameter schema`) {
 		t.Fatalf("invalid schema: %v", err)
 	}
-	_, err = c.validate(ToolInfo{Name: "two", Parameters: []byte(`{} {}`)}, nil)
+	_, err = c.Validate("two", []byte(`{} {}`), nil)
 	if err == nil || !strings.Contains(err.Error(), `tool "two" has an invalid parameter schema`) {
 		t.Fatalf("two values: %v", err)
 	}
