@@ -127,7 +127,7 @@ func (s *stream) acceptOne(data []byte, b *batch, slot int) (msg, errResp []byte
 	}
 	key, ok := s.open(rawID, method, b, slot)
 	if !ok {
-		return nil, errorResponse(rawID, protocol.CodeInvalidRequest, fmt.Sprintf("Invalid request: id %s is already in use", key), nil)
+		return nil, errorResponse(rawID, protocol.CodeInvalidRequest, fmt.Sprintf("Invalid request: id %s is already in use", bytes.TrimSpace(rawID)), nil)
 	}
 	return sanitised(&key, method, params), nil
 }
@@ -146,8 +146,8 @@ func (s *stream) replyError(id []byte, code int, message string, data any) {
 	s.w.Response(errorResponse(id, code, message, data))
 }
 
-// sanitised rebuilds a checked request for jsonrpc2: "jsonrpc", the id (the client's id
-// bytes as a JSON string, see replies.go), "method" and "params" as sent.
+// sanitised rebuilds a checked request for jsonrpc2: "jsonrpc", the id (its key as a JSON
+// string, see replies.go), "method" and "params" as sent.
 func sanitised(key *string, method string, params json.RawMessage) []byte {
 	out := []byte(`{"jsonrpc":"2.0"`)
 	if key != nil {
@@ -161,9 +161,9 @@ func sanitised(key *string, method string, params json.RawMessage) []byte {
 	return append(out, '}')
 }
 
-// appendKey appends a key as a JSON string. The key is an id of a message that decoded as
-// JSON (badinput's checks come first): valid UTF-8 without raw control characters, so only
-// the quotes and backslashes of a string id need escaping.
+// appendKey appends a key as a JSON string. The key comes from an id of a message that
+// decoded as JSON (badinput's checks come first): valid UTF-8 without raw control
+// characters, so only the quotes and backslashes inside a string id need escaping.
 func appendKey(out []byte, key string) []byte {
 	out = append(out, '"')
 	for i := 0; i < len(key); i++ {

@@ -1,7 +1,6 @@
 package rpc
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -266,9 +265,9 @@ func (s *Server) cancelRequest(_ context.Context, _ *call, raw *json.RawMessage)
 		s.log.Warn().Msg("ignoring $/cancelRequest without an id")
 		return
 	}
-	// A request that waits is cancelled under its key, the client's id bytes (replies.go).
+	// A request that waits is cancelled under its key (keyOf).
 	s.mu.Lock()
-	cancel := s.cancels[string(bytes.TrimSpace(p.ID))]
+	cancel := s.cancels[keyOf(p.ID)]
 	s.mu.Unlock()
 	if cancel != nil {
 		cancel()

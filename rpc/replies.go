@@ -10,9 +10,9 @@ import (
 
 // Requests being answered, and their responses.
 //
-// jsonrpc2 sees each request under its key: the client's id bytes as sent (`7`, `-1.5e3`,
-// `"a"`), handed to it as a JSON string, so jsonrpc2.ID (a uint64 or a string) carries any
-// id, and two ids are the same while their bytes are. The response is written by the server
+// jsonrpc2 sees each request under its key (keyOf), the client's id bytes handed to it as a
+// JSON string, so that jsonrpc2.ID (a uint64 or a string) carries any id, and two ids are
+// the same while their bytes are. The response is written by the server
 // (respond), not by jsonrpc2's Reply, because the protocol asks what Reply cannot do:
 //   - the id echoed byte for byte (docs/protocol.md#messages); Reply would write the key as
 //     a string, and "jsonrpc" after the result ({"id":..,"result":..,"jsonrpc":"2.0"}),
@@ -25,8 +25,7 @@ import (
 
 // pendingRequest is a request jsonrpc2 is handling.
 type pendingRequest struct {
-	// key is the client's id bytes (trimmed); original is the id as it is written back
-	// (echoID).
+	// key is the client's id's (keyOf); original is the id as it is written back (echoID).
 	key      string
 	original []byte
 	method   string
@@ -42,11 +41,23 @@ type batch struct {
 	missing int
 }
 
+// keyOf is the key of the client's id raw: a number's bytes as sent (`7`, `-1.5e3`), a
+// string's bytes between its quotes after an apostrophe (`"a"` is `'a`), which no number
+// begins with. Without the quotes the key of a plain string id needs no escaping, so
+// jsonrpc2 decodes it without unescaping.
+func keyOf(raw []byte) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) >= 2 && raw[0] == '"' {
+		return "'" + string(raw[1:len(raw)-1])
+	}
+	return string(raw)
+}
+
 // open records a request with the client's id rawID (in slot of batch b, if any) and returns
 // its key; ok is false when a request with that id is still pending (an id may be reused
 // only once its request is answered).
 func (s *stream) open(rawID []byte, method string, b *batch, slot int) (key string, ok bool) {
-	key = string(bytes.TrimSpace(rawID))
+	key = keyOf(rawID)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, busy := s.pending[key]; busy {

@@ -46,7 +46,7 @@ type stream struct {
 	released sync.Once
 
 	mu sync.Mutex
-	// pending holds the requests being answered, by the client's id bytes (replies.go).
+	// pending holds the requests being answered, by key (keyOf, replies.go).
 	pending map[string]*pendingRequest
 	// after maps the id of a request to the client to the seq of the event it must follow.
 	after map[string]int64
