@@ -16,13 +16,14 @@
 // invalid UTF-8 inside a string cut off shows as U+FFFD (the same on the wire, and fragments
 // decoded from a provider's JSON events are valid UTF-8 anyway).
 //
-// Cost, measured with BenchmarkPartialJSONStream (a 10 KB write call in 16-byte fragments,
-// Value after each) and core's BenchmarkBuilderToolCallArgs, interleaved with the old parser
-// on the same 2-core machine, 300 calls each, two rounds: 2.2-4.6 µs per fragment (old:
-// 0.5-2.0 µs), 2.7 allocations and 400 B per fragment (old: 1.1 and 143 B); through
-// MessageBuilder 5.1-5.9 µs (old: 0.8 µs). The extra microseconds go to jsontext checking
-// the open string's new bytes (jsontext.Value.IsValid) and, when a fragment ends inside an
-// escape, to the decoder reading the open string again to check the bytes cut off. At a
-// model's pace (a fragment every few milliseconds) this is below a thousandth of the time
-// between fragments; the issue accepts it stated here.
+// Cost, measured interleaved with the old parser on the same busy 2-core machine (other
+// builds running; the spread is the machine's): BenchmarkPartialJSONStream (a 10 KB write
+// call in 16-byte fragments, Value after each), 1000 calls, three rounds: 2.1-3.4 µs per
+// fragment (old: 1.6-2.3 µs), 2.8 allocations and 403 B per fragment (old: 1.1 and 143 B).
+// llm/openai's BenchmarkStream/toolargs, 2000 streams: 215 µs per chunk (old: 222-238 µs),
+// the parser's share lost in the rest of the path. The extra allocations are the open
+// string's decoded bytes (jsontext.AppendUnquote per fragment) and, when a fragment ends
+// inside a multi-byte character, the shown string's copy. The decoder reads an open string
+// again only when a quote that may end it arrives, so a fragment costs what its own bytes
+// cost, however long the string.
 package partialjson
