@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/pi-rpc/pi-rpc/internal/jsonstring"
 )
 
 // Role names the kind of a [Message].
@@ -205,9 +207,9 @@ func NewSystemMessage(sections []SystemSection, tools []ToolSpec, timestamp int6
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = AppendJSONString(b, sec.Name)
+			b = jsonstring.Append(b, sec.Name)
 			b = append(b, ':')
-			b = AppendJSONString(b, sec.Text)
+			b = jsonstring.Append(b, sec.Text)
 		}
 		m.Sections = append(b, '}')
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/jsonstring"
 	"github.com/pi-rpc/pi-rpc/session"
 )
 
@@ -38,7 +39,7 @@ func appendEvent(dst []byte, ev *session.Event) ([]byte, error) {
 		return nil, nil
 	}
 	dst = append(dst, `{"type":`...)
-	dst = core.AppendJSONString(dst, ev.Type)
+	dst = jsonstring.Append(dst, ev.Type)
 	body, err := json.Marshal(payload)
 	if err != nil {
 		return nil, err
@@ -115,9 +116,9 @@ func appendCore(dst []byte, e *core.Event) ([]byte, error) {
 		}
 	case core.ToolExecutionStart, core.ToolExecutionUpdate, core.ToolExecutionEnd:
 		dst = append(dst, `,"toolCallId":`...)
-		dst = core.AppendJSONString(dst, e.ToolCallID)
+		dst = jsonstring.Append(dst, e.ToolCallID)
 		dst = append(dst, `,"toolName":`...)
-		dst = core.AppendJSONString(dst, e.ToolName)
+		dst = jsonstring.Append(dst, e.ToolName)
 		args := e.Args
 		if args == nil {
 			args = map[string]any{}
@@ -159,7 +160,7 @@ func appendAssistantEvent(dst []byte, e *core.AssistantEvent, msg *core.Assistan
 		return append(dst, '}'), nil
 	case core.EventDone, core.EventError:
 		dst = append(dst, `,"reason":`...)
-		dst = core.AppendJSONString(dst, string(e.Reason))
+		dst = jsonstring.Append(dst, string(e.Reason))
 		name := "message"
 		if e.Type == core.EventError {
 			name = "error"
@@ -183,15 +184,15 @@ func appendAssistantEvent(dst []byte, e *core.AssistantEvent, msg *core.Assistan
 			}
 		}
 		dst = append(dst, `,"id":`...)
-		dst = core.AppendJSONString(dst, id)
+		dst = jsonstring.Append(dst, id)
 		dst = append(dst, `,"toolName":`...)
-		dst = core.AppendJSONString(dst, name)
+		dst = jsonstring.Append(dst, name)
 	case core.EventTextDelta, core.EventThinkingDelta, core.EventToolCallDelta:
 		dst = append(dst, `,"delta":`...)
-		dst = core.AppendJSONString(dst, e.Delta)
+		dst = jsonstring.Append(dst, e.Delta)
 	case core.EventTextEnd, core.EventThinkingEnd:
 		dst = append(dst, `,"content":`...)
-		dst = core.AppendJSONString(dst, e.Content)
+		dst = jsonstring.Append(dst, e.Content)
 	case core.EventToolCallEnd:
 		if dst, err = appendField(dst, "toolCall", e.ToolCall); err != nil {
 			return nil, err

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/jsonstring"
 	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
@@ -47,11 +48,11 @@ func (e *EventEncoder) Append(dst []byte, ev *sessionapi.Event) ([]byte, error) 
 	dst = strconv.AppendInt(dst, ev.Seq, 10)
 	if ev.RunID != "" {
 		dst = append(dst, `,"runId":`...)
-		dst = core.AppendJSONString(dst, ev.RunID)
+		dst = jsonstring.Append(dst, ev.RunID)
 	}
 	if ev.SessionID != "" && (e.EverySessionID || sessionIDEvents[ev.Type]) {
 		dst = append(dst, `,"sessionId":`...)
-		dst = core.AppendJSONString(dst, ev.SessionID)
+		dst = jsonstring.Append(dst, ev.SessionID)
 	}
 	return append(dst, '}'), nil
 }
@@ -60,7 +61,7 @@ func (e *EventEncoder) Append(dst []byte, ev *sessionapi.Event) ([]byte, error) 
 // agent_settled's lastSeq is its own seq, which the sink assigns.
 func appendSessionFields(dst []byte, ev *sessionapi.Event) ([]byte, error) {
 	dst = append(dst, `"type":`...)
-	dst = core.AppendJSONString(dst, ev.Type)
+	dst = jsonstring.Append(dst, ev.Type)
 	payload := ev.Payload
 	if st, ok := payload.(*sessionapi.Settled); ok {
 		cp := *st
@@ -114,7 +115,7 @@ func AppendCoreFields(dst []byte, e *core.Event, partial bool) ([]byte, error) {
 		}
 		if e.InputID != "" {
 			dst = append(dst, `,"inputId":`...)
-			dst = core.AppendJSONString(dst, e.InputID)
+			dst = jsonstring.Append(dst, e.InputID)
 		}
 	case core.MessageUpdate:
 		dst = append(dst, `,"assistantMessageEvent":`...)
@@ -128,9 +129,9 @@ func AppendCoreFields(dst []byte, e *core.Event, partial bool) ([]byte, error) {
 		}
 	case core.ToolExecutionStart, core.ToolExecutionUpdate, core.ToolExecutionEnd:
 		dst = append(dst, `,"toolCallId":`...)
-		dst = core.AppendJSONString(dst, e.ToolCallID)
+		dst = jsonstring.Append(dst, e.ToolCallID)
 		dst = append(dst, `,"toolName":`...)
-		dst = core.AppendJSONString(dst, e.ToolName)
+		dst = jsonstring.Append(dst, e.ToolName)
 		switch e.Type {
 		case core.ToolExecutionStart:
 			dst, err = appendField(dst, "args", argsOrEmpty(e.Args))
@@ -195,22 +196,22 @@ func AppendAssistantEvent(dst []byte, e *core.AssistantEvent) ([]byte, error) {
 	switch e.Type {
 	case core.EventTextDelta, core.EventThinkingDelta:
 		dst = append(dst, `,"delta":`...)
-		dst = core.AppendJSONString(dst, e.Delta)
+		dst = jsonstring.Append(dst, e.Delta)
 	case core.EventTextEnd, core.EventThinkingEnd:
 		dst = append(dst, `,"content":`...)
-		dst = core.AppendJSONString(dst, e.Content)
+		dst = jsonstring.Append(dst, e.Content)
 	case core.EventToolCallStart, core.EventToolCallDelta:
 		if e.ID != "" {
 			dst = append(dst, `,"id":`...)
-			dst = core.AppendJSONString(dst, e.ID)
+			dst = jsonstring.Append(dst, e.ID)
 		}
 		if e.Name != "" {
 			dst = append(dst, `,"name":`...)
-			dst = core.AppendJSONString(dst, e.Name)
+			dst = jsonstring.Append(dst, e.Name)
 		}
 		if e.Type == core.EventToolCallDelta {
 			dst = append(dst, `,"delta":`...)
-			dst = core.AppendJSONString(dst, e.Delta)
+			dst = jsonstring.Append(dst, e.Delta)
 		}
 	case core.EventToolCallEnd:
 		var err error
