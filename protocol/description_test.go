@@ -87,3 +87,27 @@ func TestSessionEventsDescribed(t *testing.T) {
 		t.Errorf("entry_appended is pi mode's alone")
 	}
 }
+
+// A message's JSON is core's (its struct tags, the role first): the documentation types list
+// the same fields in the same order, so a field added to a core message without its
+// documentation fails here.
+func TestMessageDocsMatchCore(t *testing.T) {
+	tests := []struct {
+		core, doc any
+	}{
+		{core.UserMessage{}, protocol.UserMessage{}},
+		{core.AssistantMessage{}, protocol.AssistantMessage{}},
+		{core.ToolResultMessage{}, protocol.ToolResultMessage{}},
+		{core.BashExecutionMessage{}, protocol.BashExecutionMessage{}},
+		{core.CustomMessage{}, protocol.CustomMessage{}},
+		{core.BranchSummaryMessage{}, protocol.BranchSummaryMessage{}},
+		{core.CompactionSummaryMessage{}, protocol.CompactionSummaryMessage{}},
+		{core.SystemMessage{}, protocol.SystemMessage{}},
+	}
+	for _, tc := range tests {
+		want := append([]string{"role"}, jsonFields(reflect.TypeOf(tc.core))...)
+		if got := jsonFields(reflect.TypeOf(tc.doc)); !slices.Equal(got, want) {
+			t.Errorf("%T: documented fields %v, core writes %v", tc.doc, got, want)
+		}
+	}
+}
