@@ -971,7 +971,9 @@ export interface SessionEntry {
     | 'custom'
     | 'custom_message'
     | 'label'
-    | 'session_info';
+    | 'session_info'
+    | 'usage'
+    | 'context_edit';
   id: string;
   parentId: string | null;
   timestamp: string;
