@@ -2,9 +2,8 @@ package core
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
-	"strings"
+
+	"github.com/pi-rpc/pi-rpc/internal/jsonstring"
 )
 
 // Role names the kind of a [Message].
@@ -36,8 +35,9 @@ const (
 )
 
 // Message is one entry of the agent's transcript: *[UserMessage], *[AssistantMessage],
-// *[ToolResultMessage], *[BashExecutionMessage], *[CustomMessage], *[BranchSummaryMessage] or
-// *[CompactionSummaryMessage]. Its JSON form is pi's, with the role first.
+// *[ToolResultMessage], *[BashExecutionMessage], *[CustomMessage], *[BranchSummaryMessage],
+// *[CompactionSummaryMessage] or *[SystemMessage]. Its JSON form is pi's, with the role first
+// (message_marshal.go); message_decode.go reads it back.
 type Message interface {
 	// Role reports the message's role.
 	Role() Role
@@ -205,9 +205,9 @@ func NewSystemMessage(sections []SystemSection, tools []ToolSpec, timestamp int6
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = AppendJSONString(b, sec.Name)
+			b = jsonstring.Append(b, sec.Name)
 			b = append(b, ':')
-			b = AppendJSONString(b, sec.Text)
+			b = jsonstring.Append(b, sec.Text)
 		}
 		m.Sections = append(b, '}')
 	}
@@ -231,12 +231,6 @@ func (*SystemMessage) Role() Role { return RoleSystem }
 
 // Time implements [Message].
 func (m *SystemMessage) Time() int64 { return m.Timestamp }
-
-// MarshalJSON writes the message in pi's shape.
-func (m *SystemMessage) MarshalJSON() ([]byte, error) {
-	type alias SystemMessage
-	return withRole(RoleSystem, (*alias)(m))
-}
 
 // Role implements [Message].
 func (*UserMessage) Role() Role { return RoleUser }
@@ -279,296 +273,6 @@ func (m *BranchSummaryMessage) Time() int64 { return m.Timestamp }
 
 // Time implements [Message].
 func (m *CompactionSummaryMessage) Time() int64 { return m.Timestamp }
-
-// withRole starts every message's JSON with its role, as pi writes it.
-func withRole(role Role, v any) ([]byte, error) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]byte, 0, len(body)+len(role)+12)
-	out = append(out, `{"role":"`...)
-	out = append(out, role...)
-	out = append(out, '"')
-	if len(body) > 2 {
-		out = append(out, ',')
-	}
-	return append(out, body[1:]...), nil
-}
-
-// MarshalJSON writes the message in pi's shape.
-func (m *UserMessage) MarshalJSON() ([]byte, error) {
-	type alias UserMessage
-	a := alias(*m)
-	a.Content = nonNil(a.Content)
-	return withRole(RoleUser, &a)
-}
-
-// MarshalJSON writes the message in pi's shape.
-func (m *AssistantMessage) MarshalJSON() ([]byte, error) {
-	type alias AssistantMessage
-	a := alias(*m)
-	a.Content = nonNil(a.Content)
-	return withRole(RoleAssistant, &a)
-}
-
-// MarshalJSON writes the message in pi's shape.
-func (m *ToolResultMessage) MarshalJSON() ([]byte, error) {
-	type alias ToolResultMessage
-	a := alias(*m)
-	a.Content = nonNil(a.Content)
-	return withRole(RoleToolResult, &a)
-}
-
-// MarshalJSON writes the message in pi's shape.
-func (m *BashExecutionMessage) MarshalJSON() ([]byte, error) {
-	type alias BashExecutionMessage
-	return withRole(RoleBashExecution, (*alias)(m))
-}
-
-// MarshalJSON writes the message in pi's shape.
-func (m *CustomMessage) MarshalJSON() ([]byte, error) {
-	type alias CustomMessage
-	a := alias(*m)
-	a.Content = nonNil(a.Content)
-	return withRole(RoleCustom, &a)
-}
-
-// MarshalJSON writes the message in pi's shape.
-func (m *BranchSummaryMessage) MarshalJSON() ([]byte, error) {
-	type alias BranchSummaryMessage
-	return withRole(RoleBranchSummary, (*alias)(m))
-}
-
-// MarshalJSON writes the message in pi's shape.
-func (m *CompactionSummaryMessage) MarshalJSON() ([]byte, error) {
-	type alias CompactionSummaryMessage
-	return withRole(RoleCompactionSummary, (*alias)(m))
-}
-
-// UnmarshalJSON accepts content as a string or an array of blocks.
-func (m *UserMessage) UnmarshalJSON(data []byte) error {
-	type alias UserMessage
-	var raw struct {
-		*alias
-		Content json.RawMessage `json:"content"`
-	}
-	raw.alias = (*alias)(m)
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return err
-	}
-	blocks, err := decodeBlocks(raw.Content)
-	m.Content = blocks
-	return err
-}
-
-// UnmarshalJSON accepts content as a string or an array of blocks.
-func (m *CustomMessage) UnmarshalJSON(data []byte) error {
-	type alias CustomMessage
-	var raw struct {
-		*alias
-		Content json.RawMessage `json:"content"`
-		Details json.RawMessage `json:"details"`
-	}
-	raw.alias = (*alias)(m)
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return err
-	}
-	if len(raw.Details) > 0 {
-		m.Details = raw.Details
-	}
-	blocks, err := decodeBlocks(raw.Content)
-	m.Content = blocks
-	return err
-}
-
-// UnmarshalJSON keeps details as raw JSON so they round-trip unchanged.
-func (m *ToolResultMessage) UnmarshalJSON(data []byte) error {
-	type alias ToolResultMessage
-	var raw struct {
-		*alias
-		Content json.RawMessage `json:"content"`
-		Details json.RawMessage `json:"details"`
-	}
-	raw.alias = (*alias)(m)
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return err
-	}
-	if len(raw.Details) > 0 && string(raw.Details) != "null" {
-		m.Details = raw.Details
-	}
-	blocks, err := decodeBlocks(raw.Content)
-	m.Content = blocks
-	return err
-}
-
-// UnmarshalJSON guarantees a non-nil content slice of known block types.
-func (m *AssistantMessage) UnmarshalJSON(data []byte) error {
-	type alias AssistantMessage
-	if err := json.Unmarshal(data, (*alias)(m)); err != nil {
-		return err
-	}
-	m.Content = nonNil(m.Content)
-	return checkBlocks(m.Content)
-}
-
-// MessageJSON holds the fields of every message role, so that a message of any role decodes
-// in a single pass (a session file holds hundreds of thousands of them); Message then builds
-// the typed message. Content is decoded as blocks directly: content written as a plain string
-// makes the decoder report a type error for the field, and DecodeContentString recovers it.
-type MessageJSON struct {
-	Role      Role      `json:"role"`
-	Content   []Content `json:"content"`
-	Timestamp int64     `json:"timestamp"`
-
-	API           string          `json:"api"`
-	Provider      string          `json:"provider"`
-	Model         string          `json:"model"`
-	ResponseModel string          `json:"responseModel"`
-	ResponseID    string          `json:"responseId"`
-	Diagnostics   json.RawMessage `json:"diagnostics"`
-	Usage         Usage           `json:"usage"`
-	StopReason    StopReason      `json:"stopReason"`
-	ErrorMessage  string          `json:"errorMessage"`
-	DurationMs    *int64          `json:"durationMs"`
-	ThinkingLevel ThinkingLevel   `json:"thinkingLevel"`
-	RawStopReason string          `json:"rawStopReason"`
-
-	ToolCallID string          `json:"toolCallId"`
-	ToolName   string          `json:"toolName"`
-	Details    json.RawMessage `json:"details"`
-	IsError    bool            `json:"isError"`
-
-	Command            string `json:"command"`
-	Output             string `json:"output"`
-	ExitCode           *int   `json:"exitCode"`
-	Cancelled          bool   `json:"cancelled"`
-	Truncated          bool   `json:"truncated"`
-	FullOutputPath     string `json:"fullOutputPath"`
-	ExcludeFromContext bool   `json:"excludeFromContext"`
-
-	Sections     json.RawMessage `json:"sections"`
-	ToolsAdded   json.RawMessage `json:"toolsAdded"`
-	ToolsRemoved json.RawMessage `json:"toolsRemoved"`
-
-	CustomType   string `json:"customType"`
-	Display      bool   `json:"display"`
-	Summary      string `json:"summary"`
-	FromID       string `json:"fromId"`
-	TokensBefore int    `json:"tokensBefore"`
-}
-
-// IsStringContent reports whether err is the decoder's complaint about content written as a
-// plain string at field path (e.g. "content" or "message.content").
-func IsStringContent(err error, path string) bool {
-	var te *json.UnmarshalTypeError
-	return errors.As(err, &te) && te.Field == path && te.Value == "string"
-}
-
-// DecodeContentString decodes content written as a plain string: the text of a single block.
-func DecodeContentString(raw json.RawMessage) ([]Content, error) {
-	var text string
-	if err := json.Unmarshal(raw, &text); err != nil {
-		return nil, err
-	}
-	return []Content{TextBlock(text)}, nil
-}
-
-func details(raw json.RawMessage) any {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil
-	}
-	return raw
-}
-
-// Message builds the typed message.
-func (w *MessageJSON) Message() (Message, error) {
-	content := nonNil(w.Content)
-	if err := checkBlocks(content); err != nil {
-		return nil, err
-	}
-	switch w.Role {
-	case RoleSystem:
-		var text strings.Builder
-		for _, c := range content {
-			text.WriteString(c.Text)
-		}
-		return &SystemMessage{Content: text.String(), Sections: rawOrNil(w.Sections), ToolsAdded: rawOrNil(w.ToolsAdded),
-			ToolsRemoved: rawOrNil(w.ToolsRemoved), Timestamp: w.Timestamp}, nil
-	case RoleUser:
-		return &UserMessage{Content: content, Timestamp: w.Timestamp}, nil
-	case RoleAssistant:
-		return &AssistantMessage{
-			Content: content, API: w.API, Provider: w.Provider, Model: w.Model,
-			ResponseModel: w.ResponseModel, ResponseID: w.ResponseID, Diagnostics: w.Diagnostics,
-			Usage: w.Usage, StopReason: w.StopReason, ErrorMessage: w.ErrorMessage, Timestamp: w.Timestamp,
-			DurationMs: w.DurationMs, ThinkingLevel: w.ThinkingLevel, RawStopReason: w.RawStopReason,
-		}, nil
-	case RoleToolResult:
-		return &ToolResultMessage{ToolCallID: w.ToolCallID, ToolName: w.ToolName, Content: content,
-			Details: details(w.Details), IsError: w.IsError, DurationMs: w.DurationMs, Timestamp: w.Timestamp}, nil
-	case RoleBashExecution:
-		return &BashExecutionMessage{Command: w.Command, Output: w.Output, ExitCode: w.ExitCode,
-			Cancelled: w.Cancelled, Truncated: w.Truncated, FullOutputPath: w.FullOutputPath,
-			Timestamp: w.Timestamp, ExcludeFromContext: w.ExcludeFromContext}, nil
-	case RoleCustom:
-		return &CustomMessage{CustomType: w.CustomType, Content: content, Display: w.Display,
-			Details: details(w.Details), Timestamp: w.Timestamp}, nil
-	case RoleBranchSummary:
-		return &BranchSummaryMessage{Summary: w.Summary, FromID: w.FromID, Timestamp: w.Timestamp}, nil
-	case RoleCompactionSummary:
-		return &CompactionSummaryMessage{Summary: w.Summary, TokensBefore: w.TokensBefore, Timestamp: w.Timestamp}, nil
-	}
-	return nil, fmt.Errorf("core: unknown message role %q", w.Role)
-}
-
-// rawOrNil copies a raw field that was present (the decoder reuses its buffers); null and
-// absent are nil.
-func rawOrNil(raw json.RawMessage) json.RawMessage {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil
-	}
-	return append(json.RawMessage(nil), raw...)
-}
-
-// DecodeMessage reads one message of any role from its JSON form.
-func DecodeMessage(data []byte) (Message, error) {
-	var w MessageJSON
-	err := json.Unmarshal(data, &w)
-	if IsStringContent(err, "content") {
-		var raw struct {
-			Content json.RawMessage `json:"content"`
-		}
-		if err = json.Unmarshal(data, &raw); err == nil {
-			w.Content, err = DecodeContentString(raw.Content)
-		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("core: %s message: %w", w.Role, err)
-	}
-	return w.Message()
-}
-
-// Messages is a transcript that decodes each element by its role.
-type Messages []Message
-
-// UnmarshalJSON decodes each element with [DecodeMessage].
-func (ms *Messages) UnmarshalJSON(data []byte) error {
-	var raws []json.RawMessage
-	if err := json.Unmarshal(data, &raws); err != nil {
-		return err
-	}
-	out := make(Messages, 0, len(raws))
-	for i, raw := range raws {
-		m, err := DecodeMessage(raw)
-		if err != nil {
-			return fmt.Errorf("message %d: %w", i, err)
-		}
-		out = append(out, m)
-	}
-	*ms = out
-	return nil
-}
 
 // NewUserMessage returns a user message with one text block followed by images, the form pi
 // gives messages created from prompt, steer and follow-up text.

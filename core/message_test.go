@@ -123,26 +123,6 @@ func TestConvertToLLM(t *testing.T) {
 	}
 }
 
-func TestAppendJSONString(t *testing.T) {
-	tests := []string{"plain", "q\"b\\s", "\n\r\t\x01", "é漢字🙂", "bad\xffutf8", "sep\u2028\u2029", "<>&"}
-	for _, s := range tests {
-		got := AppendJSONString(nil, s)
-		var back string
-		if err := json.Unmarshal(got, &back); err != nil {
-			t.Fatalf("AppendJSONString(%q) = %s: not JSON: %v", s, got, err)
-		}
-		want, _ := json.Marshal(s)
-		var wantBack string
-		_ = json.Unmarshal(want, &wantBack)
-		if back != wantBack {
-			t.Errorf("AppendJSONString(%q) decodes to %q, want %q", s, back, wantBack)
-		}
-	}
-	if got := string(AppendJSONString(nil, "a\u2028b")); got != `"a\u2028b"` {
-		t.Errorf("U+2028 written as %s, want escaped", got)
-	}
-}
-
 func TestClampThinkingLevel(t *testing.T) {
 	none := (*string)(nil)
 	x := "x"

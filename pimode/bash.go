@@ -3,7 +3,7 @@ package pimode
 import (
 	"encoding/json"
 
-	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/jsonstring"
 	"github.com/pi-rpc/pi-rpc/session"
 )
 
@@ -44,7 +44,7 @@ func bashExecutionUpdate(id json.RawMessage, delta string) []byte {
 		b = append(b, id...)
 	}
 	b = append(b, `,"delta":`...)
-	b = core.AppendJSONString(b, delta)
+	b = jsonstring.Append(b, delta)
 	return append(b, '}')
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/jsonstring"
 	"github.com/pi-rpc/pi-rpc/internal/transport"
 	"github.com/pi-rpc/pi-rpc/session"
 )
@@ -179,7 +180,7 @@ func success(id json.RawMessage, command string, data any) []byte {
 		b = append(b, ',')
 	}
 	b = append(b, `"type":"response","command":`...)
-	b = core.AppendJSONString(b, command)
+	b = jsonstring.Append(b, command)
 	b = append(b, `,"success":true`...)
 	if data != nil {
 		enc, err := json.Marshal(data)
@@ -203,10 +204,10 @@ func failure(id json.RawMessage, command, msg string) []byte {
 	b = append(b, `"type":"response"`...)
 	if command != "" {
 		b = append(b, `,"command":`...)
-		b = core.AppendJSONString(b, command)
+		b = jsonstring.Append(b, command)
 	}
 	b = append(b, `,"success":false,"error":`...)
-	b = core.AppendJSONString(b, msg)
+	b = jsonstring.Append(b, msg)
 	return append(b, '}')
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/jsonstring"
 	"github.com/pi-rpc/pi-rpc/session"
 )
 
@@ -191,7 +192,7 @@ func (s *Server) setSessionName(r *request) error {
 		return err
 	}
 	// pi 1.6.0 announces the new name before it answers.
-	ev := append([]byte(`{"type":"session_info_changed","name":`), core.AppendJSONString(nil, name)...)
+	ev := append([]byte(`{"type":"session_info_changed","name":`), jsonstring.Append(nil, name)...)
 	s.w.Write(append(ev, '}'))
 	s.w.Write(success(r.id, r.typ, nil))
 	return nil

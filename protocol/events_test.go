@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/jsonstring"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/protocol"
 	"github.com/pi-rpc/pi-rpc/session"
@@ -27,11 +28,11 @@ func envelope(dst []byte, seq int64, runID, sessionID string) []byte {
 	dst = strconv.AppendInt(dst, seq, 10)
 	if runID != "" {
 		dst = append(dst, `,"runId":`...)
-		dst = core.AppendJSONString(dst, runID)
+		dst = jsonstring.Append(dst, runID)
 	}
 	if sessionID != "" {
 		dst = append(dst, `,"sessionId":`...)
-		dst = core.AppendJSONString(dst, sessionID)
+		dst = jsonstring.Append(dst, sessionID)
 	}
 	return append(dst, '}')
 }
@@ -56,7 +57,7 @@ func coreEvent(t *testing.T, ev core.Event, partial bool) []byte {
 func sessionEvent(t *testing.T, typ string, payload any, runID string) []byte {
 	t.Helper()
 	dst := []byte(`{"type":`)
-	dst = core.AppendJSONString(dst, typ)
+	dst = jsonstring.Append(dst, typ)
 	body, err := json.Marshal(payload)
 	if err != nil {
 		t.Fatal(err)

@@ -111,6 +111,8 @@ type AssistantMessage struct {
 	DurationMs *int64 `json:"durationMs,omitempty"`
 	// ThinkingLevel is the thinking level the request asked for.
 	ThinkingLevel core.ThinkingLevel `json:"thinkingLevel,omitempty"`
+	// RawStopReason is the provider's own stop reason, kept as read from a pi 1.6.0 session.
+	RawStopReason string `json:"rawStopReason,omitempty"`
 }
 
 // Diagnostic is a provider diagnostic attached to an assistant message.
@@ -188,6 +190,51 @@ type CompactionSummaryMessage struct {
 	Timestamp    int64 `json:"timestamp"`
 }
 
+// SystemMessage declares the system prompt and the tools the model may call, as pi 1.6.0
+// records them: a session's leading system message declares every prompt section and tool,
+// later ones (after a compaction, or when the tools change) patch sections by name and list
+// the tools added or removed; replaying them in order gives the current prompt and tools.
+// It is transcript metadata: the model does not see it as a message. pi-rpc's own sessions
+// write none (pi mode's do); getMessages and getEntries return those of a session file pi
+// 1.6.0 or pi mode wrote.
+type SystemMessage struct {
+	Role string `json:"role" jsonschema:"enum=system"`
+	// Content is instruction text appended to the prompt ("" when the sections say
+	// everything).
+	Content string `json:"content"`
+	// Sections maps a section's name to its text; null removes the section.
+	Sections SystemSections `json:"sections,omitempty"`
+	// ToolsAdded declares tools, with their JSON-Schema parameters.
+	ToolsAdded []SystemTool `json:"toolsAdded,omitempty"`
+	// ToolsRemoved names tools no longer offered.
+	ToolsRemoved []SystemToolRef `json:"toolsRemoved,omitempty"`
+	Timestamp    int64           `json:"timestamp"`
+}
+
+// SystemSections are a [SystemMessage]'s named prompt sections: a name's text, or null to
+// remove the section.
+type SystemSections map[string]*string
+
+// JSONSchema implements the schema reflector's custom schema hook: an object of strings or
+// nulls.
+func (SystemSections) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "object", AdditionalProperties: &jsonschema.Schema{
+		OneOf: []*jsonschema.Schema{{Type: "string"}, {Type: "null"}}}}
+}
+
+// SystemTool is a tool a [SystemMessage] declares.
+type SystemTool struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Parameters is the tool's arguments schema (JSON Schema).
+	Parameters any `json:"parameters"`
+}
+
+// SystemToolRef names a tool a [SystemMessage] removes.
+type SystemToolRef struct {
+	Name string `json:"name"`
+}
+
 // Message is any transcript message, told apart by role. In Go it holds the message decoded
 // by core.DecodeMessage: a *core.UserMessage, *core.AssistantMessage, ... (nil for JSON null).
 type Message struct{ core.Message }
@@ -212,7 +259,7 @@ func (m Message) MarshalJSON() ([]byte, error) { return json.Marshal(m.Message) 
 // JSONSchema implements the schema reflector's custom schema hook: a one-of union.
 func (Message) JSONSchema() *jsonschema.Schema {
 	return union("UserMessage", "AssistantMessage", "ToolResultMessage", "BashExecutionMessage",
-		"CustomMessage", "BranchSummaryMessage", "CompactionSummaryMessage")
+		"CustomMessage", "BranchSummaryMessage", "CompactionSummaryMessage", "SystemMessage")
 }
 
 // ToolResult is what a tool returned (tool_execution_end) or reported so far

@@ -101,7 +101,7 @@ func (e *SessionEntry) UnmarshalJSON(b []byte) error {
 // JSONSchema describes the fields every entry has.
 func (SessionEntry) JSONSchema() *jsonschema.Schema {
 	props := jsonschema.NewProperties()
-	props.Set("type", &jsonschema.Schema{Type: "string", Enum: []any{"message", "thinking_level_change", "model_change", "compaction", "branch_summary", "custom", "custom_message", "label", "session_info"}})
+	props.Set("type", &jsonschema.Schema{Type: "string", Enum: []any{"message", "thinking_level_change", "model_change", "compaction", "branch_summary", "custom", "custom_message", "label", "session_info", "usage", "context_edit"}})
 	props.Set("id", &jsonschema.Schema{Type: "string"})
 	props.Set("parentId", &jsonschema.Schema{OneOf: []*jsonschema.Schema{{Type: "string"}, {Type: "null"}}})
 	props.Set("timestamp", &jsonschema.Schema{Type: "string"})

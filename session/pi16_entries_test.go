@@ -132,3 +132,15 @@ func TestPi16FileOpens(t *testing.T) {
 		t.Fatalf("%d messages in the context, want 3", got)
 	}
 }
+
+// get_session_stats counts as pi 1.6.0 does: every message entry of the file (the system
+// messages and the compacted-away history included) and, besides the assistant messages'
+// usage, the usage entry's and the compaction's.
+func TestStatsCountUsageEntriesAsPi16(t *testing.T) {
+	st := fileStats(decodePi16Branch(t))
+	want := Stats{UserMessages: 2, AssistantMessages: 2, TotalMessages: 6,
+		Tokens: TokenStats{Input: 100, Output: 3, CacheRead: 50, Total: 153}}
+	if st != want {
+		t.Fatalf("stats = %+v\nwant    %+v", st, want)
+	}
+}

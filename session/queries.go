@@ -95,11 +95,13 @@ func (s *Supervisor) FileEntries(since string, limit int) (EntriesPage, error) {
 	return page, nil
 }
 
-// Stats returns getSessionStats' result.
+// Stats returns getSessionStats' result: pi 1.6.0's counts over the whole file (fileStats)
+// and the current context's usage.
 func (s *Supervisor) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := ComputeStats(s.agent.Messages(), Branch(s.store), s.agent.State().Model)
+	st := fileStats(s.store.Entries())
+	st.ContextUsage = contextUsage(s.agent.Messages(), Branch(s.store), s.agent.State().Model)
 	st.SessionID, st.SessionFile = s.store.SessionID(), s.store.File()
 	return st
 }

@@ -175,31 +175,6 @@ func PageBranch(path []*Entry, since string, limit int) (EntriesPage, bool, erro
 	return page, true, nil
 }
 
-// ComputeStats computes the stats of a context (messages), its branch and its model.
-func ComputeStats(messages []core.Message, branch []*Entry, model core.Model) Stats {
-	var st Stats
-	for _, m := range messages {
-		switch m := m.(type) {
-		case *core.UserMessage:
-			st.UserMessages++
-		case *core.ToolResultMessage:
-			st.ToolResults++
-		case *core.AssistantMessage:
-			st.AssistantMessages++
-			st.ToolCalls += len(m.ToolCalls())
-			st.Tokens.Input += m.Usage.Input
-			st.Tokens.Output += m.Usage.Output
-			st.Tokens.CacheRead += m.Usage.CacheRead
-			st.Tokens.CacheWrite += m.Usage.CacheWrite
-			st.Cost += m.Usage.Cost.Total
-		}
-	}
-	st.TotalMessages = len(messages)
-	st.Tokens.Total = st.Tokens.Input + st.Tokens.Output + st.Tokens.CacheRead + st.Tokens.CacheWrite
-	st.ContextUsage = contextUsage(messages, branch, model)
-	return st
-}
-
 // contextUsage is pi's getContextUsage: unknown after the latest compaction until an
 // assistant reply after it reports usage, otherwise the context estimate.
 func contextUsage(messages []core.Message, branch []*Entry, model core.Model) *ContextUsage {

@@ -69,8 +69,9 @@ type TreeView struct {
 	Nodes  []TreeNode `json:"nodes"`
 }
 
-// Stats is getSessionStats' result (as pi computes it): counts and token sums over the messages of
-// the current context (after compaction, not the whole file), cost, and context usage.
+// Stats is getSessionStats' result (as pi 1.6.0 computes it): counts and token sums over every
+// entry of the session file (usage entries and summaries' usage included), cost, and the
+// current context's usage.
 type Stats struct {
 	SessionID         string        `json:"sessionId"`
 	SessionFile       string        `json:"sessionFile,omitempty"`
@@ -84,7 +85,7 @@ type Stats struct {
 	ContextUsage      *ContextUsage `json:"contextUsage,omitempty"`
 }
 
-// TokenStats sums the usage of the context's assistant messages.
+// TokenStats sums the usage the session was billed.
 type TokenStats struct {
 	Input      int `json:"input"`
 	Output     int `json:"output"`

@@ -68,7 +68,7 @@ var docTypes = []any{
 	protocol.Content{}, protocol.UserContent{}, protocol.AssistantContent{},
 	protocol.UserMessage{}, protocol.AssistantMessage{}, protocol.ToolResultMessage{},
 	protocol.BashExecutionMessage{}, protocol.CustomMessage{}, protocol.BranchSummaryMessage{},
-	protocol.CompactionSummaryMessage{}, protocol.Message{}, protocol.ToolResult{},
+	protocol.CompactionSummaryMessage{}, protocol.SystemMessage{}, protocol.Message{}, protocol.ToolResult{},
 	protocol.TextStart{}, protocol.TextDelta{}, protocol.TextEnd{},
 	protocol.ThinkingStart{}, protocol.ThinkingDelta{}, protocol.ThinkingEnd{},
 	protocol.ToolCallStart{}, protocol.ToolCallDelta{}, protocol.ToolCallEnd{},
@@ -90,6 +90,7 @@ var coreRefs = map[reflect.Type]string{
 	reflect.TypeFor[core.CustomMessage]():            "CustomMessage",
 	reflect.TypeFor[core.BranchSummaryMessage]():     "BranchSummaryMessage",
 	reflect.TypeFor[core.CompactionSummaryMessage](): "CompactionSummaryMessage",
+	reflect.TypeFor[core.SystemMessage]():            "SystemMessage",
 }
 
 // enum is a named string type with a closed set of values, given its own definition.

@@ -12,7 +12,8 @@ export type Message =
   | BashExecutionMessage
   | CustomMessage
   | BranchSummaryMessage
-  | CompactionSummaryMessage;
+  | CompactionSummaryMessage
+  | SystemMessage;
 /**
  * UserContent is a block of user, tool-result or custom content: text or an image.
  */
@@ -209,6 +210,10 @@ export interface AssistantMessage {
    * ThinkingLevel is the thinking level the request asked for.
    */
   thinkingLevel?: 'off' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+  /**
+   * RawStopReason is the provider's own stop reason, kept as read from a pi 1.6.0 session.
+   */
+  rawStopReason?: string;
 }
 /**
  * ThinkingContent is a block of the model's reasoning.
@@ -366,6 +371,51 @@ export interface CompactionSummaryMessage {
    */
   tokensBefore: number;
   timestamp: number;
+}
+/**
+ * SystemMessage declares the system prompt and the tools the model may call, as pi 1.6.0 records them: a session's leading system message declares every prompt section and tool, later ones (after a compaction, or when the tools change) patch sections by name and list the tools added or removed; replaying them in order gives the current prompt and tools.
+ */
+export interface SystemMessage {
+  role: 'system';
+  /**
+   * Content is instruction text appended to the prompt ("" when the sections say everything).
+   */
+  content: string;
+  sections?: SystemSections;
+  /**
+   * ToolsAdded declares tools, with their JSON-Schema parameters.
+   */
+  toolsAdded?: SystemTool[];
+  /**
+   * ToolsRemoved names tools no longer offered.
+   */
+  toolsRemoved?: SystemToolRef[];
+  timestamp: number;
+}
+/**
+ * Sections maps a section's name to its text; null removes the section.
+ */
+export interface SystemSections {
+  [k: string]: string | null | undefined;
+}
+/**
+ * SystemTool is a tool a SystemMessage declares.
+ */
+export interface SystemTool {
+  name: string;
+  description: string;
+  /**
+   * Parameters is the tool's arguments schema (JSON Schema).
+   */
+  parameters: {
+    [k: string]: unknown | undefined;
+  };
+}
+/**
+ * SystemToolRef names a tool a SystemMessage removes.
+ */
+export interface SystemToolRef {
+  name: string;
 }
 /**
  * AgentSettledEvent ends a busy period: the agent is idle and nothing (retry, compaction, queued input) will start more work on its own.
@@ -921,7 +971,9 @@ export interface SessionEntry {
     | 'custom'
     | 'custom_message'
     | 'label'
-    | 'session_info';
+    | 'session_info'
+    | 'usage'
+    | 'context_edit';
   id: string;
   parentId: string | null;
   timestamp: string;
@@ -1019,6 +1071,10 @@ export interface AssistantMessage1 {
    * ThinkingLevel is the thinking level the request asked for.
    */
   thinkingLevel?: 'off' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+  /**
+   * RawStopReason is the provider's own stop reason, kept as read from a pi 1.6.0 session.
+   */
+  rawStopReason?: string;
 }
 /**
  * MessageStartEvent starts a message: for an assistant message, the start of its stream.
@@ -1097,6 +1153,10 @@ export interface AssistantMessage2 {
    * ThinkingLevel is the thinking level the request asked for.
    */
   thinkingLevel?: 'off' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+  /**
+   * RawStopReason is the provider's own stop reason, kept as read from a pi 1.6.0 session.
+   */
+  rawStopReason?: string;
 }
 /**
  * MessageEndEvent ends a message; its message is the final, authoritative one.
@@ -2049,7 +2109,7 @@ export interface SandboxStatus4 {
   missing: string[];
 }
 /**
- * Stats is getSessionStats' result (as pi computes it): counts and token sums over the messages of the current context (after compaction, not the whole file), cost, and context usage.
+ * Stats is getSessionStats' result (as pi 1.6.0 computes it): counts and token sums over every entry of the session file (usage entries and summaries' usage included), cost, and the current context's usage.
  */
 export interface Stats {
   sessionId: string;
@@ -2064,7 +2124,7 @@ export interface Stats {
   contextUsage?: ContextUsage;
 }
 /**
- * TokenStats sums the usage of the context's assistant messages.
+ * TokenStats sums the usage the session was billed.
  */
 export interface TokenStats {
   input: number;
@@ -2072,6 +2132,12 @@ export interface TokenStats {
   cacheRead: number;
   cacheWrite: number;
   total: number;
+}
+/**
+ * SystemSections are a SystemMessage's named prompt sections: a name's text, or null to remove the section.
+ */
+export interface SystemSections1 {
+  [k: string]: string | null | undefined;
 }
 /**
  * ThinkingLevelParams are setThinkingLevel's params.

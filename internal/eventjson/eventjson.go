@@ -1,0 +1,98 @@
+package eventjson
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/jsonstring"
+)
+
+// Dialect is a wire that writes events as JSON objects; a field's dialects are a set of them.
+type Dialect uint8
+
+// The dialects.
+const (
+	// JSONRPC is pi-rpc's JSON-RPC protocol: the params of an "event" notification.
+	JSONRPC Dialect = 1 << iota
+	// Pi is pi 1.6.0's RPC mode (--mode rpc): one bare object per line.
+	Pi
+	// Both is every dialect.
+	Both = JSONRPC | Pi
+)
+
+// Options says how an event is written: the dialect, and what the client asked for.
+type Options struct {
+	Dialect Dialect
+	// PartialMessages adds the whole partial message to a JSON-RPC message_update.
+	PartialMessages bool
+}
+
+// field is one JSON field of an event of type E (a core event or an assistant-message step)
+// whose writer gets the context C (by value: a pointer to a local would escape through the
+// function values and cost the hot path an allocation).
+type field[E, C any] struct {
+	name string
+	key  []byte // `,"name":`
+	in   Dialect
+	// omit reports that the field is left out; nil writes it always.
+	omit func(e *E, c C) bool
+	put  func(dst []byte, e *E, c C) ([]byte, error)
+}
+
+func newField[E, C any](name string, in Dialect, omit func(*E, C) bool, put func([]byte, *E, C) ([]byte, error)) field[E, C] {
+	return field[E, C]{name: name, key: []byte(`,"` + name + `":`), in: in, omit: omit, put: put}
+}
+
+// appendFields writes the fields of the dialect, each preceded by a comma.
+func appendFields[E, C any](dst []byte, fs []field[E, C], d Dialect, e *E, c C) ([]byte, error) {
+	var err error
+	for i := range fs {
+		f := &fs[i]
+		if f.in&d == 0 || (f.omit != nil && f.omit(e, c)) {
+			continue
+		}
+		dst = append(dst, f.key...)
+		if dst, err = f.put(dst, e, c); err != nil {
+			return nil, err
+		}
+	}
+	return dst, nil
+}
+
+// names lists the fields of the dialect, in order.
+func names[E, C any](fs []field[E, C], d Dialect) []string {
+	var out []string
+	for _, f := range fs {
+		if f.in&d != 0 {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
+func appendValue(dst []byte, v any) ([]byte, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, data...), nil
+}
+
+func appendString(dst []byte, s string) []byte { return jsonstring.Append(dst, s) }
+
+func appendBool(dst []byte, b bool) []byte { return strconv.AppendBool(dst, b) }
+
+func appendMessages(dst []byte, ms []core.Message) ([]byte, error) {
+	dst = append(dst, '[')
+	var err error
+	for i, m := range ms {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		if dst, err = appendValue(dst, m); err != nil {
+			return nil, err
+		}
+	}
+	return append(dst, ']'), nil
+}
