@@ -6,6 +6,7 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/mockanthropic"
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
@@ -23,9 +24,9 @@ func pipeProvider(t *testing.T, idle time.Duration, resps ...mockanthropic.Respo
 func idleResponse(s providertest.IdleScenario) mockanthropic.Response {
 	switch s {
 	case providertest.StallMidStream:
-		return mockanthropic.Response{Text: "abcd", ChunkSize: 2, StallAfter: 4}
+		return mockanthropic.Response{Text: "abcd", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 4}}
 	case providertest.StallBeforeHeaders:
-		return mockanthropic.Response{StallBeforeHeaders: true, Text: "x"}
+		return mockanthropic.Response{Faults: mockhttp.Faults{StallBeforeHeaders: true}, Text: "x"}
 	case providertest.KeepAlive:
 		var evs []mockanthropic.Event
 		for range 10 {

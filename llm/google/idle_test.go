@@ -6,6 +6,7 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/mockgoogle"
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
@@ -23,9 +24,9 @@ func pipeProvider(t *testing.T, idle time.Duration, resps ...mockgoogle.Response
 func idleResponse(s providertest.IdleScenario) mockgoogle.Response {
 	switch s {
 	case providertest.StallMidStream:
-		return mockgoogle.Response{Text: "abcd", ChunkSize: 2, StallAfter: 1}
+		return mockgoogle.Response{Text: "abcd", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 1}}
 	case providertest.StallBeforeHeaders:
-		return mockgoogle.Response{StallBeforeHeaders: true, Text: "x"}
+		return mockgoogle.Response{Faults: mockhttp.Faults{StallBeforeHeaders: true}, Text: "x"}
 	case providertest.KeepAlive:
 		var evs []mockgoogle.Event
 		for range 10 {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
 )
 
@@ -30,7 +31,7 @@ func TestFaults(t *testing.T) {
 		},
 		{
 			name: "401 names the key source",
-			resp: mockopenai.Response{Status: 401, Error: &mockopenai.ErrorBody{Message: "Incorrect API key provided: test-key.", Type: "invalid_request_error", Code: "invalid_api_key"}},
+			resp: mockopenai.Response{Faults: mockhttp.Faults{Status: 401}, Error: &mockopenai.ErrorBody{Message: "Incorrect API key provided: test-key.", Type: "invalid_request_error", Code: "invalid_api_key"}},
 			want: []string{"start error", "error error auth: 401 Incorrect API key provided: test-key. (API key from the test's Config)"},
 			kind: core.ErrorAuth, status: 401,
 		},
@@ -42,19 +43,19 @@ func TestFaults(t *testing.T) {
 		},
 		{
 			name: "502 with an HTML body",
-			resp: mockopenai.Response{Status: 502, Body: "<html>\n<body>Bad gateway</body>\n</html>", ContentType: "text/html"},
+			resp: mockopenai.Response{Faults: mockhttp.Faults{Status: 502, Body: "<html>\n<body>Bad gateway</body>\n</html>", ContentType: "text/html"}},
 			want: []string{"start error", "error error retryable: 502 Bad Gateway: <html> <body>Bad gateway</body> </html>"},
 			kind: core.ErrorRetryable, status: 502,
 		},
 		{
 			name: "500 without a body",
-			resp: mockopenai.Response{Status: 500},
+			resp: mockopenai.Response{Faults: mockhttp.Faults{Status: 500}},
 			want: []string{"start error", "error error retryable: 500 status code (no body)"},
 			kind: core.ErrorRetryable, status: 500,
 		},
 		{
 			name: "200 with a body that is not an event stream",
-			resp: mockopenai.Response{Body: "<html>maintenance</html>", ContentType: "text/html"},
+			resp: mockopenai.Response{Faults: mockhttp.Faults{Body: "<html>maintenance</html>", ContentType: "text/html"}},
 			want: []string{"start", `error error other: Provider returned 200 with a body that is not an event stream (Content-Type "text/html"): <html>maintenance</html>`},
 			kind: core.ErrorOther, status: 200,
 		},
@@ -66,7 +67,7 @@ func TestFaults(t *testing.T) {
 		},
 		{
 			name: "non-JSON data as the first event",
-			resp: mockopenai.Response{SSE: "data: hello\n\n"},
+			resp: mockopenai.Response{Faults: mockhttp.Faults{SSE: "data: hello\n\n"}},
 			want: []string{"start", "error error other: Provider sent malformed data: hello (not a JSON object)"},
 			kind: core.ErrorOther,
 		},
@@ -78,7 +79,7 @@ func TestFaults(t *testing.T) {
 		},
 		{
 			name: "clean close without finish reason",
-			resp: mockopenai.Response{SSE: "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"par\"}}]}\n\n"},
+			resp: mockopenai.Response{Faults: mockhttp.Faults{SSE: "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"par\"}}]}\n\n"}},
 			want: []string{"start", "text_start 0", `text_delta 0 "par"`, "error error retryable: Provider stream ended without a finish reason (connection closed early)"},
 			kind: core.ErrorRetryable, content: `[{"type":"text","text":"par"}]`,
 		},
@@ -102,7 +103,7 @@ func TestFaults(t *testing.T) {
 		},
 		{
 			name:    "keep-alive comments and per-chunk delays",
-			resp:    mockopenai.Response{KeepAlive: "OPENROUTER PROCESSING", ChunkDelayMs: 1, Events: []mockopenai.Event{{Comment: "OPENROUTER PROCESSING"}, {Text: "ok"}, {Comment: "ping"}}},
+			resp:    mockopenai.Response{Faults: mockhttp.Faults{KeepAlive: "OPENROUTER PROCESSING", ChunkDelayMs: 1}, Events: []mockopenai.Event{{Comment: "OPENROUTER PROCESSING"}, {Text: "ok"}, {Comment: "ping"}}},
 			want:    []string{"start", "text_start 0", `text_delta 0 "ok"`, `text_end 0 "ok"`, "done stop"},
 			content: `[{"type":"text","text":"ok"}]`,
 		},
@@ -147,21 +148,21 @@ func TestCancel(t *testing.T) {
 	}{
 		{
 			name:    "mid text",
-			resp:    mockopenai.Response{Text: "abcdef", ChunkSize: 2, StallAfter: 3},
+			resp:    mockopenai.Response{Text: "abcdef", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 3}},
 			trigger: `text_delta 0 "cd"`,
 			want:    []string{"start", "text_start 0", `text_delta 0 "ab"`, `text_delta 0 "cd"`, `text_end 0 "abcd"`, "error aborted aborted: Request was aborted"},
 			content: `[{"type":"text","text":"abcd"}]`,
 		},
 		{
 			name:    "mid thinking",
-			resp:    mockopenai.Response{Reasoning: "abcdef", Text: "xy", ChunkSize: 2, StallAfter: 3},
+			resp:    mockopenai.Response{Reasoning: "abcdef", Text: "xy", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 3}},
 			trigger: `thinking_delta 0 "cd"`,
 			want:    []string{"start", "thinking_start 0", `thinking_delta 0 "ab"`, `thinking_delta 0 "cd"`, `thinking_end 0 "abcd"`, "error aborted aborted: Request was aborted"},
 			content: `[{"type":"thinking","thinking":"abcd","thinkingSignature":"reasoning_content"}]`,
 		},
 		{
 			name:    "mid tool arguments",
-			resp:    mockopenai.Response{Text: "ok", ToolCalls: []mockopenai.ToolCall{{ID: "call_1", Name: "read", Arguments: `{"path":"a.txt"}`}}, ChunkSize: 4, StallAfter: 6},
+			resp:    mockopenai.Response{Text: "ok", ToolCalls: []mockopenai.ToolCall{{ID: "call_1", Name: "read", Arguments: `{"path":"a.txt"}`}}, ChunkSize: 4, Faults: mockhttp.Faults{StallAfter: 6}},
 			trigger: `toolcall_delta 1 "\"a.t"`,
 			want: []string{
 				"start", "text_start 0", `text_delta 0 "ok"`, `text_end 0 "ok"`, "toolcall_start 1 id=call_1 name=read",
@@ -208,7 +209,7 @@ func TestCancel(t *testing.T) {
 
 // TestCancelBeforeHeaders cancels while the server has not answered yet.
 func TestCancelBeforeHeaders(t *testing.T) {
-	p, srv := newMockProvider(t, Config{}, mockopenai.Response{StallBeforeHeaders: true, Text: "x"})
+	p, srv := newMockProvider(t, Config{}, mockopenai.Response{Faults: mockhttp.Faults{StallBeforeHeaders: true}, Text: "x"})
 	ctx, cancel := context.WithCancel(context.Background())
 	srv.OnRequest = func(*mockopenai.Request) { cancel() }
 	got, final := run(t, ctx, p, &core.Request{Model: modelByID(t, "gpt-4.1"), Messages: []core.Message{core.NewUserMessage("hi", nil, 1)}})
@@ -225,7 +226,7 @@ func TestCancelBeforeHeaders(t *testing.T) {
 
 // TestConsumerStops checks that a consumer breaking out of the loop ends the request.
 func TestConsumerStops(t *testing.T) {
-	p, srv := newMockProvider(t, Config{}, mockopenai.Response{Text: "abcdef", ChunkSize: 2, StallAfter: 3})
+	p, srv := newMockProvider(t, Config{}, mockopenai.Response{Text: "abcdef", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 3}})
 	n := 0
 	for ev := range p.Stream(context.Background(), &core.Request{Model: modelByID(t, "gpt-4.1"), Messages: []core.Message{core.NewUserMessage("hi", nil, 1)}}) {
 		n++
@@ -246,7 +247,7 @@ func TestConsumerStops(t *testing.T) {
 // A 401 on a request sent without a key (an OPENAI_BASE_URL server, no OPENAI_API_KEY) says
 // no key was sent and which setting was empty, never that the key came from it.
 func TestNoKeySentNamesEmptySetting(t *testing.T) {
-	srv := mockopenai.New(&mockopenai.Script{Responses: []mockopenai.Response{{Status: 401, Error: &mockopenai.ErrorBody{Message: "Missing bearer token"}}}})
+	srv := mockopenai.New(&mockopenai.Script{Responses: []mockopenai.Response{{Faults: mockhttp.Faults{Status: 401}, Error: &mockopenai.ErrorBody{Message: "Missing bearer token"}}}})
 	defer srv.Close()
 	p, err := New(Config{BaseURL: srv.URL(), KeySource: "OPENAI_API_KEY", IdleTimeout: -1, HTTPClient: srv.Client()})
 	if err != nil {

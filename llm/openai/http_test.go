@@ -149,7 +149,7 @@ func TestStreamEdges(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p, _ := newMockProvider(t, Config{}, mockopenai.Response{SSE: tc.sse})
+			p, _ := newMockProvider(t, Config{}, mockopenai.Response{Faults: mockhttp.Faults{SSE: tc.sse}})
 			got, _ := run(t, context.Background(), p, hiRequest(t))
 			diffLines(t, got, tc.want)
 		})
@@ -329,8 +329,8 @@ func TestRedirectPolicyOfTheCallersClient(t *testing.T) {
 func TestSDKDoesNotRetry(t *testing.T) {
 	for _, fault := range []mockopenai.Response{
 		mockopenai.RateLimitError("0"),
-		{Status: 500, Error: &mockopenai.ErrorBody{Message: "boom", Type: "server_error"}},
-		{Text: "abcdefgh", DropAfter: 1},
+		{Faults: mockhttp.Faults{Status: 500}, Error: &mockopenai.ErrorBody{Message: "boom", Type: "server_error"}},
+		{Text: "abcdefgh", Faults: mockhttp.Faults{DropAfter: 1}},
 	} {
 		p, srv := newMockProvider(t, Config{}, fault, mockopenai.Response{Text: "ok"})
 		_, final := run(t, context.Background(), p, hiRequest(t))

@@ -32,7 +32,7 @@ func TestIdleTimeout(t *testing.T) {
 	}
 	t.Run("silence mid-stream", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			p := pipeProvider(t, 120*time.Second, mockopenai.Response{Text: "abcd", ChunkSize: 2, StallAfter: 2})
+			p := pipeProvider(t, 120*time.Second, mockopenai.Response{Text: "abcd", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 2}})
 			start := time.Now()
 			got, final := run(t, context.Background(), p, req(t))
 			diffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "ab"`, "error error retryable: No data from provider for 120s"})
@@ -46,7 +46,7 @@ func TestIdleTimeout(t *testing.T) {
 	})
 	t.Run("silence before headers", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			p := pipeProvider(t, 90*time.Second, mockopenai.Response{StallBeforeHeaders: true, Text: "x"})
+			p := pipeProvider(t, 90*time.Second, mockopenai.Response{Faults: mockhttp.Faults{StallBeforeHeaders: true}, Text: "x"})
 			got, _ := run(t, context.Background(), p, req(t))
 			diffLines(t, got, []string{"start error", "error error retryable: No data from provider for 90s"})
 		})
