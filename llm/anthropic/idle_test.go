@@ -43,7 +43,7 @@ func idleResponse(s providertest.IdleScenario) mockanthropic.Response {
 // do not.
 func TestIdleTimeout(t *testing.T) {
 	providertest.Idle{
-		Model: modelByID(t, "claude-sonnet-4-5"), Describe: describeEvent,
+		Model: modelByID(t, "claude-sonnet-4-5"), Describe: describer,
 		Provider: func(t *testing.T, idle time.Duration, s providertest.IdleScenario) core.Provider {
 			return pipeProvider(t, idle, idleResponse(s))
 		},

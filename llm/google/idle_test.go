@@ -43,7 +43,7 @@ func idleResponse(s providertest.IdleScenario) mockgoogle.Response {
 // consumer do not.
 func TestIdleTimeout(t *testing.T) {
 	providertest.Idle{
-		Model: modelByID(t, "gemini-2.5-flash"), Describe: describeEvent,
+		Model: modelByID(t, "gemini-2.5-flash"), Describe: describer,
 		Provider: func(t *testing.T, idle time.Duration, s providertest.IdleScenario) core.Provider {
 			return pipeProvider(t, idle, idleResponse(s))
 		},

@@ -344,7 +344,7 @@ func TestResponsesFaults(t *testing.T) {
 func TestResponsesCancel(t *testing.T) {
 	r := mockopenai.Response{Text: "abcdef", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 5}}
 	p, srv := newResponsesProvider(t, r)
-	providertest.CancelMidStream(t, p, &core.Request{Model: responsesModel(t), Messages: []core.Message{core.NewUserMessage("hi", nil, 1)}}, describe)
+	providertest.CancelMidStream(t, p, &core.Request{Model: responsesModel(t), Messages: []core.Message{core.NewUserMessage("hi", nil, 1)}}, describer)
 	providertest.AwaitGone(t, srv.Requests()[0].Gone())
 }
 

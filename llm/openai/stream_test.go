@@ -157,7 +157,7 @@ func TestFixtures(t *testing.T) {
 // cached price).
 func TestUsagePriced(t *testing.T) {
 	p, _ := newMockProvider(t, Config{}, mockopenai.Response{Faults: mockhttp.Faults{SSE: fixture(t, "openai_text_cached.sse")}})
-	_, final := run(t, context.Background(), p, &core.Request{Model: modelByID(t, "gpt-4.1"), Messages: []core.Message{core.NewUserMessage("hi", nil, 1)}})
+	_, final := run(t, context.Background(), p, hiRequest(t, "gpt-4.1"))
 	c := final.Usage.Cost
 	want := core.Cost{Input: 176 * 2 / 1e6, Output: 2 * 8 / 1e6, CacheRead: 1024 * 0.5 / 1e6}
 	want.Total = want.Input + want.Output + want.CacheRead
@@ -179,7 +179,7 @@ func TestMockScripted(t *testing.T) {
 		Usage: &mockopenai.Usage{PromptTokens: 100, CompletionTokens: 20, CachedTokens: 50},
 	})
 	_ = srv
-	got, final := run(t, context.Background(), p, &core.Request{Model: modelByID(t, "gpt-4.1"), Messages: []core.Message{core.NewUserMessage("hi", nil, 1)}})
+	got, final := run(t, context.Background(), p, hiRequest(t, "gpt-4.1"))
 	want := []string{
 		"start",
 		"thinking_start 0",

@@ -27,7 +27,7 @@ const (
 // Idle is a provider's side of the idle-timeout test.
 type Idle struct {
 	Model    core.Model
-	Describe func(core.AssistantEvent) string
+	Describe Describer
 	// Provider returns a provider with the idle timeout over an in-memory pipe
 	// (mockhttp.PipeTransport) to a mock playing the scenario, so it runs in fake time.
 	Provider func(t *testing.T, idle time.Duration, s IdleScenario) core.Provider
@@ -45,7 +45,7 @@ func (s Idle) Run(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			p := s.Provider(t, 120*time.Second, StallMidStream)
 			start := time.Now()
-			got, final := Run(t, context.Background(), p, req(), s.Describe)
+			got, final := Run(t, context.Background(), p, req(), s.Describe.Event)
 			DiffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "ab"`, "error error retryable: No data from provider for 120s"})
 			if d := time.Since(start); d != 120*time.Second {
 				t.Errorf("failed after %v, want 2m0s", d)
@@ -58,14 +58,14 @@ func (s Idle) Run(t *testing.T) {
 	t.Run("silence before headers", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			p := s.Provider(t, 90*time.Second, StallBeforeHeaders)
-			got, _ := Run(t, context.Background(), p, req(), s.Describe)
-			DiffLines(t, got, []string{"start", "error error retryable: No data from provider for 90s"})
+			got, _ := Run(t, context.Background(), p, req(), s.Describe.Event)
+			DiffLines(t, got, []string{s.Describe.Start(core.StopReasonError), "error error retryable: No data from provider for 90s"})
 		})
 	})
 	t.Run(s.KeepAliveName, func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			p := s.Provider(t, 120*time.Second, KeepAlive)
-			got, _ := Run(t, context.Background(), p, req(), s.Describe)
+			got, _ := Run(t, context.Background(), p, req(), s.Describe.Event)
 			s.CheckKeepAlive(t, got)
 		})
 	})
@@ -74,7 +74,7 @@ func (s Idle) Run(t *testing.T) {
 			p := s.Provider(t, 120*time.Second, Steady)
 			var got []string
 			for ev := range p.Stream(context.Background(), req()) {
-				got = append(got, s.Describe(ev))
+				got = append(got, s.Describe.Event(ev))
 				if ev.Type == core.EventTextDelta {
 					time.Sleep(10 * time.Minute) // the consumer is blocked, e.g. on a client that stopped reading
 				}
