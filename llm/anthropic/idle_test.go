@@ -20,22 +20,13 @@ func pipeProvider(t *testing.T, idle time.Duration, resps ...mockanthropic.Respo
 	return p
 }
 
-// idleResponse is what the mock plays in each scenario of the idle-timeout suite.
-func idleResponse(s providertest.IdleScenario) mockanthropic.Response {
-	switch s {
-	case providertest.StallMidStream:
-		return mockanthropic.Response{Text: "abcd", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 4}}
-	case providertest.StallBeforeHeaders:
-		return mockanthropic.Response{Faults: mockhttp.Faults{StallBeforeHeaders: true}, Text: "x"}
-	case providertest.KeepAlive:
-		var evs []mockanthropic.Event
-		for range 10 {
-			evs = append(evs, mockanthropic.Event{DelayMs: 60_000}, mockanthropic.Event{Ping: true})
-		}
-		evs = append(evs, mockanthropic.Event{Text: "done"})
-		return mockanthropic.Response{Events: evs}
-	}
-	return mockanthropic.Response{Text: "abcd", ChunkSize: 2}
+// idleMock is what the mock plays in each scenario of the idle-timeout suite.
+var idleMock = providertest.IdleMock[mockanthropic.Response]{
+	Text: func(text string, f mockhttp.Faults) mockanthropic.Response {
+		return mockanthropic.Response{Text: text, ChunkSize: 2, Faults: f}
+	},
+	StallAfter: 4,
+	KeepAlive:  mockanthropic.Response{Events: providertest.Beats(mockanthropic.Event{DelayMs: 60_000}, mockanthropic.Event{Ping: true}, mockanthropic.Event{Text: "done"})},
 }
 
 // TestIdleTimeout runs in fake time: a silent backend fails the stream after the idle
@@ -45,7 +36,7 @@ func TestIdleTimeout(t *testing.T) {
 	providertest.Idle{
 		Model: modelByID(t, "claude-sonnet-4-5"), Describe: describer,
 		Provider: func(t *testing.T, idle time.Duration, s providertest.IdleScenario) core.Provider {
-			return pipeProvider(t, idle, idleResponse(s))
+			return pipeProvider(t, idle, idleMock.Response(s))
 		},
 		KeepAliveName: "pings keep the stream alive",
 		CheckKeepAlive: func(t *testing.T, got []string) {

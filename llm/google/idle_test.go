@@ -20,22 +20,13 @@ func pipeProvider(t *testing.T, idle time.Duration, resps ...mockgoogle.Response
 	return p
 }
 
-// idleResponse is what the mock plays in each scenario of the idle-timeout suite.
-func idleResponse(s providertest.IdleScenario) mockgoogle.Response {
-	switch s {
-	case providertest.StallMidStream:
-		return mockgoogle.Response{Text: "abcd", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 1}}
-	case providertest.StallBeforeHeaders:
-		return mockgoogle.Response{Faults: mockhttp.Faults{StallBeforeHeaders: true}, Text: "x"}
-	case providertest.KeepAlive:
-		var evs []mockgoogle.Event
-		for range 10 {
-			evs = append(evs, mockgoogle.Event{DelayMs: 60_000}, mockgoogle.Event{Text: "."})
-		}
-		evs = append(evs, mockgoogle.Event{Text: "done"})
-		return mockgoogle.Response{Events: evs}
-	}
-	return mockgoogle.Response{Text: "abcd", ChunkSize: 2}
+// idleMock is what the mock plays in each scenario of the idle-timeout suite.
+var idleMock = providertest.IdleMock[mockgoogle.Response]{
+	Text: func(text string, f mockhttp.Faults) mockgoogle.Response {
+		return mockgoogle.Response{Text: text, ChunkSize: 2, Faults: f}
+	},
+	StallAfter: 1,
+	KeepAlive:  mockgoogle.Response{Events: providertest.Beats(mockgoogle.Event{DelayMs: 60_000}, mockgoogle.Event{Text: "."}, mockgoogle.Event{Text: "done"})},
 }
 
 // TestIdleTimeout runs in fake time: a silent backend fails the stream after the idle
@@ -45,7 +36,7 @@ func TestIdleTimeout(t *testing.T) {
 	providertest.Idle{
 		Model: modelByID(t, "gemini-2.5-flash"), Describe: describer,
 		Provider: func(t *testing.T, idle time.Duration, s providertest.IdleScenario) core.Provider {
-			return pipeProvider(t, idle, idleResponse(s))
+			return pipeProvider(t, idle, idleMock.Response(s))
 		},
 		KeepAliveName: "chunks keep the stream alive",
 		CheckKeepAlive: func(t *testing.T, got []string) {

@@ -20,22 +20,13 @@ func pipeProvider(t *testing.T, idle time.Duration, resps ...mockopenai.Response
 	return p
 }
 
-// idleResponse is what the mock plays in each scenario of the idle-timeout suite.
-func idleResponse(s providertest.IdleScenario) mockopenai.Response {
-	switch s {
-	case providertest.StallMidStream:
-		return mockopenai.Response{Text: "abcd", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 2}}
-	case providertest.StallBeforeHeaders:
-		return mockopenai.Response{Faults: mockhttp.Faults{StallBeforeHeaders: true}, Text: "x"}
-	case providertest.KeepAlive:
-		var evs []mockopenai.Event
-		for range 10 {
-			evs = append(evs, mockopenai.Event{DelayMs: 60_000}, mockopenai.Event{Comment: "OPENROUTER PROCESSING"})
-		}
-		evs = append(evs, mockopenai.Event{Text: "done"})
-		return mockopenai.Response{Events: evs}
-	}
-	return mockopenai.Response{Text: "abcd", ChunkSize: 2}
+// idleMock is what the mock plays in each scenario of the idle-timeout suite.
+var idleMock = providertest.IdleMock[mockopenai.Response]{
+	Text: func(text string, f mockhttp.Faults) mockopenai.Response {
+		return mockopenai.Response{Text: text, ChunkSize: 2, Faults: f}
+	},
+	StallAfter: 2,
+	KeepAlive:  mockopenai.Response{Events: providertest.Beats(mockopenai.Event{DelayMs: 60_000}, mockopenai.Event{Comment: "OPENROUTER PROCESSING"}, mockopenai.Event{Text: "done"})},
 }
 
 // TestIdleTimeout runs in fake time: silence longer than the idle timeout fails the stream
@@ -44,7 +35,7 @@ func TestIdleTimeout(t *testing.T) {
 	providertest.Idle{
 		Model: modelByID(t, "gpt-4.1"), Describe: describer,
 		Provider: func(t *testing.T, idle time.Duration, s providertest.IdleScenario) core.Provider {
-			return pipeProvider(t, idle, idleResponse(s))
+			return pipeProvider(t, idle, idleMock.Response(s))
 		},
 		KeepAliveName: "keep-alive comments keep the stream alive",
 		CheckKeepAlive: func(t *testing.T, got []string) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 )
 
 // IdleScenario names what the mock behind an [Idle] suite's provider plays.
@@ -82,4 +83,38 @@ func (s Idle) Run(t *testing.T) {
 			DiffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "ab"`, `text_delta 0 "cd"`, `text_end 0 "abcd"`, "done stop"})
 		})
 	})
+}
+
+// IdleMock builds what a provider's mock plays in each [IdleScenario].
+type IdleMock[R any] struct {
+	// Text is the mock's response streaming text in chunks of 2, with faults f.
+	Text func(text string, f mockhttp.Faults) R
+	// StallAfter is how many data events the mock writes before it goes silent in
+	// StallMidStream: those of the dialect up to and including the first text delta.
+	StallAfter int
+	// KeepAlive is the response of the KeepAlive scenario (see [Beats]).
+	KeepAlive R
+}
+
+// Response is what the mock plays in scenario s.
+func (m IdleMock[R]) Response(s IdleScenario) R {
+	switch s {
+	case StallMidStream:
+		return m.Text("abcd", mockhttp.Faults{StallAfter: m.StallAfter})
+	case StallBeforeHeaders:
+		return m.Text("x", mockhttp.Faults{StallBeforeHeaders: true})
+	case KeepAlive:
+		return m.KeepAlive
+	}
+	return m.Text("abcd", mockhttp.Faults{})
+}
+
+// Beats are the KeepAlive scenario's steps in a dialect's events: ten times wait (a
+// minute's pause) then beat (its keep-alive), then done (the text "done").
+func Beats[E any](wait, beat, done E) []E {
+	var evs []E
+	for range 10 {
+		evs = append(evs, wait, beat)
+	}
+	return append(evs, done)
 }
