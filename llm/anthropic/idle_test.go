@@ -10,9 +10,9 @@ import (
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
-func pipeProvider(t *testing.T, idle time.Duration, resps ...mockanthropic.Response) *Provider {
+func pipeProvider(t *testing.T, idle time.Duration, resp mockanthropic.Response) core.Provider {
 	t.Helper()
-	client := providertest.PipeClient(t, mockanthropic.NewHandler(&mockanthropic.Script{Responses: resps}))
+	client := providertest.PipeClient(t, mockanthropic.NewHandler(&mockanthropic.Script{Responses: []mockanthropic.Response{resp}}))
 	p, err := New(Config{BaseURL: "http://mock.invalid", APIKey: "k", KeySource: "test", IdleTimeout: idle, HTTPClient: client})
 	if err != nil {
 		t.Fatal(err)
@@ -33,14 +33,9 @@ var idleMock = providertest.IdleMock[mockanthropic.Response]{
 // timeout with a retryable error naming the duration; pings, comments and a slow consumer
 // do not.
 func TestIdleTimeout(t *testing.T) {
-	providertest.Idle{
+	providertest.Idle[mockanthropic.Response]{
 		Model: modelByID(t, "claude-sonnet-4-5"), Describe: describer,
-		Provider: func(t *testing.T, idle time.Duration, s providertest.IdleScenario) core.Provider {
-			return pipeProvider(t, idle, idleMock.Response(s))
-		},
+		Mock: idleMock, Provider: pipeProvider,
 		KeepAliveName: "pings keep the stream alive",
-		CheckKeepAlive: func(t *testing.T, got []string) {
-			diffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "done"`, `text_end 0 "done"`, "done stop"})
-		},
 	}.Run(t)
 }

@@ -10,9 +10,9 @@ import (
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
-func pipeProvider(t *testing.T, idle time.Duration, resps ...mockgoogle.Response) *Provider {
+func pipeProvider(t *testing.T, idle time.Duration, resp mockgoogle.Response) core.Provider {
 	t.Helper()
-	client := providertest.PipeClient(t, mockgoogle.NewHandler(&mockgoogle.Script{Responses: resps}))
+	client := providertest.PipeClient(t, mockgoogle.NewHandler(&mockgoogle.Script{Responses: []mockgoogle.Response{resp}}))
 	p, err := New(Config{BaseURL: "http://mock.invalid", APIKey: "k", KeySource: "test", IdleTimeout: idle, HTTPClient: client})
 	if err != nil {
 		t.Fatal(err)
@@ -33,11 +33,9 @@ var idleMock = providertest.IdleMock[mockgoogle.Response]{
 // timeout with a retryable error naming the duration; chunks slower than it and a slow
 // consumer do not.
 func TestIdleTimeout(t *testing.T) {
-	providertest.Idle{
+	providertest.Idle[mockgoogle.Response]{
 		Model: modelByID(t, "gemini-2.5-flash"), Describe: describer,
-		Provider: func(t *testing.T, idle time.Duration, s providertest.IdleScenario) core.Provider {
-			return pipeProvider(t, idle, idleMock.Response(s))
-		},
+		Mock: idleMock, Provider: pipeProvider,
 		KeepAliveName: "chunks keep the stream alive",
 		CheckKeepAlive: func(t *testing.T, got []string) {
 			if last := got[len(got)-1]; last != "done stop" || len(got) != 15 {

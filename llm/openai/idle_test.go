@@ -10,9 +10,9 @@ import (
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
-func pipeProvider(t *testing.T, idle time.Duration, resps ...mockopenai.Response) *Provider {
+func pipeProvider(t *testing.T, idle time.Duration, resp mockopenai.Response) core.Provider {
 	t.Helper()
-	client := providertest.PipeClient(t, mockopenai.NewHandler(&mockopenai.Script{Responses: resps}))
+	client := providertest.PipeClient(t, mockopenai.NewHandler(&mockopenai.Script{Responses: []mockopenai.Response{resp}}))
 	p, err := New(Config{BaseURL: "http://mock.invalid/v1", APIKey: "k", KeySource: "test", IdleTimeout: idle, HTTPClient: client})
 	if err != nil {
 		t.Fatal(err)
@@ -32,14 +32,9 @@ var idleMock = providertest.IdleMock[mockopenai.Response]{
 // TestIdleTimeout runs in fake time: silence longer than the idle timeout fails the stream
 // with a retryable error naming the duration; keep-alive comments and a slow consumer do not.
 func TestIdleTimeout(t *testing.T) {
-	providertest.Idle{
+	providertest.Idle[mockopenai.Response]{
 		Model: modelByID(t, "gpt-4.1"), Describe: describer,
-		Provider: func(t *testing.T, idle time.Duration, s providertest.IdleScenario) core.Provider {
-			return pipeProvider(t, idle, idleMock.Response(s))
-		},
+		Mock: idleMock, Provider: pipeProvider,
 		KeepAliveName: "keep-alive comments keep the stream alive",
-		CheckKeepAlive: func(t *testing.T, got []string) {
-			diffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "done"`, `text_end 0 "done"`, "done stop"})
-		},
 	}.Run(t)
 }

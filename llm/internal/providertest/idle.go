@@ -25,14 +25,18 @@ const (
 	Steady
 )
 
-// Idle is a provider's side of the idle-timeout test.
-type Idle struct {
+// Idle is a provider's side of the idle-timeout test, for its mock's responses of type R.
+type Idle[R any] struct {
 	Model    core.Model
 	Describe Describer
+	// Mock builds what the mock plays in each scenario.
+	Mock IdleMock[R]
 	// Provider returns a provider with the idle timeout over an in-memory pipe
-	// (mockhttp.PipeTransport) to a mock playing the scenario, so it runs in fake time.
-	Provider func(t *testing.T, idle time.Duration, s IdleScenario) core.Provider
-	// KeepAliveName names the KeepAlive subtest; CheckKeepAlive checks its events.
+	// (mockhttp.PipeTransport, see [PipeClient]) to a mock playing resp, so it runs in fake
+	// time.
+	Provider func(t *testing.T, idle time.Duration, resp R) core.Provider
+	// KeepAliveName names the KeepAlive subtest; CheckKeepAlive checks its events (when
+	// nil: the text "done" and a clean end).
 	KeepAliveName  string
 	CheckKeepAlive func(t *testing.T, got []string)
 }
@@ -40,11 +44,11 @@ type Idle struct {
 // Run runs the suite in fake time: a silent backend fails the stream after the idle
 // timeout with a retryable error naming the duration; keep-alives and a slow consumer do
 // not.
-func (s Idle) Run(t *testing.T) {
+func (s Idle[R]) Run(t *testing.T) {
 	req := func() *core.Request { return HiRequest(s.Model) }
 	t.Run("silence mid-stream", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			p := s.Provider(t, 120*time.Second, StallMidStream)
+			p := s.Provider(t, 120*time.Second, s.Mock.Response(StallMidStream))
 			start := time.Now()
 			got, final := Run(t, context.Background(), p, req(), s.Describe.Event)
 			DiffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "ab"`, "error error retryable: No data from provider for 120s"})
@@ -58,21 +62,25 @@ func (s Idle) Run(t *testing.T) {
 	})
 	t.Run("silence before headers", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			p := s.Provider(t, 90*time.Second, StallBeforeHeaders)
+			p := s.Provider(t, 90*time.Second, s.Mock.Response(StallBeforeHeaders))
 			got, _ := Run(t, context.Background(), p, req(), s.Describe.Event)
 			DiffLines(t, got, []string{s.Describe.Start(core.StopReasonError), "error error retryable: No data from provider for 90s"})
 		})
 	})
 	t.Run(s.KeepAliveName, func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			p := s.Provider(t, 120*time.Second, KeepAlive)
+			p := s.Provider(t, 120*time.Second, s.Mock.Response(KeepAlive))
 			got, _ := Run(t, context.Background(), p, req(), s.Describe.Event)
+			if s.CheckKeepAlive == nil {
+				DiffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "done"`, `text_end 0 "done"`, "done stop"})
+				return
+			}
 			s.CheckKeepAlive(t, got)
 		})
 	})
 	t.Run("a slow consumer pauses the timer", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			p := s.Provider(t, 120*time.Second, Steady)
+			p := s.Provider(t, 120*time.Second, s.Mock.Response(Steady))
 			var got []string
 			for ev := range p.Stream(context.Background(), req()) {
 				got = append(got, s.Describe.Event(ev))
