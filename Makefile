@@ -179,7 +179,7 @@ release:
 ## pi-rpc --mode rpc wrote and pi-rpc --continue with one pi wrote (compat/compat.mjs). Then
 ## the same both ways with pi 1.6.0 (e2e/pi16-npm, on its pinned Node), on sessions with a
 ## retried failure and a compaction: the same messages and entries (compat/compat16.mjs).
-## Then a Gemini tool loop (api google-generative-ai on bin/mock-google) both ways with pi
+## Then a Gemini tool loop (api google-generative-ai on bin/mock-openai --dialect google) both ways with pi
 ## 1.6.0: the same messages, and the reader's next request carries the writer's thought
 ## signatures unchanged (compat/compat-google.mjs).
 ## PI_COMPAT_PKG=<dir of an unpacked @mariozechner/pi-coding-agent@0.73.1> skips the install.
@@ -195,7 +195,7 @@ compat: build
 	PATH="$(CURDIR)/e2e/pi16-npm/node_modules/.bin:$$PATH" node compat/compat16.mjs \
 		e2e/pi16-npm/node_modules/@earendil-works/pi-coding-agent $(BIN)/pi-rpc $(BIN)/mock-openai
 	PATH="$(CURDIR)/e2e/pi16-npm/node_modules/.bin:$$PATH" node compat/compat-google.mjs \
-		e2e/pi16-npm/node_modules/@earendil-works/pi-coding-agent $(BIN)/pi-rpc $(BIN)/mock-google
+		e2e/pi16-npm/node_modules/@earendil-works/pi-coding-agent $(BIN)/pi-rpc $(BIN)/mock-openai
 
 ## bench: pi-rpc alone in the scenarios of docs/benchmarks.md (the real binary over real pipes
 ## against bin/mock-openai); BENCH_FLAGS passes flags to the runner (-n 30 -scenarios 2,6 -v).

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
 )
 
@@ -30,7 +31,7 @@ func multiScenarios() []scenario {
 	// Scenario 10: one session's reply, then sixteen at once, all at model pace.
 	paced := mockopenai.Script{}
 	for range manySessions + 1 {
-		paced.Responses = append(paced.Responses, mockopenai.Response{Text: deltaText(), ChunkSize: 4, ChunkIntervalUs: modelPaceUs})
+		paced.Responses = append(paced.Responses, mockopenai.Response{Text: deltaText(), ChunkSize: 4, Faults: mockhttp.Faults{ChunkIntervalUs: modelPaceUs}})
 	}
 	return []scenario{
 		{

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
 )
 
@@ -186,7 +187,7 @@ func singleScenarios() []scenario {
 		{
 			num: 6, name: "abort mid-stream", measure: "abort → settled",
 			// 40 chunks arrive (role + 39 deltas), then the stream stalls until the client aborts.
-			script: mockopenai.Script{Responses: []mockopenai.Response{{Text: deltaText(), ChunkSize: 4, StallAfter: 40}}},
+			script: mockopenai.Script{Responses: []mockopenai.Response{{Text: deltaText(), ChunkSize: 4, Faults: mockhttp.Faults{StallAfter: 40}}}},
 			run: func(p *proc, s *sample) error {
 				if err := ready(p, s); err != nil {
 					return err

@@ -1,15 +1,15 @@
 // make compat, Gemini: pi 1.6.0 and pi-rpc --mode rpc continue each other's Gemini sessions
 // with the thought signatures intact.
 //
-//   node compat/compat-google.mjs <pi 1.6.0 package dir> <pi-rpc binary> <mock-google binary>
+//   node compat/compat-google.mjs <pi 1.6.0 package dir> <pi-rpc binary> <mock-openai binary>
 //
 // Run with a Node >= 22.19 first on PATH, as compat16.mjs. Each way, the writer runs a tool loop
-// on a models.json provider with api "google-generative-ai" at bin/mock-google (behind a proxy
-// here that records the request bodies): a signed thought and a signed functionCall for `read`,
-// then signed text. The reader continues the file with --continue: its get_messages is the
-// writer's, and its next request to Gemini carries every part of the writer's model turns with
-// its thoughtSignature unchanged, on the same part. Every process and temp dir is removed at
-// exit.
+// on a models.json provider with api "google-generative-ai" at bin/mock-openai --dialect google
+// (behind a proxy here that records the request bodies): a signed thought and a signed
+// functionCall for `read`, then signed text. The reader continues the file with --continue:
+// its get_messages is the writer's, and its next request to Gemini carries every part of the
+// writer's model turns with its thoughtSignature unchanged, on the same part. Every process
+// and temp dir is removed at exit.
 import { writeFileSync, readFileSync } from "node:fs";
 import { createServer, request } from "node:http";
 import { join, resolve } from "node:path";
@@ -17,7 +17,7 @@ import { isDeepStrictEqual } from "node:util";
 import { RpcProcess, cleanup, piEnv, startMock, tempDir } from "./pirpc.mjs";
 
 if (process.argv.length !== 5) {
-	console.error("usage: compat-google.mjs <pi 1.6.0 package dir> <pi-rpc> <mock-google>");
+	console.error("usage: compat-google.mjs <pi 1.6.0 package dir> <pi-rpc> <mock-openai>");
 	process.exit(2);
 }
 const [pkg, piRpcBin, mockBin] = process.argv.slice(2).map((p) => resolve(p));
@@ -99,10 +99,10 @@ function writeModels(agent, url) {
 	);
 }
 
-// start runs one program in pi mode in cwd with env's agent dir, on mock-google serving
-// responses through a recorder.
+// start runs one program in pi mode in cwd with env's agent dir, on mock-openai --dialect
+// google serving responses through a recorder.
 async function start(prog, extra, cwd, env, responses) {
-	const { url } = await startMock(mockBin, responses);
+	const { url } = await startMock(mockBin, responses, ["--dialect", "google"]);
 	const rec = await startRecorder(url);
 	writeModels(env.agent, rec.url);
 	const p = new RpcProcess(prog.cmd, ["--mode", "rpc", "--provider", "gem", "--model", "gemini-3-flash-preview", "--thinking", "low", ...extra], {

@@ -40,13 +40,13 @@ function track(child) {
 	return child;
 }
 
-// startMock runs a mock command (bin/mock-openai, bin/mock-google) on a script and resolves
-// to its base URL.
-export async function startMock(bin, script) {
+// startMock runs bin/mock-openai on a script, with args before it (["--dialect", "google"]
+// for Gemini's wire), and resolves to its base URL.
+export async function startMock(bin, script, args = []) {
 	const dir = tempDir("mock-");
 	const file = join(dir, "script.json");
 	writeFileSync(file, JSON.stringify({ responses: script }));
-	const child = track(spawn(bin, ["--script", file], { stdio: ["pipe", "pipe", "inherit"] }));
+	const child = track(spawn(bin, [...args, "--script", file], { stdio: ["pipe", "pipe", "inherit"] }));
 	const rl = createInterface({ input: child.stdout });
 	const url = await new Promise((resolve, reject) => {
 		rl.once("line", resolve);

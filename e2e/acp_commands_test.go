@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
 )
 
@@ -152,8 +153,8 @@ func TestACPCompactCancelled(t *testing.T) {
 	mock := mockOf(
 		mockopenai.Response{Text: "first answer"},
 		mockopenai.Response{Text: "second answer"},
-		mockopenai.Response{Text: "## Goal\nSummarised.", StallAfter: 1},
-		mockopenai.Response{Text: "## Goal\nSummarised.", StallAfter: 1},
+		mockopenai.Response{Text: "## Goal\nSummarised.", Faults: mockhttp.Faults{StallAfter: 1}},
+		mockopenai.Response{Text: "## Goal\nSummarised.", Faults: mockhttp.Faults{StallAfter: 1}},
 	)
 	defer mock.Close()
 	p := startACP(t, mock)

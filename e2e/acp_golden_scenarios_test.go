@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
 )
 
@@ -71,7 +72,7 @@ var acpGoldenScenarios = []struct {
 		g.finish()
 	}},
 	{"cancel", func(t *testing.T, name string) {
-		mock := mockOf(mockopenai.Response{Text: "a long answer", StallAfter: 2}, editCall("c1", "a.txt", "one", "uno"))
+		mock := mockOf(mockopenai.Response{Text: "a long answer", Faults: mockhttp.Faults{StallAfter: 2}}, editCall("c1", "a.txt", "one", "uno"))
 		defer mock.Close()
 		g := newACPGolden(t, name, mock)
 		writeFile(t, g.p.ws, "a.txt", "one\n")
@@ -92,7 +93,7 @@ var acpGoldenScenarios = []struct {
 		g.finish()
 	}},
 	{"queued_prompt", func(t *testing.T, name string) {
-		mock := mockOf(mockopenai.Response{Text: "first answer", StallAfter: 2}, mockopenai.Response{Text: "second"})
+		mock := mockOf(mockopenai.Response{Text: "first answer", Faults: mockhttp.Faults{StallAfter: 2}}, mockopenai.Response{Text: "second"})
 		defer mock.Close()
 		g := newACPGolden(t, name, mock)
 		g.initialize()
@@ -131,7 +132,7 @@ var acpGoldenScenarios = []struct {
 		g.finish()
 	}},
 	{"two_sessions", func(t *testing.T, name string) {
-		mock := mockOf(mockopenai.Response{Text: "alpha answer", StallAfter: 2}, mockopenai.Response{Text: "beta"})
+		mock := mockOf(mockopenai.Response{Text: "alpha answer", Faults: mockhttp.Faults{StallAfter: 2}}, mockopenai.Response{Text: "beta"})
 		defer mock.Close()
 		g := newACPGolden(t, name, mock)
 		g.initialize()

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
 )
 
@@ -60,7 +61,7 @@ func TestACPRequestsBeforeEOF(t *testing.T) {
 // session/cancel sent as a request (with an id) is answered with a null result and still
 // cancels the turn, whose prompt is answered cancelled.
 func TestACPCancelAsRequest(t *testing.T) {
-	mock := mockOf(mockopenai.Response{Text: "a long answer", StallAfter: 2})
+	mock := mockOf(mockopenai.Response{Text: "a long answer", Faults: mockhttp.Faults{StallAfter: 2}})
 	defer mock.Close()
 	p := startACP(t, mock)
 	p.initialize()

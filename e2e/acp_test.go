@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
 )
 
@@ -229,7 +230,7 @@ func TestACPCancelDuringPermission(t *testing.T) {
 // A second prompt while one runs is queued and each gets its own answer, in order, after
 // every update of the turn.
 func TestACPQueuedPrompt(t *testing.T) {
-	mock := mockOf(mockopenai.Response{Text: "first answer here", StallAfter: 2}, mockopenai.Response{Text: "second"})
+	mock := mockOf(mockopenai.Response{Text: "first answer here", Faults: mockhttp.Faults{StallAfter: 2}}, mockopenai.Response{Text: "second"})
 	defer mock.Close()
 	p := startACP(t, mock)
 	p.initialize()
@@ -274,7 +275,7 @@ func TestACPQueuedPrompt(t *testing.T) {
 
 // Two sessions of one connection run at the same time, each with its own updates and answer.
 func TestACPTwoSessions(t *testing.T) {
-	mock := mockOf(mockopenai.Response{Text: "alpha", StallAfter: 2}, mockopenai.Response{Text: "beta"})
+	mock := mockOf(mockopenai.Response{Text: "alpha", Faults: mockhttp.Faults{StallAfter: 2}}, mockopenai.Response{Text: "beta"})
 	defer mock.Close()
 	p := startACP(t, mock)
 	p.initialize()
@@ -304,7 +305,7 @@ func TestACPTwoSessions(t *testing.T) {
 func TestACPStopReasonsAndErrors(t *testing.T) {
 	mock := mockOf(
 		mockopenai.Response{Text: "cut", FinishReason: "length"},
-		mockopenai.Response{Status: 400, Error: &mockopenai.ErrorBody{Message: "the model refuses this request shape", Type: "invalid_request_error"}},
+		mockopenai.Response{Faults: mockhttp.Faults{Status: 400}, Error: &mockopenai.ErrorBody{Message: "the model refuses this request shape", Type: "invalid_request_error"}},
 	)
 	defer mock.Close()
 	p := startACP(t, mock)
@@ -378,8 +379,8 @@ func TestACPBadInput(t *testing.T) {
 // turn with stopReason cancelled after the chunks already streamed.
 func TestACPCancelMidStream(t *testing.T) {
 	mock := mockOf(
-		mockopenai.Response{Text: "a long answer", StallAfter: 2},
-		mockopenai.Response{Text: "another long answer", StallAfter: 2},
+		mockopenai.Response{Text: "a long answer", Faults: mockhttp.Faults{StallAfter: 2}},
+		mockopenai.Response{Text: "another long answer", Faults: mockhttp.Faults{StallAfter: 2}},
 		mockopenai.Response{Text: "content filtered", FinishReason: "content_filter"},
 	)
 	defer mock.Close()

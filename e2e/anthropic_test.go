@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockanthropic"
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
 )
 
@@ -109,7 +110,7 @@ func TestAnthropicToolLoop(t *testing.T) {
 // TestAnthropicAbortMidStream aborts while the Anthropic mock stalls mid-reply: the run ends
 // aborted and the mock sees the connection closed.
 func TestAnthropicAbortMidStream(t *testing.T) {
-	mock := newAnthropicMock(t, mockanthropic.Response{Text: "never finishes this sentence", ChunkSize: 4, StallAfter: 5})
+	mock := newAnthropicMock(t, mockanthropic.Response{Text: "never finishes this sentence", ChunkSize: 4, Faults: mockhttp.Faults{StallAfter: 5}})
 	p := start(t, anthropicOptions(mock, "claude-haiku-4-5", ""))
 	var pr inputResult
 	p.result("prompt", map[string]any{"message": "go"}, &pr)
@@ -197,10 +198,11 @@ func TestSwitchOpenAIToClaude(t *testing.T) {
 	}
 }
 
-// TestMockAnthropicCommand runs cmd/mock-anthropic as a process with a script in the format
-// both mocks share, points pi-rpc at the URL it prints, and checks that it exits on stdin EOF.
+// TestMockAnthropicCommand runs cmd/mock-openai --dialect anthropic as a process with a
+// script in the format the dialects share, points pi-rpc at the URL it prints, and checks
+// that it exits on stdin EOF.
 func TestMockAnthropicCommand(t *testing.T) {
-	runMockCommand(t, "mock-anthropic", func(url string) options {
+	runMockCommand(t, "anthropic", func(url string) options {
 		return options{args: []string{"--provider", "anthropic", "--base-url", url}, env: []string{"ANTHROPIC_API_KEY=test"}}
 	})
 }

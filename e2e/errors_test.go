@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockanthropic"
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
 )
 
@@ -108,13 +109,13 @@ func warnLines(t *testing.T, stderr string) []map[string]any {
 // set, so its 401 says no key was sent rather than that ANTHROPIC_API_KEY gave one.
 func TestProviderFailuresInLog(t *testing.T) {
 	openaiMock := mockopenai.New(&mockopenai.Script{Responses: []mockopenai.Response{
-		{Status: 500, RetryAfter: "0", Error: &mockopenai.ErrorBody{Message: "The server had an error while processing your request"}},
+		{Faults: mockhttp.Faults{Status: 500, RetryAfter: "0"}, Error: &mockopenai.ErrorBody{Message: "The server had an error while processing your request"}},
 		{Text: "recovered"},
-		{Status: 401, Error: &mockopenai.ErrorBody{Message: "Incorrect API key provided", Code: "invalid_api_key"}},
+		{Faults: mockhttp.Faults{Status: 401}, Error: &mockopenai.ErrorBody{Message: "Incorrect API key provided", Code: "invalid_api_key"}},
 	}})
 	t.Cleanup(openaiMock.Close)
 	anthropicMock := newAnthropicMock(t,
-		mockanthropic.Response{Status: 500, RetryAfter: "0", Error: &mockanthropic.ErrorBody{Type: "api_error", Message: "Internal server error"}},
+		mockanthropic.Response{Faults: mockhttp.Faults{Status: 500, RetryAfter: "0"}, Error: &mockanthropic.ErrorBody{Type: "api_error", Message: "Internal server error"}},
 		mockanthropic.Response{Text: "recovered"},
 		mockanthropic.AuthError(),
 	)

@@ -108,11 +108,11 @@ func TestGoogleToolLoop(t *testing.T) {
 	}
 }
 
-// TestMockGoogleCommand runs cmd/mock-google as a process with a script in the format the
-// mocks share, points pi-rpc at the URL it prints with --provider google and no key (an
+// TestMockGoogleCommand runs cmd/mock-openai --dialect google as a process with a script in
+// the format the dialects share, points pi-rpc at the URL it prints with --provider google and no key (an
 // explicit endpoint needs none), and checks that it exits on stdin EOF.
 func TestMockGoogleCommand(t *testing.T) {
-	runMockCommand(t, "mock-google", func(url string) options {
+	runMockCommand(t, "google", func(url string) options {
 		return options{args: []string{"--provider", "google", "--base-url", url}}
 	})
 }

@@ -10,21 +10,22 @@ import (
 	"time"
 )
 
-// runMockCommand builds and runs cmd/NAME as a process with a script in the format the
-// mocks share, points pi-rpc at the URL it prints (with the options pi returns for it),
-// checks the answer, and checks that the mock exits on stdin EOF.
-func runMockCommand(t *testing.T, name string, pi func(url string) options) {
+// runMockCommand builds and runs cmd/mock-openai as a process in dialect (--dialect) with a
+// script in the format the dialects share, points pi-rpc at the URL it prints (with the
+// options pi returns for it), checks the answer, and checks that the mock exits on stdin EOF.
+func runMockCommand(t *testing.T, dialect string, pi func(url string) options) {
 	t.Helper()
 	dir := t.TempDir()
-	bin := filepath.Join(dir, name)
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/"+name).CombinedOutput(); err != nil {
-		t.Fatalf("building %s: %v\n%s", name, err, out)
+	bin := filepath.Join(dir, "mock-openai")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/mock-openai").CombinedOutput(); err != nil {
+		t.Fatalf("building mock-openai: %v\n%s", err, out)
 	}
+	name := "mock-openai --dialect " + dialect
 	script := filepath.Join(dir, "script.json")
 	if err := os.WriteFile(script, []byte(`{"responses": [{"text": "Hello from the mock.", "chunkSize": 5}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "--script", script)
+	cmd := exec.Command(bin, "--dialect", dialect, "--script", script)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
 )
 
@@ -155,7 +156,7 @@ func TestPiModeSteerAndFollowUpDuringBash(t *testing.T) {
 
 // abort's response comes after the aborted run's agent_end; the period settles aborted.
 func TestPiModeAbort(t *testing.T) {
-	mock := newMock(t, mockopenai.Response{Text: "a long answer that stalls", ChunkSize: 2, StallAfter: 2})
+	mock := newMock(t, mockopenai.Response{Text: "a long answer that stalls", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 2}})
 	p := startPi(t, piOptions{mock: mock, args: []string{"--no-session"}})
 	p.send(map[string]any{"id": "p", "type": "prompt", "message": "go"})
 	p.event("message_update")
@@ -180,7 +181,7 @@ func TestPiModeAbort(t *testing.T) {
 
 // A prompt while busy without streamingBehavior fails with pi's text; with "steer" it queues.
 func TestPiModePromptWhileBusy(t *testing.T) {
-	mock := newMock(t, mockopenai.Response{Text: "stalling answer", ChunkSize: 2, StallAfter: 2}, mockopenai.Response{Text: "ok"})
+	mock := newMock(t, mockopenai.Response{Text: "stalling answer", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 2}}, mockopenai.Response{Text: "ok"})
 	p := startPi(t, piOptions{mock: mock, args: []string{"--no-session"}})
 	p.send(map[string]any{"id": "p", "type": "prompt", "message": "go"})
 	p.event("message_update")
@@ -397,7 +398,7 @@ func TestPiModeSessionsAndCompact(t *testing.T) {
 func TestPiModeSessionSwitching(t *testing.T) {
 	mock := newMock(t,
 		mockopenai.Response{Text: "first"},
-		mockopenai.Response{Text: "stalls", ChunkSize: 2, StallAfter: 2},
+		mockopenai.Response{Text: "stalls", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 2}},
 	)
 	p := startPi(t, piOptions{mock: mock})
 	p.call("1", "prompt", map[string]any{"message": "one"})

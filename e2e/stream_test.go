@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
 )
 
@@ -61,7 +62,7 @@ func TestBackpressure(t *testing.T) {
 	want := deltaText(20_000, 4)
 	// A replayed stream: the mock spends no time building chunks, so under the race
 	// detector it still outruns what the kernel buffers while the client does not read.
-	mock, written := newSmallBufferMock(t, mockopenai.Response{SSE: textSSE(want, 4)})
+	mock, written := newSmallBufferMock(t, mockopenai.Response{Faults: mockhttp.Faults{SSE: textSSE(want, 4)}})
 	p := start(t, options{args: []string{"--provider", "openai", "--base-url", mock.URL()}, env: []string{"OPENAI_API_KEY=test"}})
 	var pr inputResult
 	p.result("prompt", map[string]any{"message": "stream a lot"}, &pr)
@@ -248,7 +249,7 @@ func TestStdoutAndStdinClosedMidStream(t *testing.T) {
 // TestAbortStalledProvider: abort while the provider's stream never ends (the mock stalls
 // after two chunks): agent_end, then agent_settled{aborted:true}.
 func TestAbortStalledProvider(t *testing.T) {
-	mock := newMock(t, mockopenai.Response{Text: "never finishes this sentence", ChunkSize: 4, StallAfter: 2})
+	mock := newMock(t, mockopenai.Response{Text: "never finishes this sentence", ChunkSize: 4, Faults: mockhttp.Faults{StallAfter: 2}})
 	p := start(t, options{mock: mock})
 	var pr inputResult
 	p.result("prompt", map[string]any{"message": "go"}, &pr)

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
+
 	"github.com/rs/zerolog"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -79,13 +81,13 @@ func checkFailureLog(t *testing.T, got map[string]any, want failureLog) {
 // the provider's message at warn; a final 401 logs the failure the same way.
 func TestProviderFailuresLogged(t *testing.T) {
 	openaiMock := mockopenai.New(&mockopenai.Script{Responses: []mockopenai.Response{
-		{Status: 500, Error: &mockopenai.ErrorBody{Message: "The server had an error while processing your request"}},
+		{Faults: mockhttp.Faults{Status: 500}, Error: &mockopenai.ErrorBody{Message: "The server had an error while processing your request"}},
 		{Text: "recovered"},
-		{Status: 401, Error: &mockopenai.ErrorBody{Message: "Incorrect API key provided", Code: "invalid_api_key"}},
+		{Faults: mockhttp.Faults{Status: 401}, Error: &mockopenai.ErrorBody{Message: "Incorrect API key provided", Code: "invalid_api_key"}},
 	}})
 	t.Cleanup(openaiMock.Close)
 	anthropicMock := mockanthropic.New(&mockanthropic.Script{Responses: []mockanthropic.Response{
-		{Status: 500, Error: &mockanthropic.ErrorBody{Type: "api_error", Message: "Internal server error"}},
+		{Faults: mockhttp.Faults{Status: 500}, Error: &mockanthropic.ErrorBody{Type: "api_error", Message: "Internal server error"}},
 		{Text: "recovered"},
 		mockanthropic.AuthError(),
 	}})

@@ -13,29 +13,56 @@ import (
 	"testing"
 )
 
+// TestHelp: --help exits 0 with nothing on stderr and prints the usage, the flags, and the
+// script format of the dialect --dialect names (OpenAI's by default).
 func TestHelp(t *testing.T) {
-	var out, errOut bytes.Buffer
-	if code := run([]string{"--help"}, nil, &out, &errOut); code != 0 || errOut.Len() != 0 {
-		t.Fatalf("exit %d, stderr %q", code, errOut.String())
-	}
-	for _, want := range []string{"Usage:", "-script", "-addr", "Script format", `"responses"`, "toolCalls", "stallAfter", "docs/testing.md"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("help lacks %q:\n%s", want, out.String())
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--help"}, []string{"toolCalls", "interleave", "reasoningField", "docs/testing.md"}},
+		{[]string{"--dialect", "anthropic", "--help"}, []string{"internal/mockanthropic", "redactedThinking", "stopReason"}},
+		{[]string{"--dialect", "google", "--help"}, []string{"internal/mockgoogle", "thoughtSignature", "finishReason"}},
+	} {
+		var out, errOut bytes.Buffer
+		if code := command.Run(tc.args, nil, &out, &errOut); code != 0 || errOut.Len() != 0 {
+			t.Fatalf("%v: exit %d, stderr %q", tc.args, code, errOut.String())
+		}
+		for _, want := range append([]string{"Usage:", "-script", "-addr", "-dialect", "Script format", `"responses"`, "stallAfter", "chunkIntervalUs"}, tc.want...) {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("%v: help lacks %q:\n%s", tc.args, want, out.String())
+			}
 		}
 	}
 }
 
+// TestFlagErrors: a bad command line exits 1 with one line on stderr naming the command: an
+// unknown flag or dialect, a missing --script, a script file that does not exist, and one
+// that is not a script (whose decode error comes before the address is checked), in each
+// dialect.
 func TestFlagErrors(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"--nope"}, "mock-openai: flag provided but not defined: -nope (see mock-openai --help)\n"},
+		{[]string{"--dialect", "bedrock", "--script", "s.json"}, "mock-openai: --dialect \"bedrock\": want one of openai, anthropic, google (see mock-openai --help)\n"},
+		{[]string{"--dialect", "bedrock", "--help"}, "mock-openai: --dialect \"bedrock\": want one of openai, anthropic, google (see mock-openai --help)\n"},
 		{nil, "mock-openai: --script is required (see mock-openai --help)\n"},
+		{[]string{"--dialect", "google"}, "mock-openai: --script is required (see mock-openai --help)\n"},
+		{[]string{"--script", "/nonexistent/s.json"}, "mock-openai: open /nonexistent/s.json: no such file or directory\n"},
+		{[]string{"--dialect", "anthropic", "--script", "/nonexistent/s.json"}, "mock-openai: open /nonexistent/s.json: no such file or directory\n"},
 	} {
 		var out, errOut bytes.Buffer
-		if code := run(tc.args, nil, &out, &errOut); code != 1 || out.Len() != 0 || errOut.String() != tc.want {
+		if code := command.Run(tc.args, nil, &out, &errOut); code != 1 || out.Len() != 0 || errOut.String() != tc.want {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 1, nothing, %q", tc.args, code, out.String(), errOut.String(), tc.want)
+		}
+	}
+	for _, d := range []string{"openai", "anthropic", "google"} {
+		var out, errOut bytes.Buffer
+		code := command.Run([]string{"--dialect", d, "--script", "/dev/null", "--addr", "0.0.0.0:0"}, nil, &out, &errOut)
+		if code != 1 || !strings.Contains(errOut.String(), "/dev/null") {
+			t.Errorf("%s: exit %d, stderr %q; want the decode error naming /dev/null", d, code, errOut.String())
 		}
 	}
 }
@@ -137,5 +164,36 @@ func TestStopsAtPipeEOF(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "served 1 requests, 1 scripted responses left") {
 		t.Errorf("stderr %q", stderr)
+	}
+}
+
+// TestDialectsServeTheirWire starts the binary in each dialect on the same script: the URL
+// it prints has the dialect's suffix, and the dialect's request path streams the text.
+func TestDialectsServeTheirWire(t *testing.T) {
+	bin, script := buildMock(t), writeScript(t)
+	for _, tc := range []struct {
+		dialect, suffix, path, want string
+	}{
+		{"openai", "/v1", "/chat/completions", `"content":"one"`},
+		{"anthropic", "", "/v1/messages", `"text_delta","text":"one"`},
+		{"google", "/v1beta", "/models/gemini-2.5-flash:streamGenerateContent?alt=sse", `"text":"one"`},
+	} {
+		cmd := exec.Command(bin, "--dialect", tc.dialect, "--script", script)
+		if _, err := cmd.StdinPipe(); err != nil {
+			t.Fatal(err)
+		}
+		url, _ := startMock(t, cmd)
+		if rest, ok := strings.CutPrefix(url, "http://127.0.0.1:"); !ok || !strings.HasSuffix(rest, tc.suffix) || strings.Contains(strings.TrimSuffix(rest, tc.suffix), "/") {
+			t.Errorf("%s: URL %q, want the loopback root plus %q", tc.dialect, url, tc.suffix)
+		}
+		resp, err := http.Post(url+tc.path, "application/json", strings.NewReader(`{"model":"m","stream":true}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(body), tc.want) {
+			t.Errorf("%s: %d %s, want 200 with %s", tc.dialect, resp.StatusCode, body, tc.want)
+		}
 	}
 }

@@ -37,14 +37,12 @@ var allowed = map[string][]string{
 	"llm/internal/":        {"core"},
 	// The providers' shared test helpers drive the mocks over an in-memory pipe.
 	"llm/internal/providertest": {"core", "internal/mockhttp"},
-	// The provider mocks share only their HTTP machinery.
+	// The provider mock's dialects share only its server.
 	"internal/mockhttp":      {},
 	"internal/mockopenai":    {"internal/mockhttp"},
 	"internal/mockanthropic": {"internal/mockhttp"},
 	"internal/mockgoogle":    {"internal/mockhttp"},
-	// The mock commands' shared tests.
-	"internal/mockhttp/commandtest": {"internal/mockhttp"},
-	"tools":                         {"core", "internal/fsmode", "internal/proctree", "internal/shellfind"},
+	"tools":                  {"core", "internal/fsmode", "internal/proctree", "internal/shellfind"},
 	// tools/mcp knows neither the protocol nor the session; its internal test server only
 	// itself.
 	"tools/mcp":           {"core", "tools", "internal/fsmode", "internal/proctree", "internal/shellfind"},

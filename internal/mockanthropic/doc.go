@@ -1,5 +1,6 @@
-// Package mockanthropic is a scripted Anthropic Messages server for tests, the demo and
-// benchmarks, the sibling of internal/mockopenai. It listens on loopback only, answers
+// Package mockanthropic is the Anthropic Messages dialect of the scripted provider mock
+// (internal/mockhttp; `mock-openai --dialect anthropic`), for tests, the demo and
+// benchmarks. It listens on loopback only, answers
 // POST /v1/messages with the next response of its script, streams exactly as Anthropic does,
 // can inject every fault a real endpoint shows, and records each request so tests can check
 // what a client sent.
@@ -58,6 +59,7 @@
 //
 //	    "keepAlive": "keep-alive",    // a comment line before the first event
 //	    "chunkDelayMs": 10,           // pause before every event
+//	    "chunkIntervalUs": 1000,      // a steady rate: data event k no earlier than k × 1 ms after the first
 //	    "dropAfter": 3,               // after 3 events, close the connection mid-stream
 //	    "stallAfter": 2,              // after 2 events, send nothing until the client goes away or Release
 //	    "stallBeforeHeaders": true,   // send nothing at all until the client goes away or Release

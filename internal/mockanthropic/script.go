@@ -19,23 +19,12 @@ type Response struct {
 	StopReason       string     `json:"stopReason,omitempty"`
 	Usage            *Usage     `json:"usage,omitempty"`
 
-	Events  []Event `json:"events,omitempty"`
-	SSE     string  `json:"sse,omitempty"`
-	SSEFile string  `json:"sseFile,omitempty"`
+	Events []Event    `json:"events,omitempty"`
+	Error  *ErrorBody `json:"error,omitempty"`
 
-	KeepAlive          string `json:"keepAlive,omitempty"`
-	ChunkDelayMs       int    `json:"chunkDelayMs,omitempty"`
-	DropAfter          int    `json:"dropAfter,omitempty"`
-	StallAfter         int    `json:"stallAfter,omitempty"`
-	StallBeforeHeaders bool   `json:"stallBeforeHeaders,omitempty"`
-	NoDone             bool   `json:"noDone,omitempty"`
-
-	Status      int               `json:"status,omitempty"`
-	Error       *ErrorBody        `json:"error,omitempty"`
-	RetryAfter  string            `json:"retryAfter,omitempty"`
-	Headers     map[string]string `json:"headers,omitempty"`
-	Body        string            `json:"body,omitempty"`
-	ContentType string            `json:"contentType,omitempty"`
+	// Faults are the fields every dialect shares: a replayed capture, pacing, faults and
+	// HTTP answers.
+	mockhttp.Faults
 }
 
 // ToolCall is a scripted tool_use block; its input is streamed in input_json_delta fragments.
@@ -91,31 +80,31 @@ type ErrorBody struct {
 
 // OverloadedError is Anthropic's 529 answer when its servers are overloaded.
 func OverloadedError() Response {
-	return Response{Status: 529, Error: &ErrorBody{Type: "overloaded_error", Message: "Overloaded"}}
+	return Response{Faults: mockhttp.Faults{Status: 529}, Error: &ErrorBody{Type: "overloaded_error", Message: "Overloaded"}}
 }
 
 // RateLimitError is Anthropic's 429, with a retry-after header when retryAfter is set.
 func RateLimitError(retryAfter string) Response {
-	return Response{Status: 429, RetryAfter: retryAfter, Error: &ErrorBody{Type: "rate_limit_error",
+	return Response{Faults: mockhttp.Faults{Status: 429, RetryAfter: retryAfter}, Error: &ErrorBody{Type: "rate_limit_error",
 		Message: "This request would exceed the rate limit for your organization of 30,000 input tokens per minute."}}
 }
 
 // PromptTooLongError is Anthropic's answer to a request over the context window.
 func PromptTooLongError() Response {
-	return Response{Status: 400, Error: &ErrorBody{Type: "invalid_request_error", Message: "prompt is too long: 208310 tokens > 200000 maximum"}}
+	return Response{Faults: mockhttp.Faults{Status: 400}, Error: &ErrorBody{Type: "invalid_request_error", Message: "prompt is too long: 208310 tokens > 200000 maximum"}}
 }
 
 // AuthError is Anthropic's answer to a wrong API key.
 func AuthError() Response {
-	return Response{Status: 401, Error: &ErrorBody{Type: "authentication_error", Message: "invalid x-api-key"}}
+	return Response{Faults: mockhttp.Faults{Status: 401}, Error: &ErrorBody{Type: "authentication_error", Message: "invalid x-api-key"}}
 }
 
 // LoadScript reads a script file. sseFile paths are resolved relative to the script's
 // directory. Unknown fields are an error naming the file and line, so a typo does not
 // silently change a test.
-func LoadScript(path string) (*Script, error) {
-	return mockhttp.LoadScript(path, func(r *Response) (*string, *string) { return &r.SSE, &r.SSEFile })
-}
+func LoadScript(path string) (*Script, error) { return mockhttp.LoadScript(path, faultsOf) }
+
+func faultsOf(r *Response) *mockhttp.Faults { return &r.Faults }
 
 // ParseScript decodes a script, rejecting unknown fields with the line they are on.
 func ParseScript(data []byte) (*Script, error) { return mockhttp.ParseScript[Response](data) }

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 )
 
 func TestParseScriptErrors(t *testing.T) {
@@ -60,7 +62,7 @@ func TestWireFormat(t *testing.T) {
 func TestRedactedAndErrorEvents(t *testing.T) {
 	s := New(&Script{Responses: []Response{{ID: "msg_1", Model: "m", Events: []Event{
 		{RedactedThinking: "b3BhcXVl"}, {Text: "a"}, {Error: &ErrorBody{Type: "overloaded_error", Message: "Overloaded"}},
-	}, NoDone: true}}})
+	}, Faults: mockhttp.Faults{NoDone: true}}}})
 	defer s.Close()
 	resp, err := s.Client().Post(s.URL()+"/v1/messages", "application/json", strings.NewReader(`{}`))
 	if err != nil {

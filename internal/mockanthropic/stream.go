@@ -1,9 +1,8 @@
 package mockanthropic
 
 import (
-	"net/http"
+	"slices"
 	"strconv"
-	"time"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 )
@@ -34,31 +33,18 @@ type player struct {
 	tools     map[int]int
 }
 
-func (p *player) play(w http.ResponseWriter) {
+// play writes one scripted response in Anthropic's event format.
+func play(st *mockhttp.Stream, t *mockhttp.Turn[Response]) {
+	p := &player{Stream: st, rec: t.Rec, resp: &t.Resp, n: t.N, tools: map[int]int{}}
+	p.play()
+}
+
+func (p *player) play() {
 	resp := p.resp
-	var writeErr func(http.ResponseWriter, int)
-	if resp.Error != nil {
-		writeErr = func(w http.ResponseWriter, status int) { writeError(w, status, resp.Error) }
-	}
-	w.Header().Set("Request-Id", "req_mock_"+strconv.Itoa(p.n))
-	p.id = resp.ID
-	if p.id == "" {
-		p.id = "msg_mock_" + strconv.Itoa(p.n)
-	}
-	p.model = resp.Model
-	if p.model == "" {
-		p.model, _ = p.rec.Decoded["model"].(string)
-	}
-	p.tools = map[int]int{}
-	if !p.Open(mockhttp.Head{
-		Headers: resp.Headers, RetryAfter: resp.RetryAfter, StallBeforeHeaders: resp.StallBeforeHeaders,
-		Status: resp.Status, WriteError: writeErr, Body: resp.Body, ContentType: resp.ContentType,
-		KeepAlive: resp.KeepAlive,
-	}) {
-		return
-	}
-	if resp.SSE != "" {
-		p.Replay(resp.SSE)
+	p.Header().Set("Request-Id", "req_mock_"+strconv.Itoa(p.n))
+	requested, _ := p.rec.Decoded["model"].(string)
+	p.id, p.model = mockhttp.Or(resp.ID, "msg_mock_"+strconv.Itoa(p.n)), mockhttp.Or(resp.Model, requested)
+	if !p.Start(errorWriter(resp.Error)) {
 		return
 	}
 	u := resp.Usage
@@ -89,7 +75,7 @@ func (p *player) play(w http.ResponseWriter) {
 	sr := resp.StopReason
 	if sr == "" {
 		sr = "end_turn"
-		if len(resp.ToolCalls) > 0 || hasToolCall(resp.Events) {
+		if len(resp.ToolCalls) > 0 || slices.ContainsFunc(resp.Events, isToolCall) {
 			sr = "tool_use"
 		}
 	}
@@ -105,24 +91,14 @@ func (p *player) play(w http.ResponseWriter) {
 	}
 }
 
-func hasToolCall(evs []Event) bool {
-	for _, e := range evs {
-		if e.ToolCall != nil {
-			return true
-		}
-	}
-	return false
-}
+func isToolCall(e Event) bool { return e.ToolCall != nil }
 
 // event writes one scripted step.
 func (p *player) event(ev Event) bool {
+	if ok, done := p.Common(ev.DelayMs, ev.Comment, ev.Raw, "\n\n"); done {
+		return ok
+	}
 	switch {
-	case ev.DelayMs > 0:
-		return p.Sleep(time.Duration(ev.DelayMs) * time.Millisecond)
-	case ev.Comment != "":
-		return p.Write(": "+ev.Comment+"\n\n", false)
-	case ev.Raw != "":
-		return p.Write(ev.Raw, mockhttp.IsData(ev.Raw))
 	case ev.Ping:
 		return p.send("ping", `{"type": "ping"}`)
 	case ev.Error != nil:
@@ -200,10 +176,7 @@ func (p *player) send(typ, data string) bool {
 // redacted thinking block, a thinking block ending with its signature, a text block, then one
 // tool_use block per call.
 func generate(r *Response, n int) []Event {
-	size := r.ChunkSize
-	if size <= 0 {
-		size = 4
-	}
+	size := mockhttp.ChunkSize(r.ChunkSize)
 	var evs []Event
 	if r.RedactedThinking != "" {
 		evs = append(evs, Event{RedactedThinking: r.RedactedThinking})

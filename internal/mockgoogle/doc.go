@@ -1,5 +1,6 @@
-// Package mockgoogle is a scripted Gemini API server for tests, the demo and benchmarks, the
-// sibling of internal/mockopenai and internal/mockanthropic. It listens on loopback only,
+// Package mockgoogle is the Gemini API dialect of the scripted provider mock
+// (internal/mockhttp; `mock-openai --dialect google`), for tests, the demo and benchmarks.
+// It listens on loopback only,
 // answers POST .../models/{model}:streamGenerateContent?alt=sse with the next response of its
 // script, streams exactly as Gemini does, can inject every fault a real endpoint shows, and
 // records each request so tests can check what a client sent.
@@ -52,6 +53,7 @@
 //
 //	    "keepAlive": "keep-alive",    // a comment line before the first chunk
 //	    "chunkDelayMs": 10,           // pause before every chunk
+//	    "chunkIntervalUs": 1000,      // a steady rate: data chunk k no earlier than k × 1 ms after the first
 //	    "dropAfter": 3,               // after 3 chunks, close the connection mid-stream
 //	    "stallAfter": 2,              // after 2 chunks, send nothing until the client goes away or Release
 //	    "stallBeforeHeaders": true,   // send nothing at all until the client goes away or Release

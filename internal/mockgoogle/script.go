@@ -18,23 +18,12 @@ type Response struct {
 	FinishReason string     `json:"finishReason,omitempty"`
 	Usage        *Usage     `json:"usage,omitempty"`
 
-	Events  []Event `json:"events,omitempty"`
-	SSE     string  `json:"sse,omitempty"`
-	SSEFile string  `json:"sseFile,omitempty"`
+	Events []Event    `json:"events,omitempty"`
+	Error  *ErrorBody `json:"error,omitempty"`
 
-	KeepAlive          string `json:"keepAlive,omitempty"`
-	ChunkDelayMs       int    `json:"chunkDelayMs,omitempty"`
-	DropAfter          int    `json:"dropAfter,omitempty"`
-	StallAfter         int    `json:"stallAfter,omitempty"`
-	StallBeforeHeaders bool   `json:"stallBeforeHeaders,omitempty"`
-	NoDone             bool   `json:"noDone,omitempty"`
-
-	Status      int               `json:"status,omitempty"`
-	Error       *ErrorBody        `json:"error,omitempty"`
-	RetryAfter  string            `json:"retryAfter,omitempty"`
-	Headers     map[string]string `json:"headers,omitempty"`
-	Body        string            `json:"body,omitempty"`
-	ContentType string            `json:"contentType,omitempty"`
+	// Faults are the fields every dialect shares: a replayed capture, pacing, faults and
+	// HTTP answers.
+	mockhttp.Faults
 }
 
 // ToolCall is a scripted functionCall part. Arguments is a JSON object's text; ID is sent
@@ -82,34 +71,34 @@ type ErrorBody struct {
 // RateLimitError is Gemini's 429 RESOURCE_EXHAUSTED, with a RetryInfo delay when retryDelay
 // is set ("2s").
 func RateLimitError(retryDelay string) Response {
-	return Response{Status: 429, Error: &ErrorBody{Code: 429, Status: "RESOURCE_EXHAUSTED", RetryDelay: retryDelay,
+	return Response{Faults: mockhttp.Faults{Status: 429}, Error: &ErrorBody{Code: 429, Status: "RESOURCE_EXHAUSTED", RetryDelay: retryDelay,
 		Message: "You exceeded your current quota, please check your plan and billing details."}}
 }
 
 // OverloadedError is Gemini's 503 UNAVAILABLE when the model is overloaded.
 func OverloadedError() Response {
-	return Response{Status: 503, Error: &ErrorBody{Code: 503, Status: "UNAVAILABLE", Message: "The model is overloaded. Please try again later."}}
+	return Response{Faults: mockhttp.Faults{Status: 503}, Error: &ErrorBody{Code: 503, Status: "UNAVAILABLE", Message: "The model is overloaded. Please try again later."}}
 }
 
 // PromptTooLongError is Gemini's answer to an input over the context window.
 func PromptTooLongError() Response {
-	return Response{Status: 400, Error: &ErrorBody{Code: 400, Status: "INVALID_ARGUMENT",
+	return Response{Faults: mockhttp.Faults{Status: 400}, Error: &ErrorBody{Code: 400, Status: "INVALID_ARGUMENT",
 		Message: "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576)."}}
 }
 
 // AuthError is Gemini's answer to a wrong API key: 400 INVALID_ARGUMENT with reason
 // API_KEY_INVALID.
 func AuthError() Response {
-	return Response{Status: 400, Error: &ErrorBody{Code: 400, Status: "INVALID_ARGUMENT", Reason: "API_KEY_INVALID",
+	return Response{Faults: mockhttp.Faults{Status: 400}, Error: &ErrorBody{Code: 400, Status: "INVALID_ARGUMENT", Reason: "API_KEY_INVALID",
 		Message: "API key not valid. Please pass a valid API key."}}
 }
 
 // LoadScript reads a script file. sseFile paths are resolved relative to the script's
 // directory. Unknown fields are an error naming the file and line, so a typo does not
 // silently change a test.
-func LoadScript(path string) (*Script, error) {
-	return mockhttp.LoadScript(path, func(r *Response) (*string, *string) { return &r.SSE, &r.SSEFile })
-}
+func LoadScript(path string) (*Script, error) { return mockhttp.LoadScript(path, faultsOf) }
+
+func faultsOf(r *Response) *mockhttp.Faults { return &r.Faults }
 
 // ParseScript decodes a script, rejecting unknown fields with the line they are on.
 func ParseScript(data []byte) (*Script, error) { return mockhttp.ParseScript[Response](data) }

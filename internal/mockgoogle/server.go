@@ -14,35 +14,43 @@ const DefaultBlockThreshold = mockhttp.DefaultBlockThreshold
 // streamMethod is the method suffix of the path the mock answers.
 const streamMethod = ":streamGenerateContent"
 
-// Server plays a [Script]. Its zero value is not usable; call [New] (for tests, with an
-// httptest listener on 127.0.0.1) or [NewHandler] (to serve it yourself). The embedded
-// recorder gives it Push, Pending, Release, Requests, WritesBlocked, MaxWriteDuration,
-// Client, Close and the BlockThreshold and OnRequest settings.
+// Server plays a [Script] on Gemini's streamGenerateContent wire. Its zero value is not
+// usable; call [New] (for tests, with an httptest listener on 127.0.0.1) or [NewHandler] (to
+// serve it yourself). The embedded server gives it URL, Push, Pending, Release, Requests,
+// WritesBlocked, MaxWriteDuration, Client, Close and the BlockThreshold and OnRequest
+// settings. Its URL has the API version as pi's models.json gives Google's
+// ("https://generativelanguage.googleapis.com/v1beta"): requests go to
+// URL + "/models/{model}:streamGenerateContent?alt=sse".
 type Server struct {
-	mockhttp.Recorder[Response]
+	*mockhttp.Server[Response]
 }
 
 // Request is one recorded request.
 type Request = mockhttp.Request
 
-// NewHandler returns a server that is not listening; serve it with [Server.ServeHTTP].
-func NewHandler(script *Script) *Server {
-	s := &Server{}
-	s.InitScript(script)
-	return s
+// dialect answers POST .../models/{model}:streamGenerateContent?alt=sse with the next
+// scripted response; the same without alt=sse is a 400 (this mock speaks only the event
+// stream), anything else a 404, both with Google's error body.
+var dialect = mockhttp.Dialect[Response]{
+	URLSuffix: "/v1beta",
+	Faults:    faultsOf,
+	Routes: []mockhttp.Route[Response]{
+		{Match: func(r *http.Request) bool { return isStream(r) && r.URL.Query().Get("alt") != "sse" }, Answer: notSSE},
+		{Match: isStream, Play: play},
+	},
+	NotFound: func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, &ErrorBody{Code: 404, Status: "NOT_FOUND", Message: "Not found: " + r.Method + " " + r.URL.Path})
+	},
+	Exhausted: func(w http.ResponseWriter) {
+		writeError(w, http.StatusInternalServerError, &ErrorBody{Code: 500, Status: "INTERNAL", Message: "mockgoogle: no scripted response left"})
+	},
 }
+
+// NewHandler returns a server that is not listening; serve it with [Server.ServeHTTP].
+func NewHandler(script *Script) *Server { return &Server{mockhttp.NewServer(&dialect, script)} }
 
 // New starts a server for script on a loopback port. Close it when done.
-func New(script *Script) *Server {
-	s := NewHandler(script)
-	s.Listen(s)
-	return s
-}
-
-// URL is the base URL clients use, with the API version as pi's models.json gives Google's
-// ("https://generativelanguage.googleapis.com/v1beta"): requests go to
-// URL + "/models/{model}:streamGenerateContent?alt=sse".
-func (s *Server) URL() string { return s.Root() + "/v1beta" }
+func New(script *Script) *Server { return &Server{mockhttp.NewServer(&dialect, script).Start()} }
 
 // ModelOf returns the model a recorded request named in its path.
 func ModelOf(r *Request) string {
@@ -50,27 +58,13 @@ func ModelOf(r *Request) string {
 	return strings.TrimSuffix(rest, streamMethod)
 }
 
-// ServeHTTP implements [http.Handler]: POST .../models/{model}:streamGenerateContent?alt=sse
-// gets the next scripted response; the same without alt=sse is a 400 (this mock speaks only
-// the event stream), anything else a 404, both with Google's error body.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || !strings.Contains(r.URL.Path, "/models/") || !strings.HasSuffix(r.URL.Path, streamMethod) {
-		writeError(w, http.StatusNotFound, &ErrorBody{Code: 404, Status: "NOT_FOUND", Message: "Not found: " + r.Method + " " + r.URL.Path})
-		return
-	}
-	if r.URL.Query().Get("alt") != "sse" {
-		writeError(w, http.StatusBadRequest, &ErrorBody{Code: 400, Status: "INVALID_ARGUMENT", Message: "mockgoogle: only ?alt=sse streaming is served"})
-		return
-	}
-	t := s.Take(r)
-	defer t.Finish()
-	if !t.Ok {
-		writeError(w, http.StatusInternalServerError, &ErrorBody{Code: 500, Status: "INTERNAL", Message: "mockgoogle: no scripted response left"})
-		return
-	}
-	p := &player{rec: t.Rec, resp: &t.Resp, n: t.N}
-	p.Stream = t.Stream(w, r, mockhttp.Pacing{StallAfter: t.Resp.StallAfter, DropAfter: t.Resp.DropAfter, ChunkDelayMs: t.Resp.ChunkDelayMs})
-	p.play(w)
+// isStream matches POST .../models/{model}:streamGenerateContent.
+func isStream(r *http.Request) bool {
+	return mockhttp.Post(streamMethod)(r) && strings.Contains(r.URL.Path, "/models/")
+}
+
+func notSSE(w http.ResponseWriter, _ *http.Request) {
+	writeError(w, http.StatusBadRequest, &ErrorBody{Code: 400, Status: "INVALID_ARGUMENT", Message: "mockgoogle: only ?alt=sse streaming is served"})
 }
 
 // writeError writes Google's error envelope.
@@ -95,4 +89,12 @@ func errorJSON(e *ErrorBody) string {
 	}
 	b, _ := json.Marshal(map[string]any{"error": obj})
 	return string(b)
+}
+
+// errorWriter writes the scripted error, if any, as Google's envelope.
+func errorWriter(e *ErrorBody) func(http.ResponseWriter, int) {
+	if e == nil {
+		return nil
+	}
+	return func(w http.ResponseWriter, status int) { writeError(w, status, e) }
 }

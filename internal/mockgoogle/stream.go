@@ -2,9 +2,7 @@ package mockgoogle
 
 import (
 	"encoding/json"
-	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 )
@@ -24,29 +22,16 @@ type player struct {
 	pending map[string]any
 }
 
-func (p *player) play(w http.ResponseWriter) {
+// play writes one scripted response in Gemini's event format.
+func play(st *mockhttp.Stream, t *mockhttp.Turn[Response]) {
+	p := &player{Stream: st, rec: t.Rec, resp: &t.Resp, n: t.N}
+	p.play()
+}
+
+func (p *player) play() {
 	resp := p.resp
-	var writeErr func(http.ResponseWriter, int)
-	if resp.Error != nil {
-		writeErr = func(w http.ResponseWriter, status int) { writeError(w, status, resp.Error) }
-	}
-	p.id = resp.ID
-	if p.id == "" {
-		p.id = "mock-response-" + strconv.Itoa(p.n)
-	}
-	p.model = resp.Model
-	if p.model == "" {
-		p.model = ModelOf(p.rec)
-	}
-	if !p.Open(mockhttp.Head{
-		Headers: resp.Headers, RetryAfter: resp.RetryAfter, StallBeforeHeaders: resp.StallBeforeHeaders,
-		Status: resp.Status, WriteError: writeErr, Body: resp.Body, ContentType: resp.ContentType,
-		KeepAlive: resp.KeepAlive,
-	}) {
-		return
-	}
-	if resp.SSE != "" {
-		p.Replay(resp.SSE)
+	p.id, p.model = mockhttp.Or(resp.ID, "mock-response-"+strconv.Itoa(p.n)), mockhttp.Or(resp.Model, ModelOf(p.rec))
+	if !p.Start(errorWriter(resp.Error)) {
 		return
 	}
 	if resp.Usage != nil {
@@ -85,13 +70,14 @@ func (p *player) play(w http.ResponseWriter) {
 // event writes one scripted step: a content step becomes the pending chunk (the previous
 // one is sent first).
 func (p *player) event(ev Event) bool {
+	if ev.DelayMs > 0 || ev.Comment != "" || ev.Raw != "" {
+		if !p.flush() {
+			return false
+		}
+		ok, _ := p.Common(ev.DelayMs, ev.Comment, ev.Raw, "\r\n\r\n")
+		return ok
+	}
 	switch {
-	case ev.DelayMs > 0:
-		return p.flush() && p.Sleep(time.Duration(ev.DelayMs)*time.Millisecond)
-	case ev.Comment != "":
-		return p.flush() && p.Write(": "+ev.Comment+"\r\n\r\n", false)
-	case ev.Raw != "":
-		return p.flush() && p.Write(ev.Raw, mockhttp.IsData(ev.Raw))
 	case ev.Error != nil:
 		return p.flush() && p.Write("data: "+errorJSON(ev.Error)+"\r\n\r\n", true)
 	case ev.ToolCall != nil:
@@ -185,10 +171,7 @@ func (p *player) send(chunk map[string]any) bool {
 // parts, then one functionCall part per call. signature goes on the first call when there are
 // calls (as Gemini signs the first function call), else on the last text or thought part.
 func generate(r *Response) []Event {
-	size := r.ChunkSize
-	if size <= 0 {
-		size = 4
-	}
+	size := mockhttp.ChunkSize(r.ChunkSize)
 	var evs []Event
 	for _, s := range split(r.Reasoning, size) {
 		evs = append(evs, Event{Reasoning: s})

@@ -69,8 +69,8 @@ func TestRecorderStreamDropAfter(t *testing.T) {
 	rec.Listen(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		turn := rec.Take(r)
 		defer turn.Finish()
-		st := turn.Stream(w, r, Pacing{DropAfter: turn.Resp})
-		if !st.Open(Head{KeepAlive: "hi"}) {
+		st := turn.Stream(w, r, &Faults{DropAfter: turn.Resp, KeepAlive: "hi"})
+		if !st.Open(nil) {
 			return
 		}
 		for range 5 {
@@ -150,8 +150,8 @@ func TestChunkIntervalSchedule(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := &stampWriter{ResponseRecorder: httptest.NewRecorder(), t0: time.Now(), slow: map[int]time.Duration{4: 1300 * time.Microsecond}}
 		r := httptest.NewRequest(http.MethodPost, "/", nil)
-		st := &Stream{w: w, r: r, rec: &Request{}, pace: Pacing{ChunkIntervalUs: 500}, note: func(time.Duration) {}}
-		if !st.Open(Head{}) {
+		st := &Stream{w: w, r: r, rec: &Request{}, f: &Faults{ChunkIntervalUs: 500}, note: func(time.Duration) {}}
+		if !st.Open(nil) {
 			t.Fatal("Open failed")
 		}
 		w.at = nil

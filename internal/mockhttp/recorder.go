@@ -138,9 +138,9 @@ func (s *Recorder[R]) Take(r *http.Request) *Turn[R] {
 // Finish marks the request handled (its Done channel closes).
 func (t *Turn[R]) Finish() { close(t.Rec.done) }
 
-// Stream returns the writer for this turn's response, paced and faulted as p says.
-func (t *Turn[R]) Stream(w http.ResponseWriter, r *http.Request, p Pacing) *Stream {
-	return &Stream{w: w, r: r, rec: t.Rec, release: t.release, pace: p, note: t.s.noteWrite}
+// Stream returns the writer for this turn's response, paced and faulted as f says.
+func (t *Turn[R]) Stream(w http.ResponseWriter, r *http.Request, f *Faults) *Stream {
+	return &Stream{w: w, r: r, rec: t.Rec, release: t.release, f: f, note: t.s.noteWrite}
 }
 
 func (s *Recorder[R]) noteWrite(d time.Duration) {

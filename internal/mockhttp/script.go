@@ -75,6 +75,14 @@ func Split(s string, size int) []string {
 	return out
 }
 
+// ChunkSize is a script's chunkSize: the characters per streamed fragment, 4 when unset.
+func ChunkSize(n int) int {
+	if n <= 0 {
+		return 4
+	}
+	return n
+}
+
 // JSONString is s as a JSON string literal.
 func JSONString(s string) string {
 	b, _ := json.Marshal(s)
@@ -88,15 +96,15 @@ type Script[R any] struct {
 }
 
 // LoadScript reads the script file at path (see [LoadJSON]) and inlines each response's
-// sseFile (see [InlineSSEFile]): sse returns a response's sse and sseFile fields.
-func LoadScript[R any](path string, sse func(*R) (text, file *string)) (*Script[R], error) {
+// sseFile (see [InlineSSEFile]); faults returns a response's shared part.
+func LoadScript[R any](path string, faults func(*R) *Faults) (*Script[R], error) {
 	var s Script[R]
 	if err := LoadJSON(path, &s); err != nil {
 		return nil, err
 	}
 	for i := range s.Responses {
-		text, file := sse(&s.Responses[i])
-		if err := InlineSSEFile(path, fmt.Sprintf("responses[%d].sseFile", i), text, file); err != nil {
+		f := faults(&s.Responses[i])
+		if err := InlineSSEFile(path, fmt.Sprintf("responses[%d].sseFile", i), &f.SSE, &f.SSEFile); err != nil {
 			return nil, err
 		}
 	}

@@ -8,9 +8,8 @@ import (
 )
 
 type testResponse struct {
-	Text    string `json:"text,omitempty"`
-	SSE     string `json:"sse,omitempty"`
-	SSEFile string `json:"sseFile,omitempty"`
+	Text string `json:"text,omitempty"`
+	Faults
 }
 
 // TestLoadScript reads a script whose second response names a capture: the capture is
@@ -25,12 +24,12 @@ func TestLoadScript(t *testing.T) {
 	}
 	write("cap.sse", "data: 1\n\n")
 	write("s.json", `{"responses": [{"text": "hi"}, {"sseFile": "cap.sse"}]}`)
-	sse := func(r *testResponse) (*string, *string) { return &r.SSE, &r.SSEFile }
+	sse := func(r *testResponse) *Faults { return &r.Faults }
 	s, err := LoadScript(path, sse)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Responses) != 2 || s.Responses[0] != (testResponse{Text: "hi"}) || s.Responses[1] != (testResponse{SSE: "data: 1\n\n"}) {
+	if len(s.Responses) != 2 || s.Responses[0].Text != "hi" || s.Responses[0].SSE != "" || s.Responses[1].SSE != "data: 1\n\n" || s.Responses[1].SSEFile != "" {
 		t.Fatalf("responses = %+v", s.Responses)
 	}
 	write("s.json", "{\"responses\": [\n {\"txt\": \"hi\"}]}")

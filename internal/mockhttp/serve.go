@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -96,21 +97,29 @@ func (s *Recorder[R]) Summary() string {
 	return fmt.Sprintf("served %d requests, %d scripted responses left", len(s.Requests()), s.Pending())
 }
 
-// Mock is what a mock command serves: a scripted server.
+// Mock is what a mock command serves: a scripted server (a [Server]).
 type Mock interface {
 	http.Handler
 	Release()
 	Summary() string
+	URLSuffix() string
 }
 
-// Command is a mock's command line: `NAME --script FILE [--addr 127.0.0.1:0]`.
+// Command is the mock command's line: `NAME [--dialect D] --script FILE [--addr ADDR]`,
+// serving the first of Dialects unless --dialect names another.
 type Command struct {
 	Name string
-	// Usage is printed by --help before the flags, Format after them.
-	Usage, Format string
-	URLSuffix     string
-	// Load reads the script file and returns the server that plays it.
-	Load func(script string) (Mock, error)
+	// Usage is printed by --help before the flags; the chosen dialect's Format after them.
+	Usage    string
+	Dialects []CommandDialect
+}
+
+// CommandDialect is one wire the command serves: its --dialect name, the script format
+// --help prints for it, and Load, which reads a script file and returns the server that
+// plays it (see [Loader]).
+type CommandDialect struct {
+	Name, Format string
+	Load         func(script string) (Mock, error)
 }
 
 // Run parses args and serves; it returns the exit code (0 after --help or a clean stop, 1
@@ -120,29 +129,35 @@ func (c Command) Run(args []string, stdin *os.File, stdout, stderr io.Writer) in
 	fs := flag.NewFlagSet(c.Name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
+	dialect := fs.String("dialect", c.Dialects[0].Name, "the provider wire to serve: "+c.dialectNames())
 	script := fs.String("script", "", "JSON script of responses (required)")
 	addr := fs.String("addr", "127.0.0.1:0", "loopback address to listen on")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			_, _ = io.WriteString(stdout, c.Usage)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			_, _ = io.WriteString(stdout, c.Format)
-			return 0
-		}
+	err := fs.Parse(args)
+	d, derr := c.dialect(*dialect)
+	if errors.Is(err, flag.ErrHelp) && derr == nil {
+		_, _ = io.WriteString(stdout, c.Usage)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		_, _ = io.WriteString(stdout, d.Format)
+		return 0
+	}
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		err = derr
+	}
+	if err != nil {
 		logger.Printf("%v (see %s --help)", err, c.Name)
 		return 1
 	}
-	err := func() error {
+	err = func() error {
 		if *script == "" {
 			return fmt.Errorf("--script is required (see %s --help)", c.Name)
 		}
-		m, err := c.Load(*script)
+		m, err := d.Load(*script)
 		if err != nil {
 			return err
 		}
 		return Serve(Served{
-			Handler: m, URLSuffix: c.URLSuffix, Release: m.Release, Summary: m.Summary,
+			Handler: m, URLSuffix: m.URLSuffix(), Release: m.Release, Summary: m.Summary,
 			Logger: logger, Stdin: stdin, Stdout: stdout, ListenAddr: *addr,
 		})
 	}()
@@ -153,8 +168,25 @@ func (c Command) Run(args []string, stdin *os.File, stdout, stderr io.Writer) in
 	return 0
 }
 
-// Loader is a [Command]'s Load for a mock whose load reads a script file and whose serve
-// returns the server that plays it (a mock's LoadScript and NewHandler).
+func (c Command) dialect(name string) (CommandDialect, error) {
+	for _, d := range c.Dialects {
+		if d.Name == name {
+			return d, nil
+		}
+	}
+	return CommandDialect{}, fmt.Errorf("--dialect %q: want one of %s", name, c.dialectNames())
+}
+
+func (c Command) dialectNames() string {
+	names := make([]string, len(c.Dialects))
+	for i, d := range c.Dialects {
+		names[i] = d.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// Loader is a [CommandDialect]'s Load for a mock whose load reads a script file and whose
+// serve returns the server that plays it (a mock's LoadScript and NewHandler).
 func Loader[S any, M Mock](load func(path string) (S, error), serve func(S) M) func(string) (Mock, error) {
 	return func(path string) (Mock, error) {
 		s, err := load(path)

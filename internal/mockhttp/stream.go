@@ -7,32 +7,6 @@ import (
 	"time"
 )
 
-// Pacing is the part of a scripted response that shapes its stream: stall or drop before the
-// data event that would exceed a count, a pause before each data event (ChunkDelayMs), and a
-// rate (ChunkIntervalUs).
-type Pacing struct {
-	StallAfter, DropAfter, ChunkDelayMs int
-	// ChunkIntervalUs, when positive, writes data event k (from 0) no earlier than k times
-	// this many microseconds after the first: a steady rate, as a model streams tokens, that
-	// a late event does not slow down (the next ones catch up) and that can be finer than
-	// the timer's granularity on average.
-	ChunkIntervalUs int
-}
-
-// Head is what a scripted response says before (or instead of) its stream.
-type Head struct {
-	Headers            map[string]string
-	RetryAfter         string
-	StallBeforeHeaders bool
-	Status             int
-	// WriteError, when set, writes the provider's error body with the status (500 when
-	// Status is 0) instead of a stream.
-	WriteError  func(w http.ResponseWriter, status int)
-	Body        string
-	ContentType string
-	KeepAlive   string
-}
-
 // Stream writes one scripted response and applies its faults.
 type Stream struct {
 	w       http.ResponseWriter
@@ -40,17 +14,33 @@ type Stream struct {
 	rc      *http.ResponseController
 	rec     *Request
 	release chan struct{}
-	pace    Pacing
+	f       *Faults
 	note    func(time.Duration)
 	events  int
 	// first is when the first data event was written (ChunkIntervalUs' schedule).
 	first time.Time
 }
 
-// Open writes the head: headers, an optional stall before them, then either the error body
-// or the plain body (false: nothing more to stream), or the event-stream head, flushed, and
-// the keep-alive comment (true: the caller streams its events).
-func (st *Stream) Open(h Head) bool {
+// Start writes the head and, for a response scripted as a captured stream, replays it:
+// true when the caller goes on to write the dialect's events. writeError, when set,
+// writes the provider's error envelope for the scripted error (see [Stream.Open]).
+func (st *Stream) Start(writeError func(w http.ResponseWriter, status int)) bool {
+	if !st.Open(writeError) {
+		return false
+	}
+	if st.f.SSE != "" {
+		st.Replay(st.f.SSE)
+		return false
+	}
+	return true
+}
+
+// Open writes the head: headers, an optional stall before them, then either the error
+// body (writeError, when set, with the status or 500) or the plain body (false: nothing
+// more to stream), or the event-stream head, flushed, and the keep-alive comment (true: the
+// caller streams its events).
+func (st *Stream) Open(writeError func(w http.ResponseWriter, status int)) bool {
+	h := st.f
 	for k, v := range h.Headers {
 		st.w.Header().Set(k, v)
 	}
@@ -61,24 +51,24 @@ func (st *Stream) Open(h Head) bool {
 		return false
 	}
 	status := h.Status
-	if h.WriteError != nil {
+	if writeError != nil {
 		if status == 0 {
 			status = http.StatusInternalServerError
 		}
-		h.WriteError(st.w, status)
+		writeError(st.w, status)
 		return false
 	}
 	if status == 0 {
 		status = http.StatusOK
 	}
 	if h.Body != "" || status >= 400 {
-		st.w.Header().Set("Content-Type", or(h.ContentType, "text/plain; charset=utf-8"))
+		st.w.Header().Set("Content-Type", Or(h.ContentType, "text/plain; charset=utf-8"))
 		st.w.WriteHeader(status)
 		_, _ = st.w.Write([]byte(h.Body))
 		return false
 	}
 	st.rc = http.NewResponseController(st.w)
-	st.w.Header().Set("Content-Type", or(h.ContentType, "text/event-stream; charset=utf-8"))
+	st.w.Header().Set("Content-Type", Or(h.ContentType, "text/event-stream; charset=utf-8"))
 	st.w.Header().Set("Cache-Control", "no-cache")
 	st.w.WriteHeader(status)
 	if !st.Flush() {
@@ -87,7 +77,11 @@ func (st *Stream) Open(h Head) bool {
 	return h.KeepAlive == "" || st.Write(": "+h.KeepAlive+"\n\n", false)
 }
 
-func or(s, def string) string {
+// Header is the response's header, for a dialect's own headers before [Stream.Start].
+func (st *Stream) Header() http.Header { return st.w.Header() }
+
+// Or is s, or def when s is empty.
+func Or(s, def string) string {
 	if s == "" {
 		return def
 	}
@@ -96,18 +90,18 @@ func or(s, def string) string {
 
 // Write sends bytes and flushes. Data events are counted for DropAfter and StallAfter, which
 // apply before the event that would exceed them, and are paced by ChunkDelayMs and
-// ChunkIntervalUs. False means
-// the stream is over (the client went away, or a fault ended it).
+// ChunkIntervalUs. False means the stream is over (the client went away, or a fault ended
+// it).
 func (st *Stream) Write(s string, data bool) bool {
 	if data {
-		if n := st.pace.StallAfter; n > 0 && st.events == n && !st.Stall() {
+		if n := st.f.StallAfter; n > 0 && st.events == n && !st.Stall() {
 			return false
 		}
-		if n := st.pace.DropAfter; n > 0 && st.events == n {
+		if n := st.f.DropAfter; n > 0 && st.events == n {
 			st.drop()
 			return false
 		}
-		if d := st.pace.ChunkDelayMs; d > 0 && !st.Sleep(time.Duration(d)*time.Millisecond) {
+		if d := st.f.ChunkDelayMs; d > 0 && !st.Sleep(time.Duration(d)*time.Millisecond) {
 			return false
 		}
 		if !st.onSchedule() {
@@ -131,7 +125,7 @@ func (st *Stream) Write(s string, data bool) bool {
 // onSchedule waits until the next data event is due by ChunkIntervalUs; false if the client
 // went away meanwhile.
 func (st *Stream) onSchedule() bool {
-	iv := st.pace.ChunkIntervalUs
+	iv := st.f.ChunkIntervalUs
 	if iv <= 0 {
 		return true
 	}
@@ -216,4 +210,20 @@ func (st *Stream) drop() {
 		return
 	}
 	_ = conn.Close()
+}
+
+// Common plays a step that every dialect's events share, when ev is one: a pause of
+// delayMs, an SSE comment line ended by eol ("\n\n", or Gemini's "\r\n\r\n"), or raw bytes
+// written verbatim (a data event when they hold a data line). handled is false for any
+// other step; ok is false when the stream is over.
+func (st *Stream) Common(delayMs int, comment, raw, eol string) (ok, handled bool) {
+	switch {
+	case delayMs > 0:
+		return st.Sleep(time.Duration(delayMs) * time.Millisecond), true
+	case comment != "":
+		return st.Write(": "+comment+eol, false), true
+	case raw != "":
+		return st.Write(raw, IsData(raw)), true
+	}
+	return true, false
 }

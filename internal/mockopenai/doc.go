@@ -1,5 +1,6 @@
-// Package mockopenai is a scripted OpenAI-compatible Chat Completions server for tests, the
-// demo and benchmarks. It listens on loopback only, answers POST .../chat/completions with
+// Package mockopenai is the OpenAI dialect of the scripted provider mock (internal/mockhttp;
+// cmd/mock-openai serves it by default): a scripted OpenAI-compatible Chat Completions (and
+// Responses API) server for tests, the demo and benchmarks. It listens on loopback only, answers POST .../chat/completions with
 // the next response of its script, streams exactly as OpenAI does, can inject every fault a
 // real endpoint shows, and records each request so tests can check what a client sent.
 //
@@ -18,9 +19,9 @@
 //
 // # Script format
 //
-// docs/testing.md describes the format for users, with examples a test keeps valid; `mock-openai
-// --help` (cmd/mock-openai) prints a summary. A script is a JSON object with a queue of responses; each request to .../chat/completions
-// takes the next one (an exhausted queue answers 500 with an OpenAI error body). Every field
+// docs/testing.md describes the format for users, with examples a test keeps valid;
+// `mock-openai --help` (cmd/mock-openai) prints a summary. A script is a JSON object with a
+// queue of responses; each request to .../chat/completions takes the next one (an exhausted queue answers 500 with an OpenAI error body). Every field
 // is optional:
 //
 //	{"responses": [

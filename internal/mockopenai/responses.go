@@ -1,10 +1,8 @@
 package mockopenai
 
 import (
-	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 )
@@ -39,22 +37,16 @@ type responsesPlayer struct {
 	nextItem int
 }
 
-func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
-	t := s.Take(r)
-	defer t.Finish()
-	if !t.Ok {
-		writeError(w, http.StatusInternalServerError, &ErrorBody{Message: "mockopenai: no scripted response left", Type: "server_error"})
-		return
-	}
-	p := &responsesPlayer{rec: t.Rec, resp: &t.Resp, n: t.N}
-	p.Stream = t.Stream(w, r, mockhttp.Pacing{StallAfter: t.Resp.StallAfter, DropAfter: t.Resp.DropAfter, ChunkDelayMs: t.Resp.ChunkDelayMs, ChunkIntervalUs: t.Resp.ChunkIntervalUs})
+// playResponses writes one scripted response as the Responses API streams it.
+func playResponses(st *mockhttp.Stream, t *mockhttp.Turn[Response]) {
+	p := &responsesPlayer{Stream: st, rec: t.Rec, resp: &t.Resp, n: t.N}
 	p.play()
 }
 
 func (p *responsesPlayer) play() {
 	resp := p.resp
 	p.id, p.model = identity(resp, p.rec, "resp_mock_"+strconv.Itoa(p.n))
-	if !openStream(p.Stream, resp) {
+	if !p.Start(errorWriter(resp.Error)) {
 		return
 	}
 	if !p.event("response.created", `"response":`+p.response("in_progress", "")) {
@@ -80,13 +72,10 @@ func (p *responsesPlayer) play() {
 
 // step writes one scripted step, opening and closing output items as the kind changes.
 func (p *responsesPlayer) step(ev Event) bool {
+	if ok, done := p.Common(ev.DelayMs, ev.Comment, ev.Raw, "\n\n"); done {
+		return ok
+	}
 	switch {
-	case ev.DelayMs > 0:
-		return p.Sleep(time.Duration(ev.DelayMs) * time.Millisecond)
-	case ev.Comment != "":
-		return p.Write(": "+ev.Comment+"\n\n", false)
-	case ev.Raw != "":
-		return p.Write(ev.Raw, mockhttp.IsData(ev.Raw))
 	case ev.Reasoning != "":
 		if p.open != "reasoning" && !p.openItem("reasoning", "rs", `"summary":[]`) {
 			return false

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 )
 
 // TestResponsesWireFormat checks the exact bytes of a scripted Responses stream: reasoning
@@ -64,7 +66,7 @@ func TestResponsesTerminalEvents(t *testing.T) {
 	}{
 		{Response{Text: "a", FinishReason: "length"}, `"type":"response.incomplete"`},
 		{Response{Text: "a", FinishReason: "failed"}, `"type":"response.failed"`},
-		{Response{Text: "a", NoDone: true}, `"type":"response.output_item.done"`},
+		{Response{Text: "a", Faults: mockhttp.Faults{NoDone: true}}, `"type":"response.output_item.done"`},
 	}
 	for _, tc := range tests {
 		s := New(&Script{Responses: []Response{tc.resp}})

@@ -1,15 +1,10 @@
 package mockopenai
 
-import (
-	"fmt"
+import "github.com/pi-rpc/pi-rpc/internal/mockhttp"
 
-	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
-)
-
-// Script is the queue of responses a [Server] plays, one per chat-completions request.
-type Script struct {
-	Responses []Response `json:"responses"`
-}
+// Script is the queue of responses a [Server] plays, one per chat-completions or responses
+// request.
+type Script = mockhttp.Script[Response]
 
 // Response scripts one answer. The package documentation describes every field.
 type Response struct {
@@ -26,24 +21,12 @@ type Response struct {
 	FinishReason   string     `json:"finishReason,omitempty"`
 	Usage          *Usage     `json:"usage,omitempty"`
 
-	Events  []Event `json:"events,omitempty"`
-	SSE     string  `json:"sse,omitempty"`
-	SSEFile string  `json:"sseFile,omitempty"`
+	Events []Event    `json:"events,omitempty"`
+	Error  *ErrorBody `json:"error,omitempty"`
 
-	KeepAlive          string `json:"keepAlive,omitempty"`
-	ChunkDelayMs       int    `json:"chunkDelayMs,omitempty"`
-	ChunkIntervalUs    int    `json:"chunkIntervalUs,omitempty"`
-	DropAfter          int    `json:"dropAfter,omitempty"`
-	StallAfter         int    `json:"stallAfter,omitempty"`
-	StallBeforeHeaders bool   `json:"stallBeforeHeaders,omitempty"`
-	NoDone             bool   `json:"noDone,omitempty"`
-
-	Status      int               `json:"status,omitempty"`
-	Error       *ErrorBody        `json:"error,omitempty"`
-	RetryAfter  string            `json:"retryAfter,omitempty"`
-	Headers     map[string]string `json:"headers,omitempty"`
-	Body        string            `json:"body,omitempty"`
-	ContentType string            `json:"contentType,omitempty"`
+	// Faults are the fields every dialect shares: a replayed capture, pacing, faults and
+	// HTTP answers.
+	mockhttp.Faults
 }
 
 // ToolCall is a scripted tool call; its arguments are streamed in fragments.
@@ -95,7 +78,7 @@ type ErrorBody struct {
 
 // ContextLengthError is the response OpenAI gives for a request over the context window.
 func ContextLengthError() Response {
-	return Response{Status: 400, Error: &ErrorBody{
+	return Response{Faults: mockhttp.Faults{Status: 400}, Error: &ErrorBody{
 		Message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130415 tokens. Please reduce the length of the messages.",
 		Type:    "invalid_request_error",
 		Param:   ptr("messages"),
@@ -105,7 +88,7 @@ func ContextLengthError() Response {
 
 // RateLimitError is OpenAI's 429 with a Retry-After header.
 func RateLimitError(retryAfter string) Response {
-	return Response{Status: 429, RetryAfter: retryAfter, Error: &ErrorBody{
+	return Response{Faults: mockhttp.Faults{Status: 429, RetryAfter: retryAfter}, Error: &ErrorBody{
 		Message: "Rate limit reached for gpt-4.1 in organization org-mock on tokens per min (TPM): Limit 30000, Used 30000, Requested 1000. Please try again in 2s.",
 		Type:    "tokens",
 		Code:    "rate_limit_exceeded",
@@ -114,28 +97,12 @@ func RateLimitError(retryAfter string) Response {
 
 func ptr[T any](v T) *T { return &v }
 
+func faultsOf(r *Response) *mockhttp.Faults { return &r.Faults }
+
 // LoadScript reads a script file. sseFile paths are resolved relative to the script's
 // directory. Unknown fields are an error naming the file and line, so a typo does not
 // silently change a test.
-func LoadScript(path string) (*Script, error) {
-	var s Script
-	if err := mockhttp.LoadJSON(path, &s); err != nil {
-		return nil, err
-	}
-	for i := range s.Responses {
-		r := &s.Responses[i]
-		if err := mockhttp.InlineSSEFile(path, fmt.Sprintf("responses[%d].sseFile", i), &r.SSE, &r.SSEFile); err != nil {
-			return nil, err
-		}
-	}
-	return &s, nil
-}
+func LoadScript(path string) (*Script, error) { return mockhttp.LoadScript(path, faultsOf) }
 
 // ParseScript decodes a script, rejecting unknown fields with the line they are on.
-func ParseScript(data []byte) (*Script, error) {
-	var s Script
-	if err := mockhttp.ParseJSON(data, &s); err != nil {
-		return nil, err
-	}
-	return &s, nil
-}
+func ParseScript(data []byte) (*Script, error) { return mockhttp.ParseScript[Response](data) }

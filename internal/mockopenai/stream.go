@@ -1,10 +1,9 @@
 package mockopenai
 
 import (
-	"net/http"
+	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 )
@@ -22,39 +21,17 @@ type player struct {
 	outChars     int
 }
 
+// playChat writes one scripted response as Chat Completions streams it.
+func playChat(st *mockhttp.Stream, t *mockhttp.Turn[Response]) {
+	p := &player{Stream: st, rec: t.Rec, resp: &t.Resp, n: t.N}
+	p.play()
+}
+
 // identity is a response's id and model: the script's, else fallbackID and the model the
 // request named.
 func identity(resp *Response, rec *Request, fallbackID string) (id, model string) {
-	id, model = resp.ID, resp.Model
-	if id == "" {
-		id = fallbackID
-	}
-	if model == "" {
-		model, _ = rec.Decoded["model"].(string)
-	}
-	return id, model
-}
-
-// openStream writes the response's head (status, headers, a scripted error or raw body, the
-// head-level faults) and, for a response scripted as raw SSE, replays it. It reports whether
-// the player goes on to write events of its own.
-func openStream(st *mockhttp.Stream, resp *Response) bool {
-	var writeErr func(http.ResponseWriter, int)
-	if resp.Error != nil {
-		writeErr = func(w http.ResponseWriter, status int) { writeError(w, status, resp.Error) }
-	}
-	if !st.Open(mockhttp.Head{
-		Headers: resp.Headers, RetryAfter: resp.RetryAfter, StallBeforeHeaders: resp.StallBeforeHeaders,
-		Status: resp.Status, WriteError: writeErr, Body: resp.Body, ContentType: resp.ContentType,
-		KeepAlive: resp.KeepAlive,
-	}) {
-		return false
-	}
-	if resp.SSE != "" {
-		st.Replay(resp.SSE)
-		return false
-	}
-	return true
+	requested, _ := rec.Decoded["model"].(string)
+	return mockhttp.Or(resp.ID, fallbackID), mockhttp.Or(resp.Model, requested)
 }
 
 func (p *player) play() {
@@ -67,7 +44,7 @@ func (p *player) play() {
 	if so, ok := p.rec.Decoded["stream_options"].(map[string]any); ok {
 		p.includeUsage, _ = so["include_usage"].(bool)
 	}
-	if !openStream(p.Stream, resp) {
+	if !p.Start(errorWriter(resp.Error)) {
 		return
 	}
 	if !p.chunk(`{"role":"assistant","content":""}`, "null") {
@@ -81,7 +58,7 @@ func (p *player) play() {
 	fr := resp.FinishReason
 	if fr == "" {
 		fr = "stop"
-		if len(resp.ToolCalls) > 0 || hasToolCall(resp.Events) {
+		if len(resp.ToolCalls) > 0 || slices.ContainsFunc(resp.Events, isToolCall) {
 			fr = "tool_calls"
 		}
 	}
@@ -96,24 +73,14 @@ func (p *player) play() {
 	}
 }
 
-func hasToolCall(evs []Event) bool {
-	for _, e := range evs {
-		if e.ToolCall != nil {
-			return true
-		}
-	}
-	return false
-}
+func isToolCall(e Event) bool { return e.ToolCall != nil }
 
 // event writes one scripted step.
 func (p *player) event(ev Event) bool {
+	if ok, done := p.Common(ev.DelayMs, ev.Comment, ev.Raw, "\n\n"); done {
+		return ok
+	}
 	switch {
-	case ev.DelayMs > 0:
-		return p.Sleep(time.Duration(ev.DelayMs) * time.Millisecond)
-	case ev.Comment != "":
-		return p.Write(": "+ev.Comment+"\n\n", false)
-	case ev.Raw != "":
-		return p.Write(ev.Raw, mockhttp.IsData(ev.Raw))
 	case ev.Text != "":
 		p.outChars += len(ev.Text)
 		return p.chunk(`{"content":`+jsonString(ev.Text)+`}`, "null")
@@ -181,10 +148,7 @@ func eventsOf(r *Response) []Event {
 
 // generate turns the reasoning/text/toolCalls shorthand into events.
 func generate(r *Response) []Event {
-	size := r.ChunkSize
-	if size <= 0 {
-		size = 4
-	}
+	size := mockhttp.ChunkSize(r.ChunkSize)
 	var evs []Event
 	for _, s := range split(r.Reasoning, size) {
 		evs = append(evs, Event{Reasoning: s})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/mockanthropic"
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
@@ -35,21 +36,9 @@ func TestFaults(t *testing.T) {
 		},
 		{
 			Name: "500 api_error",
-			Resp: mockanthropic.Response{Status: 500, Error: &mockanthropic.ErrorBody{Type: "api_error", Message: "Internal server error"}},
+			Resp: mockanthropic.Response{Faults: mockhttp.Faults{Status: 500}, Error: &mockanthropic.ErrorBody{Type: "api_error", Message: "Internal server error"}},
 			Want: []string{"start", "error error retryable: 500 api_error: Internal server error"},
 			Kind: core.ErrorRetryable, Status: 500,
-		},
-		{
-			Name: "500 without a body",
-			Resp: mockanthropic.Response{Status: 500},
-			Want: []string{"start", "error error retryable: 500 status code (no body)"},
-			Kind: core.ErrorRetryable, Status: 500,
-		},
-		{
-			Name: "502 with an HTML body",
-			Resp: mockanthropic.Response{Status: 502, Body: "<html>\n<body>Bad gateway</body>\n</html>", ContentType: "text/html"},
-			Want: []string{"start", "error error retryable: 502 Bad Gateway: <html> <body>Bad gateway</body> </html>"},
-			Kind: core.ErrorRetryable, Status: 502,
 		},
 		{
 			Name: "401 names the key source",
@@ -59,7 +48,7 @@ func TestFaults(t *testing.T) {
 		},
 		{
 			Name: "403 permission error",
-			Resp: mockanthropic.Response{Status: 403, Error: &mockanthropic.ErrorBody{Type: "permission_error", Message: "Your API key does not have permission to use the specified resource."}},
+			Resp: mockanthropic.Response{Faults: mockhttp.Faults{Status: 403}, Error: &mockanthropic.ErrorBody{Type: "permission_error", Message: "Your API key does not have permission to use the specified resource."}},
 			Want: []string{"start", "error error auth: 403 permission_error: Your API key does not have permission to use the specified resource. (API key from the test's Config)"},
 			Kind: core.ErrorAuth, Status: 403,
 		},
@@ -71,19 +60,13 @@ func TestFaults(t *testing.T) {
 		},
 		{
 			Name: "400 invalid request",
-			Resp: mockanthropic.Response{Status: 400, Error: &mockanthropic.ErrorBody{Type: "invalid_request_error", Message: "messages: roles must alternate"}},
+			Resp: mockanthropic.Response{Faults: mockhttp.Faults{Status: 400}, Error: &mockanthropic.ErrorBody{Type: "invalid_request_error", Message: "messages: roles must alternate"}},
 			Want: []string{"start", "error error other: 400 invalid_request_error: messages: roles must alternate"},
 			Kind: core.ErrorOther, Status: 400,
 		},
 		{
-			Name: "200 with a body that is not an event stream",
-			Resp: mockanthropic.Response{Body: "<html>maintenance</html>", ContentType: "text/html"},
-			Want: []string{"start", `error error other: Provider returned 200 with a body that is not an event stream (Content-Type "text/html"): <html>maintenance</html>`},
-			Kind: core.ErrorOther, Status: 200,
-		},
-		{
 			Name: "connection dropped mid tool arguments",
-			Resp: mockanthropic.Response{Text: "ok", ToolCalls: []mockanthropic.ToolCall{tool}, ChunkSize: 8, DropAfter: 9},
+			Resp: mockanthropic.Response{Text: "ok", ToolCalls: []mockanthropic.ToolCall{tool}, ChunkSize: 8, Faults: mockhttp.Faults{DropAfter: 9}},
 			Want: []string{
 				"start", "text_start 0", `text_delta 0 "ok"`, `text_end 0 "ok"`,
 				"toolcall_start 1 id=toolu_1 name=write", `toolcall_delta 1 "{\"path\":" {}`, `toolcall_delta 1 "\"a.txt\"," {"path":"a.txt"}`,
@@ -106,13 +89,13 @@ func TestFaults(t *testing.T) {
 		},
 		{
 			Name: "non-JSON data as the first event",
-			Resp: mockanthropic.Response{SSE: "event: message_start\ndata: hello\n\n"},
+			Resp: mockanthropic.Response{Faults: mockhttp.Faults{SSE: "event: message_start\ndata: hello\n\n"}},
 			Want: []string{"start", "error error other: Provider sent malformed data: hello (not a JSON object)"},
 			Kind: core.ErrorOther,
 		},
 		{
 			Name: "clean close without message_stop",
-			Resp: mockanthropic.Response{Text: "par", NoDone: true},
+			Resp: mockanthropic.Response{Text: "par", Faults: mockhttp.Faults{NoDone: true}},
 			Want: []string{"start", "text_start 0", `text_delta 0 "par"`, `text_end 0 "par"`, "error error retryable: Anthropic stream ended before message_stop (connection closed early)"},
 			Kind: core.ErrorRetryable, Content: `[{"type":"text","text":"par"}]`,
 		},
@@ -130,7 +113,7 @@ func TestFaults(t *testing.T) {
 		},
 		{
 			Name:    "keep-alive comments, pings and per-event delays",
-			Resp:    mockanthropic.Response{KeepAlive: "keep-alive", ChunkDelayMs: 1, Events: []mockanthropic.Event{{Ping: true}, {Text: "ok"}, {Comment: "x"}, {Ping: true}}},
+			Resp:    mockanthropic.Response{Faults: mockhttp.Faults{KeepAlive: "keep-alive", ChunkDelayMs: 1}, Events: []mockanthropic.Event{{Ping: true}, {Text: "ok"}, {Comment: "x"}, {Ping: true}}},
 			Want:    []string{"start", "text_start 0", `text_delta 0 "ok"`, `text_end 0 "ok"`, "done stop"},
 			Content: `[{"type":"text","text":"ok"}]`,
 		},
@@ -139,6 +122,7 @@ func TestFaults(t *testing.T) {
 		p, _ := newMockProvider(t, Config{}, resp)
 		return run(t, context.Background(), p, hiRequest(t, "claude-sonnet-4-5"))
 	}
+	faults = append(faults, providertest.HTTPFaults(describer, func(f mockhttp.Faults) mockanthropic.Response { return mockanthropic.Response{Faults: f} }, "")...)
 	providertest.RunFaults(t, faults, runFault)
 }
 
@@ -176,15 +160,15 @@ func TestNoKeySentNamesEmptySetting(t *testing.T) {
 // TestCancel cancels the context mid-stream: the open text block ends (as pi ends it), the
 // stream ends aborted with the partial content, and the server sees the client go away (the HTTP request was closed).
 func TestCancel(t *testing.T) {
-	p, srv := newMockProvider(t, Config{}, mockanthropic.Response{Text: "abcdef", ChunkSize: 2, StallAfter: 5})
-	providertest.CancelMidStream(t, p, hiRequest(t, "claude-sonnet-4-5"), describeEvent)
+	p, srv := newMockProvider(t, Config{}, mockanthropic.Response{Text: "abcdef", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 5}})
+	providertest.CancelMidStream(t, p, hiRequest(t, "claude-sonnet-4-5"), describer)
 	providertest.AwaitGone(t, srv.Requests()[0].Gone())
 }
 
 // TestCancelBeforeHeaders cancels while the server has not answered yet.
 func TestCancelBeforeHeaders(t *testing.T) {
-	p, srv := newMockProvider(t, Config{}, mockanthropic.Response{StallBeforeHeaders: true, Text: "x"})
-	providertest.CancelBeforeHeaders(t, p, hiRequest(t, "claude-sonnet-4-5"), describeEvent, func(cancel context.CancelFunc) {
+	p, srv := newMockProvider(t, Config{}, mockanthropic.Response{Faults: mockhttp.Faults{StallBeforeHeaders: true}, Text: "x"})
+	providertest.CancelBeforeHeaders(t, p, hiRequest(t, "claude-sonnet-4-5"), describer, func(cancel context.CancelFunc) {
 		srv.OnRequest = func(*mockanthropic.Request) { cancel() }
 	})
 	providertest.AwaitGone(t, srv.Requests()[0].Gone())
@@ -192,7 +176,7 @@ func TestCancelBeforeHeaders(t *testing.T) {
 
 // TestConsumerStops checks that a consumer breaking out of the loop ends the request.
 func TestConsumerStops(t *testing.T) {
-	p, srv := newMockProvider(t, Config{}, mockanthropic.Response{Text: "abcdef", ChunkSize: 2, StallAfter: 5})
+	p, srv := newMockProvider(t, Config{}, mockanthropic.Response{Text: "abcdef", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 5}})
 	providertest.ConsumerStops(t, p, hiRequest(t, "claude-sonnet-4-5"))
 	providertest.AwaitGone(t, srv.Requests()[0].Gone())
 }

@@ -48,9 +48,12 @@ func run(t *testing.T, ctx context.Context, p core.Provider, req *core.Request) 
 	return providertest.Run(t, ctx, p, req, describeEvent)
 }
 
+// describer renders Anthropic's events: the plain describer.
+var describer = providertest.Describer{}
+
 // The shared helpers, by the names this package's tests use.
 var (
-	describeEvent = providertest.DescribeEvent
+	describeEvent = describer.Event
 	diffLines     = providertest.DiffLines
 	contentJSON   = providertest.ContentJSON
 	fixture       = providertest.Fixture

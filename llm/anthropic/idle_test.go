@@ -6,12 +6,13 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/mockanthropic"
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
-func pipeProvider(t *testing.T, idle time.Duration, resps ...mockanthropic.Response) *Provider {
+func pipeProvider(t *testing.T, idle time.Duration, resp mockanthropic.Response) core.Provider {
 	t.Helper()
-	client := providertest.PipeClient(t, mockanthropic.NewHandler(&mockanthropic.Script{Responses: resps}))
+	client := providertest.PipeClient(t, mockanthropic.NewHandler(&mockanthropic.Script{Responses: []mockanthropic.Response{resp}}))
 	p, err := New(Config{BaseURL: "http://mock.invalid", APIKey: "k", KeySource: "test", IdleTimeout: idle, HTTPClient: client})
 	if err != nil {
 		t.Fatal(err)
@@ -19,36 +20,22 @@ func pipeProvider(t *testing.T, idle time.Duration, resps ...mockanthropic.Respo
 	return p
 }
 
-// idleResponse is what the mock plays in each scenario of the idle-timeout suite.
-func idleResponse(s providertest.IdleScenario) mockanthropic.Response {
-	switch s {
-	case providertest.StallMidStream:
-		return mockanthropic.Response{Text: "abcd", ChunkSize: 2, StallAfter: 4}
-	case providertest.StallBeforeHeaders:
-		return mockanthropic.Response{StallBeforeHeaders: true, Text: "x"}
-	case providertest.KeepAlive:
-		var evs []mockanthropic.Event
-		for range 10 {
-			evs = append(evs, mockanthropic.Event{DelayMs: 60_000}, mockanthropic.Event{Ping: true})
-		}
-		evs = append(evs, mockanthropic.Event{Text: "done"})
-		return mockanthropic.Response{Events: evs}
-	}
-	return mockanthropic.Response{Text: "abcd", ChunkSize: 2}
+// idleMock is what the mock plays in each scenario of the idle-timeout suite.
+var idleMock = providertest.IdleMock[mockanthropic.Response]{
+	Text: func(text string, f mockhttp.Faults) mockanthropic.Response {
+		return mockanthropic.Response{Text: text, ChunkSize: 2, Faults: f}
+	},
+	StallAfter: 4,
+	KeepAlive:  mockanthropic.Response{Events: providertest.Beats(mockanthropic.Event{DelayMs: 60_000}, mockanthropic.Event{Ping: true}, mockanthropic.Event{Text: "done"})},
 }
 
 // TestIdleTimeout runs in fake time: a silent backend fails the stream after the idle
 // timeout with a retryable error naming the duration; pings, comments and a slow consumer
 // do not.
 func TestIdleTimeout(t *testing.T) {
-	providertest.Idle{
-		Model: modelByID(t, "claude-sonnet-4-5"), Describe: describeEvent,
-		Provider: func(t *testing.T, idle time.Duration, s providertest.IdleScenario) core.Provider {
-			return pipeProvider(t, idle, idleResponse(s))
-		},
+	providertest.Idle[mockanthropic.Response]{
+		Model: modelByID(t, "claude-sonnet-4-5"), Describe: describer,
+		Mock: idleMock, Provider: pipeProvider,
 		KeepAliveName: "pings keep the stream alive",
-		CheckKeepAlive: func(t *testing.T, got []string) {
-			diffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "done"`, `text_end 0 "done"`, "done stop"})
-		},
 	}.Run(t)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/mockanthropic"
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 )
 
 // TestFixtures replays streams in Anthropic's exact wire format, event by event.
@@ -69,7 +70,7 @@ func TestFixtures(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
-			p, _ := newMockProvider(t, Config{}, mockanthropic.Response{SSE: fixture(t, tc.file)})
+			p, _ := newMockProvider(t, Config{}, mockanthropic.Response{Faults: mockhttp.Faults{SSE: fixture(t, tc.file)}})
 			got, final := run(t, context.Background(), p, hiRequest(t, tc.model))
 			diffLines(t, got, tc.want)
 			if c := contentJSON(t, final); c != tc.content {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/mockgoogle"
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
@@ -41,18 +42,6 @@ func TestFaults(t *testing.T) {
 			Kind: core.ErrorRetryable, Status: 503,
 		},
 		{
-			Name: "500 without a body",
-			Resp: mockgoogle.Response{Status: 500},
-			Want: []string{"start", "error error retryable: 500 status code (no body)"},
-			Kind: core.ErrorRetryable, Status: 500,
-		},
-		{
-			Name: "502 with an HTML body",
-			Resp: mockgoogle.Response{Status: 502, Body: "<html>\n<body>Bad gateway</body>\n</html>", ContentType: "text/html"},
-			Want: []string{"start", "error error retryable: 502 Bad Gateway: <html> <body>Bad gateway</body> </html>"},
-			Kind: core.ErrorRetryable, Status: 502,
-		},
-		{
 			Name: "invalid key (400 API_KEY_INVALID) names the key source",
 			Resp: mockgoogle.AuthError(),
 			Want: []string{"start", "error error auth: 400 INVALID_ARGUMENT: API key not valid. Please pass a valid API key. (API key from the test's Config)"},
@@ -60,7 +49,7 @@ func TestFaults(t *testing.T) {
 		},
 		{
 			Name: "403 permission denied",
-			Resp: mockgoogle.Response{Status: 403, Error: &mockgoogle.ErrorBody{Code: 403, Status: "PERMISSION_DENIED", Message: "Method doesn't allow unregistered callers."}},
+			Resp: mockgoogle.Response{Faults: mockhttp.Faults{Status: 403}, Error: &mockgoogle.ErrorBody{Code: 403, Status: "PERMISSION_DENIED", Message: "Method doesn't allow unregistered callers."}},
 			Want: []string{"start", "error error auth: 403 PERMISSION_DENIED: Method doesn't allow unregistered callers. (API key from the test's Config)"},
 			Kind: core.ErrorAuth, Status: 403,
 		},
@@ -72,25 +61,19 @@ func TestFaults(t *testing.T) {
 		},
 		{
 			Name: "400 invalid argument",
-			Resp: mockgoogle.Response{Status: 400, Error: &mockgoogle.ErrorBody{Code: 400, Status: "INVALID_ARGUMENT", Message: "Please ensure that function call turn comes immediately after a user turn."}},
+			Resp: mockgoogle.Response{Faults: mockhttp.Faults{Status: 400}, Error: &mockgoogle.ErrorBody{Code: 400, Status: "INVALID_ARGUMENT", Message: "Please ensure that function call turn comes immediately after a user turn."}},
 			Want: []string{"start", "error error other: 400 INVALID_ARGUMENT: Please ensure that function call turn comes immediately after a user turn."},
 			Kind: core.ErrorOther, Status: 400,
 		},
 		{
-			Name: "200 with a body that is not an event stream",
-			Resp: mockgoogle.Response{Body: "<html>maintenance</html>", ContentType: "text/html"},
-			Want: []string{"start", `error error other: Provider returned 200 with a body that is not an event stream (Content-Type "text/html"): <html>maintenance</html> (iterateResponseStream: invalid stream chunk: <html>maintenance</html>:)`},
-			Kind: core.ErrorOther, Status: 200,
-		},
-		{
 			Name: "200 with an empty body",
-			Resp: mockgoogle.Response{SSE: "\r\n"},
+			Resp: mockgoogle.Response{Faults: mockhttp.Faults{SSE: "\r\n"}},
 			Want: []string{"start", `error error other: Provider returned 200 with a body that is not an event stream (Content-Type "text/event-stream; charset=utf-8"): empty body`},
 			Kind: core.ErrorOther, Status: 200,
 		},
 		{
 			Name: "connection dropped mid-stream",
-			Resp: mockgoogle.Response{Text: "abcdef", ChunkSize: 2, DropAfter: 2},
+			Resp: mockgoogle.Response{Text: "abcdef", ChunkSize: 2, Faults: mockhttp.Faults{DropAfter: 2}},
 			Want: []string{"start", "text_start 0", `text_delta 0 "ab"`, `text_delta 0 "cd"`, "error error retryable: Connection to provider lost mid-stream: unexpected EOF"},
 			Kind: core.ErrorRetryable, Content: `[{"type":"text","text":"abcd"}]`,
 		},
@@ -103,7 +86,7 @@ func TestFaults(t *testing.T) {
 		},
 		{
 			Name: "non-JSON data as the first chunk",
-			Resp: mockgoogle.Response{SSE: "data: hello\r\n\r\n"},
+			Resp: mockgoogle.Response{Faults: mockhttp.Faults{SSE: "data: hello\r\n\r\n"}},
 			Want: []string{"start", "error error other: Provider sent malformed data: iterateResponseStream: error unmarshalling data data: hello. error: invalid character 'h' looking for beginning of value"},
 			Kind: core.ErrorOther,
 		},
@@ -123,7 +106,7 @@ func TestFaults(t *testing.T) {
 		},
 		{
 			Name: "clean close without a finishReason",
-			Resp: mockgoogle.Response{Text: "par", NoDone: true},
+			Resp: mockgoogle.Response{Text: "par", Faults: mockhttp.Faults{NoDone: true}},
 			Want: []string{"start", "text_start 0", `text_delta 0 "par"`, "error error retryable: Gemini stream ended before a finishReason (connection closed early)"},
 			Kind: core.ErrorRetryable, Content: `[{"type":"text","text":"par"}]`,
 		},
@@ -141,7 +124,7 @@ func TestFaults(t *testing.T) {
 		},
 		{
 			Name: "keep-alive comments and other SSE fields are skipped",
-			Resp: mockgoogle.Response{KeepAlive: "keep-alive", Events: []mockgoogle.Event{
+			Resp: mockgoogle.Response{Faults: mockhttp.Faults{KeepAlive: "keep-alive"}, Events: []mockgoogle.Event{
 				{Text: "ab"},
 				{Comment: "still working"},
 				{Raw: "event: message\r\nid: 7\r\nretry: 100\r\n\r\n"},
@@ -152,7 +135,7 @@ func TestFaults(t *testing.T) {
 		},
 		{
 			Name:    "per-chunk delays",
-			Resp:    mockgoogle.Response{ChunkDelayMs: 1, Events: []mockgoogle.Event{{DelayMs: 1}, {Text: "ok"}}},
+			Resp:    mockgoogle.Response{Faults: mockhttp.Faults{ChunkDelayMs: 1}, Events: []mockgoogle.Event{{DelayMs: 1}, {Text: "ok"}}},
 			Want:    []string{"start", "text_start 0", `text_delta 0 "ok"`, `text_end 0 "ok"`, "done stop"},
 			Content: `[{"type":"text","text":"ok"}]`,
 		},
@@ -161,13 +144,14 @@ func TestFaults(t *testing.T) {
 		p, _ := newMockProvider(t, Config{}, resp)
 		return run(t, context.Background(), p, hiRequest(t, "gemini-2.5-flash"))
 	}
+	faults = append(faults, providertest.HTTPFaults(describer, func(f mockhttp.Faults) mockgoogle.Response { return mockgoogle.Response{Faults: f} }, " (iterateResponseStream: invalid stream chunk: <html>maintenance</html>:)")...)
 	providertest.RunFaults(t, faults, runFault)
 }
 
 // TestNoKeyConfigured: an auth failure without a key names the variables pi-rpc reads, and
 // the request went without a key.
 func TestNoKeyConfigured(t *testing.T) {
-	srv := mockgoogle.New(&mockgoogle.Script{Responses: []mockgoogle.Response{{Status: 403, Error: &mockgoogle.ErrorBody{Code: 403, Status: "PERMISSION_DENIED", Message: "Method doesn't allow unregistered callers."}}}})
+	srv := mockgoogle.New(&mockgoogle.Script{Responses: []mockgoogle.Response{{Faults: mockhttp.Faults{Status: 403}, Error: &mockgoogle.ErrorBody{Code: 403, Status: "PERMISSION_DENIED", Message: "Method doesn't allow unregistered callers."}}}})
 	defer srv.Close()
 	p, err := New(Config{BaseURL: srv.URL(), IdleTimeout: -1, HTTPClient: srv.Client()})
 	if err != nil {
@@ -185,15 +169,15 @@ func TestNoKeyConfigured(t *testing.T) {
 // TestCancel cancels the context mid-stream: the stream ends aborted with the partial
 // content, and the server sees the client go away.
 func TestCancel(t *testing.T) {
-	p, srv := newMockProvider(t, Config{}, mockgoogle.Response{Text: "abcdef", ChunkSize: 2, StallAfter: 2})
-	providertest.CancelMidStream(t, p, hiRequest(t, "gemini-2.5-flash"), describeEvent)
+	p, srv := newMockProvider(t, Config{}, mockgoogle.Response{Text: "abcdef", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 2}})
+	providertest.CancelMidStream(t, p, hiRequest(t, "gemini-2.5-flash"), describer)
 	providertest.AwaitGone(t, srv.Requests()[0].Gone())
 }
 
 // TestCancelBeforeHeaders cancels while the server has not answered yet.
 func TestCancelBeforeHeaders(t *testing.T) {
-	p, srv := newMockProvider(t, Config{}, mockgoogle.Response{StallBeforeHeaders: true, Text: "x"})
-	providertest.CancelBeforeHeaders(t, p, hiRequest(t, "gemini-2.5-flash"), describeEvent, func(cancel context.CancelFunc) {
+	p, srv := newMockProvider(t, Config{}, mockgoogle.Response{Faults: mockhttp.Faults{StallBeforeHeaders: true}, Text: "x"})
+	providertest.CancelBeforeHeaders(t, p, hiRequest(t, "gemini-2.5-flash"), describer, func(cancel context.CancelFunc) {
 		srv.OnRequest = func(*mockgoogle.Request) { cancel() }
 	})
 	providertest.AwaitGone(t, srv.Requests()[0].Gone())
@@ -201,7 +185,7 @@ func TestCancelBeforeHeaders(t *testing.T) {
 
 // TestConsumerStops checks that a consumer breaking out of the loop ends the request.
 func TestConsumerStops(t *testing.T) {
-	p, srv := newMockProvider(t, Config{}, mockgoogle.Response{Text: "abcdef", ChunkSize: 2, StallAfter: 2})
+	p, srv := newMockProvider(t, Config{}, mockgoogle.Response{Text: "abcdef", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 2}})
 	providertest.ConsumerStops(t, p, hiRequest(t, "gemini-2.5-flash"))
 	providertest.AwaitGone(t, srv.Requests()[0].Gone())
 }

@@ -58,9 +58,12 @@ func run(t *testing.T, ctx context.Context, p core.Provider, req *core.Request) 
 	return providertest.Run(t, ctx, p, req, describeEvent)
 }
 
+// describer renders Gemini's events, with the thought signatures of finished calls.
+var describer = providertest.Describer{Signatures: true}
+
 // The shared helpers, by the names this package's tests use.
 var (
-	describeEvent = providertest.DescribeEventSig
+	describeEvent = describer.Event
 	diffLines     = providertest.DiffLines
 	contentJSON   = providertest.ContentJSON
 )

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/mockgoogle"
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 )
 
 // TestThinkingTextToolCall maps thought parts to thinking, text parts to text and a signed
@@ -121,7 +122,7 @@ func TestFinishReasons(t *testing.T) {
 		{mockgoogle.Response{Text: "x", FinishReason: "RECITATION"}, "error error other: Provider finish reason: RECITATION"},
 		{mockgoogle.Response{Text: "x", FinishReason: "PROHIBITED_CONTENT"}, "error error other: Provider finish reason: PROHIBITED_CONTENT"},
 		{mockgoogle.Response{FinishReason: "MALFORMED_FUNCTION_CALL"}, "error error other: Provider finish reason: MALFORMED_FUNCTION_CALL"},
-		{mockgoogle.Response{SSE: `data: {"promptFeedback":{"blockReason":"PROHIBITED_CONTENT"},"usageMetadata":{"promptTokenCount":5}}` + "\r\n\r\n"},
+		{mockgoogle.Response{Faults: mockhttp.Faults{SSE: `data: {"promptFeedback":{"blockReason":"PROHIBITED_CONTENT"},"usageMetadata":{"promptTokenCount":5}}` + "\r\n\r\n"}},
 			"error error other: Prompt blocked: PROHIBITED_CONTENT"},
 	}
 	for _, tc := range tests {

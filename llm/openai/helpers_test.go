@@ -2,10 +2,6 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -16,13 +12,11 @@ import (
 // modelByID returns a catalogue model.
 func modelByID(t testing.TB, id string) core.Model {
 	t.Helper()
-	for _, m := range Catalogue() {
-		if m.ID == id {
-			return m
-		}
-	}
-	t.Fatalf("no catalogue model %q", id)
-	return core.Model{}
+	return providertest.ModelByID(t, Catalogue(), id)
+}
+
+func hiRequest(t testing.TB, model string) *core.Request {
+	return providertest.HiRequest(modelByID(t, model))
 }
 
 // newMockProvider starts a mock server for responses and a provider pointed at it, with
@@ -47,15 +41,6 @@ func newMockProvider(t *testing.T, cfg Config, responses ...mockopenai.Response)
 	return p, srv
 }
 
-func fixture(t *testing.T, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // run streams one request and returns the events described as strings, and the final
 // message.
 func run(t *testing.T, ctx context.Context, p core.Provider, req *core.Request) ([]string, *core.AssistantMessage) {
@@ -63,55 +48,14 @@ func run(t *testing.T, ctx context.Context, p core.Provider, req *core.Request) 
 	return providertest.Run(t, ctx, p, req, describe)
 }
 
-// describe renders an event compactly: type, content index, and the fields that matter.
-func describe(ev core.AssistantEvent) string {
-	switch ev.Type {
-	case core.EventStart:
-		// The message as it stands at the start: a response that failed before any content
-		// already says so.
-		if m := ev.Partial; m.StopReason != core.StopReasonStop {
-			return fmt.Sprintf("start %s", m.StopReason)
-		}
-		return "start"
-	case core.EventTextStart, core.EventThinkingStart:
-		return fmt.Sprintf("%s %d", ev.Type, ev.ContentIndex)
-	case core.EventTextDelta, core.EventThinkingDelta:
-		return fmt.Sprintf("%s %d %q", ev.Type, ev.ContentIndex, ev.Delta)
-	case core.EventTextEnd, core.EventThinkingEnd:
-		return fmt.Sprintf("%s %d %q", ev.Type, ev.ContentIndex, ev.Content)
-	case core.EventToolCallStart:
-		return fmt.Sprintf("%s %d id=%s name=%s", ev.Type, ev.ContentIndex, ev.ID, ev.Name)
-	case core.EventToolCallDelta:
-		s := fmt.Sprintf("%s %d %q", ev.Type, ev.ContentIndex, ev.Delta)
-		if ev.ID != "" || ev.Name != "" {
-			s += fmt.Sprintf(" id=%s name=%s", ev.ID, ev.Name)
-		}
-		return s
-	case core.EventToolCallEnd:
-		args, _ := json.Marshal(ev.ToolCall.Arguments)
-		return fmt.Sprintf("%s %d %s %s %s", ev.Type, ev.ContentIndex, ev.ToolCall.ID, ev.ToolCall.Name, args)
-	case core.EventDone:
-		return fmt.Sprintf("done %s", ev.Reason)
-	case core.EventError:
-		kind := core.ErrorKind("")
-		if f := ev.Partial.Failure; f != nil {
-			kind = f.Kind
-		}
-		return fmt.Sprintf("error %s %s: %s", ev.Reason, kind, ev.Partial.ErrorMessage)
-	}
-	return string(ev.Type)
-}
+// describer renders OpenAI's events: a start that already knows the response failed says
+// so, and tool-call deltas show the id and name they carry.
+var describer = providertest.Describer{StartReason: true, DeltaIDs: true}
 
-func diffLines(t *testing.T, got, want []string) {
-	t.Helper()
-	providertest.DiffLines(t, got, want)
-}
-
-func contentJSON(t *testing.T, m *core.AssistantMessage) string {
-	t.Helper()
-	b, err := json.Marshal(m.Content)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
+// The shared helpers, by the names this package's tests use.
+var (
+	describe    = describer.Event
+	diffLines   = providertest.DiffLines
+	contentJSON = providertest.ContentJSON
+	fixture     = providertest.Fixture
+)

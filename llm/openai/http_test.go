@@ -17,10 +17,6 @@ import (
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
 )
 
-func hiRequest(t *testing.T) *core.Request {
-	return &core.Request{Model: modelByID(t, "gpt-4.1"), Messages: []core.Message{core.NewUserMessage("hi", nil, 1)}}
-}
-
 // TestRequestHeaders checks what the server sees: the path below the base URL, the key as a
 // bearer token, JSON in and an event stream asked for, pi-rpc's name, and the provider's
 // and then the model's headers (models.json), which replace defaults they name.
@@ -54,7 +50,7 @@ func TestRequestHeaders(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p, srv := newMockProvider(t, tc.cfg, mockopenai.Response{Text: "ok"})
-			req := hiRequest(t)
+			req := hiRequest(t, "gpt-4.1")
 			req.Model.Headers = tc.model
 			if _, final := run(t, context.Background(), p, req); final.StopReason != core.StopReasonStop {
 				t.Fatalf("stream failed: %s", final.ErrorMessage)
@@ -81,7 +77,7 @@ func TestRequestHeaders(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		run(t, context.Background(), p, hiRequest(t))
+		run(t, context.Background(), p, hiRequest(t, "gpt-4.1"))
 		if _, ok := ct.header["Authorization"]; ok {
 			t.Errorf("Authorization sent: %q", ct.header.Get("Authorization"))
 		}
@@ -115,7 +111,7 @@ func TestEndpoint(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", base, err)
 		}
-		run(t, context.Background(), p, hiRequest(t))
+		run(t, context.Background(), p, hiRequest(t, "gpt-4.1"))
 		if ht.url != want {
 			t.Errorf("%s: request to %s, want %s", base, ht.url, want)
 		}
@@ -149,8 +145,8 @@ func TestStreamEdges(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p, _ := newMockProvider(t, Config{}, mockopenai.Response{SSE: tc.sse})
-			got, _ := run(t, context.Background(), p, hiRequest(t))
+			p, _ := newMockProvider(t, Config{}, mockopenai.Response{Faults: mockhttp.Faults{SSE: tc.sse}})
+			got, _ := run(t, context.Background(), p, hiRequest(t, "gpt-4.1"))
 			diffLines(t, got, tc.want)
 		})
 	}
@@ -180,7 +176,7 @@ func TestErrorBodyStall(t *testing.T) {
 				t.Fatal(err)
 			}
 			start := time.Now()
-			got, _ := run(t, context.Background(), p, hiRequest(t))
+			got, _ := run(t, context.Background(), p, hiRequest(t, "gpt-4.1"))
 			diffLines(t, got, []string{"start error", "error error retryable: No data from provider for 30s"})
 			if d := time.Since(start); d != 30*time.Second {
 				t.Errorf("failed after %v, want 30s", d)
@@ -198,7 +194,7 @@ func TestErrorBodyStall(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			time.AfterFunc(time.Minute, cancel)
-			got, _ := run(t, ctx, p, hiRequest(t))
+			got, _ := run(t, ctx, p, hiRequest(t, "gpt-4.1"))
 			diffLines(t, got, []string{"start aborted", "error aborted aborted: Request was aborted"})
 		})
 	})
@@ -212,7 +208,7 @@ func TestErrorBodyLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, final := run(t, context.Background(), p, hiRequest(t))
+	_, final := run(t, context.Background(), p, hiRequest(t, "gpt-4.1"))
 	if final.Failure == nil || final.Failure.Status != 400 || final.Failure.Kind != core.ErrorOther {
 		t.Fatalf("failure = %+v", final.Failure)
 	}
@@ -281,7 +277,7 @@ func TestRedirects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _ := run(t, context.Background(), p, hiRequest(t))
+	got, _ := run(t, context.Background(), p, hiRequest(t, "gpt-4.1"))
 	diffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "ok"`, `text_end 0 "ok"`, "done stop"})
 	if seen.Get("Authorization") != "Bearer sk-1" || seen.Get("Api-Key") != "secret" {
 		t.Errorf("headers after the redirect: %v", seen)
@@ -291,7 +287,7 @@ func TestRedirects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, final := run(t, context.Background(), p, hiRequest(t))
+	_, final := run(t, context.Background(), p, hiRequest(t, "gpt-4.1"))
 	if final.Failure == nil || final.Failure.Kind != core.ErrorOther || !strings.Contains(final.ErrorMessage, "redirect leaves the base URL's origin") {
 		t.Fatalf("failure = %+v", final.Failure)
 	}
@@ -314,7 +310,7 @@ func TestRedirectPolicyOfTheCallersClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, final := run(t, context.Background(), p, hiRequest(t))
+	_, final := run(t, context.Background(), p, hiRequest(t, "gpt-4.1"))
 	if !strings.Contains(final.ErrorMessage, "no redirects here") {
 		t.Errorf("error = %q, want the client's own policy", final.ErrorMessage)
 	}
@@ -329,11 +325,11 @@ func TestRedirectPolicyOfTheCallersClient(t *testing.T) {
 func TestSDKDoesNotRetry(t *testing.T) {
 	for _, fault := range []mockopenai.Response{
 		mockopenai.RateLimitError("0"),
-		{Status: 500, Error: &mockopenai.ErrorBody{Message: "boom", Type: "server_error"}},
-		{Text: "abcdefgh", DropAfter: 1},
+		{Faults: mockhttp.Faults{Status: 500}, Error: &mockopenai.ErrorBody{Message: "boom", Type: "server_error"}},
+		{Text: "abcdefgh", Faults: mockhttp.Faults{DropAfter: 1}},
 	} {
 		p, srv := newMockProvider(t, Config{}, fault, mockopenai.Response{Text: "ok"})
-		_, final := run(t, context.Background(), p, hiRequest(t))
+		_, final := run(t, context.Background(), p, hiRequest(t, "gpt-4.1"))
 		if final.StopReason != core.StopReasonError || final.Failure == nil || final.Failure.Kind != core.ErrorRetryable {
 			t.Errorf("%+v: final %s %+v, want a retryable error", fault, final.StopReason, final.Failure)
 		}

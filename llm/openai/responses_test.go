@@ -298,14 +298,14 @@ func TestResponsesFaults(t *testing.T) {
 	faults := []providertest.Fault[mockopenai.Response]{
 		{Name: "429 with Retry-After", Resp: mockopenai.RateLimitError("7"),
 			Want: []string{"start error", "error error retryable: " + rateLimit}, Kind: core.ErrorRetryable, Status: 429, Retry: 7e9},
-		{Name: "500 without a body", Resp: mockopenai.Response{Status: 500},
+		{Name: "500 without a body", Resp: mockopenai.Response{Faults: mockhttp.Faults{Status: 500}},
 			Want: []string{"start error", "error error retryable: 500 status code (no body)"}, Kind: core.ErrorRetryable, Status: 500},
-		{Name: "503 with an HTML body", Resp: mockopenai.Response{Status: 503, Body: "<html>busy</html>", ContentType: "text/html"},
+		{Name: "503 with an HTML body", Resp: mockopenai.Response{Faults: mockhttp.Faults{Status: 503, Body: "<html>busy</html>", ContentType: "text/html"}},
 			Want: []string{"start error", "error error retryable: 503 Service Unavailable: <html>busy</html>"}, Kind: core.ErrorRetryable, Status: 503},
 		{Name: "context length exceeded", Resp: mockopenai.ContextLengthError(),
 			Want: []string{"start error", "error error overflow: 400 This model's maximum context length is 128000 tokens. However, your messages resulted in 130415 tokens. Please reduce the length of the messages."},
 			Kind: core.ErrorOverflow, Status: 400},
-		{Name: "401 names the key source", Resp: mockopenai.Response{Status: 401, Error: &mockopenai.ErrorBody{Message: "Incorrect API key provided.", Type: "invalid_request_error", Code: "invalid_api_key"}},
+		{Name: "401 names the key source", Resp: mockopenai.Response{Faults: mockhttp.Faults{Status: 401}, Error: &mockopenai.ErrorBody{Message: "Incorrect API key provided.", Type: "invalid_request_error", Code: "invalid_api_key"}},
 			Want: []string{"start error", "error error auth: 401 Incorrect API key provided. (API key from the test's Config)"}, Kind: core.ErrorAuth, Status: 401},
 		{Name: "response.failed", Resp: mockopenai.Response{Text: "ab", FinishReason: "failed"},
 			Want: []string{"start", "text_start 0", `text_delta 0 "ab"`, `text_end 0 "ab"`, "error error retryable: Provider error: The model failed to generate a response."},
@@ -313,17 +313,17 @@ func TestResponsesFaults(t *testing.T) {
 		{Name: "response.incomplete at the output limit", Resp: mockopenai.Response{Text: "ab", FinishReason: "length"},
 			Want:    []string{"start", "text_start 0", `text_delta 0 "ab"`, `text_end 0 "ab"`, "done length"},
 			Content: `[{"type":"text","text":"ab","textSignature":"{\"v\":1,\"id\":\"msg_mock_1_0\"}"}]`},
-		{Name: "response.incomplete by the content filter", Resp: mockopenai.Response{Events: []mockopenai.Event{{Text: "ab"}, {Raw: "event: response.incomplete\ndata: {\"type\":\"response.incomplete\",\"sequence_number\":9,\"response\":{\"id\":\"r\",\"status\":\"incomplete\",\"incomplete_details\":{\"reason\":\"content_filter\"},\"output\":[]}}\n\n"}}, NoDone: true},
+		{Name: "response.incomplete by the content filter", Resp: mockopenai.Response{Events: []mockopenai.Event{{Text: "ab"}, {Raw: "event: response.incomplete\ndata: {\"type\":\"response.incomplete\",\"sequence_number\":9,\"response\":{\"id\":\"r\",\"status\":\"incomplete\",\"incomplete_details\":{\"reason\":\"content_filter\"},\"output\":[]}}\n\n"}}, Faults: mockhttp.Faults{NoDone: true}},
 			Want: []string{"start", "text_start 0", `text_delta 0 "ab"`, "error error other: Provider stopped the response: incomplete (content_filter)"},
 			Kind: core.ErrorOther, Content: `[{"type":"text","text":"ab"}]`},
-		{Name: "error event", Resp: mockopenai.Response{Events: []mockopenai.Event{{Raw: "event: error\ndata: {\"type\":\"error\",\"sequence_number\":1,\"code\":\"rate_limit_exceeded\",\"message\":\"Slow down\",\"param\":null}\n\n"}}, NoDone: true},
+		{Name: "error event", Resp: mockopenai.Response{Events: []mockopenai.Event{{Raw: "event: error\ndata: {\"type\":\"error\",\"sequence_number\":1,\"code\":\"rate_limit_exceeded\",\"message\":\"Slow down\",\"param\":null}\n\n"}}, Faults: mockhttp.Faults{NoDone: true}},
 			Want: []string{"start", "error error retryable: Provider error: Slow down"}, Kind: core.ErrorRetryable},
 		{Name: "malformed event mid-stream", Resp: mockopenai.Response{Events: []mockopenai.Event{{Text: "ab"}, {Raw: "data: {\"type\":\"response.output_text.delta\",\"delta\":\"x\n\n"}}},
 			Want: []string{"start", "text_start 0", `text_delta 0 "ab"`, `error error retryable: Provider sent malformed data: {"type":"response.output_text.delta","delta":"x (unexpected end of JSON input)`},
 			Kind: core.ErrorRetryable, Content: `[{"type":"text","text":"ab"}]`},
-		{Name: "non-JSON first event", Resp: mockopenai.Response{SSE: "data: hello\n\n"},
+		{Name: "non-JSON first event", Resp: mockopenai.Response{Faults: mockhttp.Faults{SSE: "data: hello\n\n"}},
 			Want: []string{"start", "error error other: Provider sent malformed data: hello (not a JSON object)"}, Kind: core.ErrorOther},
-		{Name: "200 with a body that is not an event stream", Resp: mockopenai.Response{Body: "<html>maintenance</html>", ContentType: "text/html"},
+		{Name: "200 with a body that is not an event stream", Resp: mockopenai.Response{Faults: mockhttp.Faults{Body: "<html>maintenance</html>", ContentType: "text/html"}},
 			Want: []string{"start", `error error other: Provider returned 200 with a body that is not an event stream (Content-Type "text/html"): <html>maintenance</html>`},
 			Kind: core.ErrorOther, Status: 200},
 		{Name: "connection dropped mid-stream", Resp: func() mockopenai.Response { r := text("abcdefgh"); r.DropAfter = 5; return r }(),
@@ -342,9 +342,9 @@ func TestResponsesFaults(t *testing.T) {
 // TestResponsesCancel: cancelling mid-stream ends the stream aborted with the partial text,
 // and the server sees the client go away.
 func TestResponsesCancel(t *testing.T) {
-	r := mockopenai.Response{Text: "abcdef", ChunkSize: 2, StallAfter: 5}
+	r := mockopenai.Response{Text: "abcdef", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 5}}
 	p, srv := newResponsesProvider(t, r)
-	providertest.CancelMidStream(t, p, &core.Request{Model: responsesModel(t), Messages: []core.Message{core.NewUserMessage("hi", nil, 1)}}, describe)
+	providertest.CancelMidStream(t, p, &core.Request{Model: responsesModel(t), Messages: []core.Message{core.NewUserMessage("hi", nil, 1)}}, describer)
 	providertest.AwaitGone(t, srv.Requests()[0].Gone())
 }
 
@@ -431,7 +431,7 @@ func TestResponsesIdleTimeout(t *testing.T) {
 	t.Run("silence mid-stream", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			// response.created, output_item.added, content_part.added, the delta "ab", then silence.
-			p := pipe(t, mockopenai.Response{Text: "abcd", ChunkSize: 2, StallAfter: 4})
+			p := pipe(t, mockopenai.Response{Text: "abcd", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 4}})
 			start := time.Now()
 			got, _ := run(t, context.Background(), p, req())
 			diffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "ab"`, "error error retryable: No data from provider for 120s"})
@@ -473,7 +473,7 @@ func TestResponsesReasoningWithoutSummary(t *testing.T) {
 		ev("response.output_item.added", `"output_index":2,"item":{"id":"fc_1","type":"function_call","status":"in_progress","arguments":"","call_id":"call_1","name":"ls"}`) +
 		ev("response.output_item.done", `"output_index":2,"item":`+call) +
 		ev("response.completed", `"response":{"id":"resp_1","status":"completed","output":[]}`)
-	p, srv := newResponsesProvider(t, mockopenai.Response{SSE: sse}, mockopenai.Response{Text: "ok"})
+	p, srv := newResponsesProvider(t, mockopenai.Response{Faults: mockhttp.Faults{SSE: sse}}, mockopenai.Response{Text: "ok"})
 	model := responsesModel(t)
 	req := &core.Request{Model: model, Messages: []core.Message{core.NewUserMessage("go", nil, 1)}}
 	got, first := run(t, context.Background(), p, req)

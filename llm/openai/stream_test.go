@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
 )
 
@@ -130,7 +131,7 @@ func TestFixtures(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p, _ := newMockProvider(t, Config{}, mockopenai.Response{SSE: fixture(t, tc.file)})
+			p, _ := newMockProvider(t, Config{}, mockopenai.Response{Faults: mockhttp.Faults{SSE: fixture(t, tc.file)}})
 			model := core.Model{ID: tc.model, API: API, Provider: "test", Input: []string{"text"}, ContextWindow: 128000, MaxTokens: 4096}
 			got, final := run(t, context.Background(), p, &core.Request{Model: model, Messages: []core.Message{core.NewUserMessage("hi", nil, 1)}})
 			diffLines(t, got, tc.want)
@@ -155,8 +156,8 @@ func TestFixtures(t *testing.T) {
 // TestUsagePriced checks that usage is priced with the model's prices (cached tokens at the
 // cached price).
 func TestUsagePriced(t *testing.T) {
-	p, _ := newMockProvider(t, Config{}, mockopenai.Response{SSE: fixture(t, "openai_text_cached.sse")})
-	_, final := run(t, context.Background(), p, &core.Request{Model: modelByID(t, "gpt-4.1"), Messages: []core.Message{core.NewUserMessage("hi", nil, 1)}})
+	p, _ := newMockProvider(t, Config{}, mockopenai.Response{Faults: mockhttp.Faults{SSE: fixture(t, "openai_text_cached.sse")}})
+	_, final := run(t, context.Background(), p, hiRequest(t, "gpt-4.1"))
 	c := final.Usage.Cost
 	want := core.Cost{Input: 176 * 2 / 1e6, Output: 2 * 8 / 1e6, CacheRead: 1024 * 0.5 / 1e6}
 	want.Total = want.Input + want.Output + want.CacheRead
@@ -178,7 +179,7 @@ func TestMockScripted(t *testing.T) {
 		Usage: &mockopenai.Usage{PromptTokens: 100, CompletionTokens: 20, CachedTokens: 50},
 	})
 	_ = srv
-	got, final := run(t, context.Background(), p, &core.Request{Model: modelByID(t, "gpt-4.1"), Messages: []core.Message{core.NewUserMessage("hi", nil, 1)}})
+	got, final := run(t, context.Background(), p, hiRequest(t, "gpt-4.1"))
 	want := []string{
 		"start",
 		"thinking_start 0",

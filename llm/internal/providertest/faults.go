@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 )
 
 // Fault is one row of a provider's fault table: the scripted response Resp of the
@@ -46,5 +47,33 @@ func RunFaults[R any](t *testing.T, faults []Fault[R], run func(t *testing.T, re
 				t.Errorf("content = %s, want %s", c, tc.Content)
 			}
 		})
+	}
+}
+
+// HTTPFaults are the rows every provider's fault table shares: HTTP answers that are not
+// the provider's own (a 500 with no body, a proxy's 502 HTML page, a 200 whose body is not
+// an event stream). resp builds the provider mock's response from the shared fault fields;
+// notStream is what the provider adds to the 200's error message (Gemini's SDK quotes the
+// chunk it could not read); d renders the start event.
+func HTTPFaults[R any](d Describer, resp func(mockhttp.Faults) R, notStream string) []Fault[R] {
+	return []Fault[R]{
+		{
+			Name: "500 without a body",
+			Resp: resp(mockhttp.Faults{Status: 500}),
+			Want: []string{d.Start(core.StopReasonError), "error error retryable: 500 status code (no body)"},
+			Kind: core.ErrorRetryable, Status: 500,
+		},
+		{
+			Name: "502 with an HTML body",
+			Resp: resp(mockhttp.Faults{Status: 502, Body: "<html>\n<body>Bad gateway</body>\n</html>", ContentType: "text/html"}),
+			Want: []string{d.Start(core.StopReasonError), "error error retryable: 502 Bad Gateway: <html> <body>Bad gateway</body> </html>"},
+			Kind: core.ErrorRetryable, Status: 502,
+		},
+		{
+			Name: "200 with a body that is not an event stream",
+			Resp: resp(mockhttp.Faults{Body: "<html>maintenance</html>", ContentType: "text/html"}),
+			Want: []string{"start", `error error other: Provider returned 200 with a body that is not an event stream (Content-Type "text/html"): <html>maintenance</html>` + notStream},
+			Kind: core.ErrorOther, Status: 200,
+		},
 	}
 }

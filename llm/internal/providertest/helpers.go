@@ -47,16 +47,39 @@ func ContentJSON(t *testing.T, m *core.AssistantMessage) string {
 	return string(b)
 }
 
-// DescribeEvent renders an event compactly: type, content index, and the fields that matter.
-func DescribeEvent(ev core.AssistantEvent) string { return describe(ev, false) }
+// Describer renders an event compactly: type, content index, and the fields that matter.
+// Its options are where the providers' streams differ.
+type Describer struct {
+	// StartReason adds the start message's stop reason when it is not stop ("start error"):
+	// OpenAI's provider knows at the start that a response failed before any content.
+	StartReason bool
+	// DeltaIDs shows a tool-call delta's id and name when it carries them (OpenAI's deltas
+	// do) instead of the arguments parsed so far.
+	DeltaIDs bool
+	// Signatures adds a finished tool call's thought signature (sig="..."), for providers
+	// that sign calls.
+	Signatures bool
+}
 
-// DescribeEventSig is [DescribeEvent] with a finished tool call's thought signature
-// (sig="..."), for providers that sign calls.
-func DescribeEventSig(ev core.AssistantEvent) string { return describe(ev, true) }
+// DescribeEvent is the plain [Describer]'s Event.
+func DescribeEvent(ev core.AssistantEvent) string { return Describer{}.Event(ev) }
 
-func describe(ev core.AssistantEvent, sig bool) string {
+// DescribeEventSig is [DescribeEvent] with a finished tool call's thought signature.
+func DescribeEventSig(ev core.AssistantEvent) string { return Describer{Signatures: true}.Event(ev) }
+
+// Start is the line for the start event of a stream that ended with reason before any
+// content.
+func (d Describer) Start(reason core.StopReason) string {
+	return d.Event(core.AssistantEvent{Type: core.EventStart, Partial: &core.AssistantMessage{StopReason: reason}})
+}
+
+// Event renders ev.
+func (d Describer) Event(ev core.AssistantEvent) string {
 	switch ev.Type {
 	case core.EventStart:
+		if m := ev.Partial; d.StartReason && m != nil && m.StopReason != core.StopReasonStop {
+			return fmt.Sprintf("start %s", m.StopReason)
+		}
 		return "start"
 	case core.EventTextStart, core.EventThinkingStart:
 		return fmt.Sprintf("%s %d", ev.Type, ev.ContentIndex)
@@ -67,12 +90,19 @@ func describe(ev core.AssistantEvent, sig bool) string {
 	case core.EventToolCallStart:
 		return fmt.Sprintf("%s %d id=%s name=%s", ev.Type, ev.ContentIndex, ev.ID, ev.Name)
 	case core.EventToolCallDelta:
+		if d.DeltaIDs {
+			s := fmt.Sprintf("%s %d %q", ev.Type, ev.ContentIndex, ev.Delta)
+			if ev.ID != "" || ev.Name != "" {
+				s += fmt.Sprintf(" id=%s name=%s", ev.ID, ev.Name)
+			}
+			return s
+		}
 		args, _ := json.Marshal(ev.Partial.Content[ev.ContentIndex].Arguments)
 		return fmt.Sprintf("%s %d %q %s", ev.Type, ev.ContentIndex, ev.Delta, args)
 	case core.EventToolCallEnd:
 		args, _ := json.Marshal(ev.ToolCall.Arguments)
 		s := fmt.Sprintf("%s %d %s %s %s", ev.Type, ev.ContentIndex, ev.ToolCall.ID, ev.ToolCall.Name, args)
-		if sig {
+		if d.Signatures {
 			s += fmt.Sprintf(" sig=%q", ev.ToolCall.ThoughtSignature)
 		}
 		return s

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 )
 
 // IdleScenario names what the mock behind an [Idle] suite's provider plays.
@@ -24,14 +25,18 @@ const (
 	Steady
 )
 
-// Idle is a provider's side of the idle-timeout test.
-type Idle struct {
+// Idle is a provider's side of the idle-timeout test, for its mock's responses of type R.
+type Idle[R any] struct {
 	Model    core.Model
-	Describe func(core.AssistantEvent) string
+	Describe Describer
+	// Mock builds what the mock plays in each scenario.
+	Mock IdleMock[R]
 	// Provider returns a provider with the idle timeout over an in-memory pipe
-	// (mockhttp.PipeTransport) to a mock playing the scenario, so it runs in fake time.
-	Provider func(t *testing.T, idle time.Duration, s IdleScenario) core.Provider
-	// KeepAliveName names the KeepAlive subtest; CheckKeepAlive checks its events.
+	// (mockhttp.PipeTransport, see [PipeClient]) to a mock playing resp, so it runs in fake
+	// time.
+	Provider func(t *testing.T, idle time.Duration, resp R) core.Provider
+	// KeepAliveName names the KeepAlive subtest; CheckKeepAlive checks its events (when
+	// nil: the text "done" and a clean end).
 	KeepAliveName  string
 	CheckKeepAlive func(t *testing.T, got []string)
 }
@@ -39,13 +44,13 @@ type Idle struct {
 // Run runs the suite in fake time: a silent backend fails the stream after the idle
 // timeout with a retryable error naming the duration; keep-alives and a slow consumer do
 // not.
-func (s Idle) Run(t *testing.T) {
+func (s Idle[R]) Run(t *testing.T) {
 	req := func() *core.Request { return HiRequest(s.Model) }
 	t.Run("silence mid-stream", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			p := s.Provider(t, 120*time.Second, StallMidStream)
+			p := s.Provider(t, 120*time.Second, s.Mock.Response(StallMidStream))
 			start := time.Now()
-			got, final := Run(t, context.Background(), p, req(), s.Describe)
+			got, final := Run(t, context.Background(), p, req(), s.Describe.Event)
 			DiffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "ab"`, "error error retryable: No data from provider for 120s"})
 			if d := time.Since(start); d != 120*time.Second {
 				t.Errorf("failed after %v, want 2m0s", d)
@@ -57,24 +62,28 @@ func (s Idle) Run(t *testing.T) {
 	})
 	t.Run("silence before headers", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			p := s.Provider(t, 90*time.Second, StallBeforeHeaders)
-			got, _ := Run(t, context.Background(), p, req(), s.Describe)
-			DiffLines(t, got, []string{"start", "error error retryable: No data from provider for 90s"})
+			p := s.Provider(t, 90*time.Second, s.Mock.Response(StallBeforeHeaders))
+			got, _ := Run(t, context.Background(), p, req(), s.Describe.Event)
+			DiffLines(t, got, []string{s.Describe.Start(core.StopReasonError), "error error retryable: No data from provider for 90s"})
 		})
 	})
 	t.Run(s.KeepAliveName, func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			p := s.Provider(t, 120*time.Second, KeepAlive)
-			got, _ := Run(t, context.Background(), p, req(), s.Describe)
+			p := s.Provider(t, 120*time.Second, s.Mock.Response(KeepAlive))
+			got, _ := Run(t, context.Background(), p, req(), s.Describe.Event)
+			if s.CheckKeepAlive == nil {
+				DiffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "done"`, `text_end 0 "done"`, "done stop"})
+				return
+			}
 			s.CheckKeepAlive(t, got)
 		})
 	})
 	t.Run("a slow consumer pauses the timer", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			p := s.Provider(t, 120*time.Second, Steady)
+			p := s.Provider(t, 120*time.Second, s.Mock.Response(Steady))
 			var got []string
 			for ev := range p.Stream(context.Background(), req()) {
-				got = append(got, s.Describe(ev))
+				got = append(got, s.Describe.Event(ev))
 				if ev.Type == core.EventTextDelta {
 					time.Sleep(10 * time.Minute) // the consumer is blocked, e.g. on a client that stopped reading
 				}
@@ -82,4 +91,38 @@ func (s Idle) Run(t *testing.T) {
 			DiffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "ab"`, `text_delta 0 "cd"`, `text_end 0 "abcd"`, "done stop"})
 		})
 	})
+}
+
+// IdleMock builds what a provider's mock plays in each [IdleScenario].
+type IdleMock[R any] struct {
+	// Text is the mock's response streaming text in chunks of 2, with faults f.
+	Text func(text string, f mockhttp.Faults) R
+	// StallAfter is how many data events the mock writes before it goes silent in
+	// StallMidStream: those of the dialect up to and including the first text delta.
+	StallAfter int
+	// KeepAlive is the response of the KeepAlive scenario (see [Beats]).
+	KeepAlive R
+}
+
+// Response is what the mock plays in scenario s.
+func (m IdleMock[R]) Response(s IdleScenario) R {
+	switch s {
+	case StallMidStream:
+		return m.Text("abcd", mockhttp.Faults{StallAfter: m.StallAfter})
+	case StallBeforeHeaders:
+		return m.Text("x", mockhttp.Faults{StallBeforeHeaders: true})
+	case KeepAlive:
+		return m.KeepAlive
+	}
+	return m.Text("abcd", mockhttp.Faults{})
+}
+
+// Beats are the KeepAlive scenario's steps in a dialect's events: ten times wait (a
+// minute's pause) then beat (its keep-alive), then done (the text "done").
+func Beats[E any](wait, beat, done E) []E {
+	var evs []E
+	for range 10 {
+		evs = append(evs, wait, beat)
+	}
+	return append(evs, done)
 }

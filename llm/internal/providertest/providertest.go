@@ -3,8 +3,8 @@
 // idle-timeout suite, the cancellation checks, and the recording transports and golden
 // request bodies. Only tests import it.
 //
-// llm/google and llm/anthropic use all of it; llm/openai's tests use Run and DiffLines and
-// still keep their own copies of the rest, which they can adopt later.
+// llm/openai, llm/anthropic and llm/google use all of it: a [Describer] holds where their
+// event lists differ, [HTTPFaults] the fault rows they share.
 package providertest
 
 import (

@@ -1,0 +1,91 @@
+package mockhttp
+
+import (
+	"net/http"
+	"strings"
+)
+
+// Dialect is one provider's wire as a mock speaks it over a queue of responses of type R:
+// the requests it answers and how, the error envelope it answers the rest with, and the
+// path its base URL adds to the server root.
+type Dialect[R any] struct {
+	// URLSuffix is what the base URL adds to the server root ("/v1" for OpenAI, "" for
+	// Anthropic, whose clients add /v1 themselves, "/v1beta" for Gemini).
+	URLSuffix string
+	// Routes are tried in order; a request none matches gets NotFound.
+	Routes []Route[R]
+	// Faults returns a response's shared part.
+	Faults func(*R) *Faults
+	// NotFound answers a request no route matches; Exhausted answers a matched request
+	// when no scripted response is left.
+	NotFound  func(w http.ResponseWriter, r *http.Request)
+	Exhausted func(w http.ResponseWriter)
+}
+
+// Route is one kind of request a dialect answers. Match picks the requests; Play writes
+// the next scripted response for one. A route with Answer instead answers the requests it
+// matches itself, without taking a response or recording them (a listing, or a request the
+// provider refuses).
+type Route[R any] struct {
+	Match  func(r *http.Request) bool
+	Play   func(st *Stream, t *Turn[R])
+	Answer func(w http.ResponseWriter, r *http.Request)
+}
+
+// Post matches a POST whose path ends in suffix.
+func Post(suffix string) func(*http.Request) bool {
+	return func(r *http.Request) bool {
+		return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, suffix)
+	}
+}
+
+// Server plays a script of responses of type R in one dialect. It embeds the [Recorder], so
+// its methods (Push, Pending, Release, Requests, WritesBlocked, ...) are the server's. A
+// mock's Server embeds a *Server of its Response.
+type Server[R any] struct {
+	Recorder[R]
+	d *Dialect[R]
+}
+
+// NewServer returns a server for script (none for a nil script) in dialect d that is not
+// listening: serve it with ServeHTTP, or call [Server.Start].
+func NewServer[R any](d *Dialect[R], script *Script[R]) *Server[R] {
+	s := &Server[R]{d: d}
+	s.InitScript(script)
+	return s
+}
+
+// Start listens on a loopback port (Close shuts it down) and returns s.
+func (s *Server[R]) Start() *Server[R] {
+	s.Listen(s)
+	return s
+}
+
+// URL is the base URL clients use: the server root plus the dialect's suffix.
+func (s *Server[R]) URL() string { return s.Root() + s.d.URLSuffix }
+
+// URLSuffix is the path the dialect's base URL adds to the server root.
+func (s *Server[R]) URLSuffix() string { return s.d.URLSuffix }
+
+// ServeHTTP implements [http.Handler]: the first route that matches answers; a playing
+// route takes the next scripted response (the dialect's Exhausted error when none is left).
+func (s *Server[R]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	for _, rt := range s.d.Routes {
+		if !rt.Match(r) {
+			continue
+		}
+		if rt.Answer != nil {
+			rt.Answer(w, r)
+			return
+		}
+		t := s.Take(r)
+		defer t.Finish()
+		if !t.Ok {
+			s.d.Exhausted(w)
+			return
+		}
+		rt.Play(t.Stream(w, r, s.d.Faults(&t.Resp)), t)
+		return
+	}
+	s.d.NotFound(w, r)
+}
