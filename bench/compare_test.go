@@ -106,7 +106,7 @@ func TestPickAll(t *testing.T) {
 	if main, acp, _ = pickAll(""); len(main) != len(scenarios()) || len(acp) != len(acpScenarios()) {
 		t.Fatalf("all: main %d, acp %d", len(main), len(acp))
 	}
-	for _, bad := range []string{"A2", "A", "Ax", "11"} {
+	for _, bad := range []string{"A2", "A", "Ax", "12"} {
 		if _, _, err := pickAll(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

@@ -38,7 +38,8 @@ type config struct {
 	mock      string
 	piCLI     string
 	node      string
-	base      string // a second pi-rpc binary to compare with (-base)
+	base      string // a second pi-rpc binary to compare with (-base); its copy once installCopies ran
+	baseFrom  string // -base as given, for the report
 	piACP     string // pi-acp 0.0.24's dist/index.js (-pi-acp)
 	root      string // temp directory of this bench run
 	// loadBefore is /proc/loadavg when the runs began: other work on the machine shows in
@@ -97,6 +98,10 @@ func run(cfg config, only, out string) error {
 		return err
 	}
 	defer func() { _ = os.RemoveAll(cfg.root) }()
+	cfg.baseFrom = cfg.base
+	if err := installCopies(&cfg); err != nil {
+		return err
+	}
 
 	targets, targetsACP := mainTargets(&cfg), acpTargets(&cfg)
 	if len(targetsACP) == 0 {
@@ -419,7 +424,7 @@ func machine(cfg *config) []string {
 		"pi-rpc: " + strings.TrimPrefix(version(cfg.piRPC, "--version"), "pi-rpc ") + ", commit " + version("git", "describe", "--always", "--dirty") + ", Go " + runtime.Version(),
 	}
 	if cfg.base != "" {
-		lines = append(lines, "base pi-rpc: "+cfg.base+": "+strings.TrimPrefix(version(cfg.base, "--version"), "pi-rpc "))
+		lines = append(lines, "base pi-rpc: "+cfg.baseFrom+": "+strings.TrimPrefix(version(cfg.base, "--version"), "pi-rpc "))
 	}
 	if cfg.piCLI != "" {
 		lines = append(lines, "pi: "+version(cfg.node, cfg.piCLI, "--version")+", Node "+version(cfg.node, "--version"))

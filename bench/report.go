@@ -246,6 +246,23 @@ func renderTargets(selected []scenario, results map[int]map[role]*series, compar
 				fmtMs(rpcMed(10, func(s sample) float64 { return s.extra["one ms"] })), r), r <= 3)
 		add("(issue 19) 16 sessions at model pace: peak RSS ≤ 60 MB", fmtMB(rss(10))+" MB", rss(10) <= 60)
 	}
+	// Issue 25: what must hold with the three vendor SDKs linked.
+	if has(1) {
+		add("(issue 25) cold start ≤ 15 ms", fmtMs(rpcMed(1, wallOf))+" ms", rpcMed(1, wallOf) <= 15)
+		add("(issue 25) idle RSS (scenario 1's peak) ≤ 25 MB", fmtMB(rss(1))+" MB", rss(1) <= 25)
+	}
+	if has(2) && compare && piMed(2, wallOf) > 0 {
+		r, p := rpcMed(2, wallOf), piMed(2, wallOf)
+		add("(issue 25) 2,000-delta reply ≥ 5 × faster than pi 0.73.1",
+			fmt.Sprintf("%s ms vs %s ms (%.1f × faster)", fmtMs(r), fmtMs(p), p/r), p >= 5*r)
+	}
+	if has(10) {
+		r := rpcMed(10, func(s sample) float64 { return s.extra["ratio"] })
+		add("(issue 25) 16 sessions at model pace ≤ 1.1 × one session", fmt.Sprintf("%.2f×", r), r <= 1.1)
+	}
+	if has(11) {
+		add("(issue 25) 100,000-entry session open ≤ 0.5 s (spawn → getState)", fmtMs(rpcMed(11, wallOf))+" ms", rpcMed(11, wallOf) <= 500)
+	}
 	if len(rows) == 0 {
 		return ""
 	}

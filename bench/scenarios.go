@@ -70,7 +70,7 @@ func writeFiles(work string, names ...string) error {
 }
 
 func scenarios() []scenario {
-	return append(singleScenarios(), multiScenarios()...)
+	return append(append(singleScenarios(), multiScenarios()...), largeSessionScenario())
 }
 
 func singleScenarios() []scenario {

@@ -97,6 +97,9 @@ type (
 
 const isoMillis = "2006-01-02T15:04:05.000Z"
 
+// sessionHeaderID is the session id in the header writeSession writes.
+const sessionHeaderID = "019e0000-0000-7000-8000-000000000001"
+
 // writeSession writes a pi session file (version 3, docs/sessions.md) of n entries in one chain:
 // a model_change, a thinking_level_change, then messages cycling through a user prompt, an
 // assistant tool call to read, its tool result and an assistant answer: what a long working
@@ -115,7 +118,7 @@ func writeSession(path, cwd string, n int) error {
 			err = enc.Encode(v)
 		}
 	}
-	write(sessionHeader{Type: "session", Version: 3, ID: "019e0000-0000-7000-8000-000000000001", Timestamp: base.Format(isoMillis), Cwd: cwd})
+	write(sessionHeader{Type: "session", Version: 3, ID: sessionHeaderID, Timestamp: base.Format(isoMillis), Cwd: cwd})
 	use := usage{Input: 1200, Output: 80, TotalTokens: 1280}
 	for i := range n {
 		at := base.Add(time.Duration(i) * time.Second)

@@ -132,7 +132,33 @@ func readSessionFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(f)
+	return readAllSized(f)
+}
+
+// readAllSized reads f to its end into one buffer of the file's size (as os.ReadFile does),
+// growing it only if the file grew since its stat. io.ReadAll would start at 512 bytes and
+// grow by a quarter at a time: a 60 MB session would allocate, zero and copy several times its
+// size, and that was most of a 100,000-entry open (docs/benchmarks.md).
+func readAllSized(f *os.File) ([]byte, error) {
+	size := 0
+	if fi, err := f.Stat(); err == nil && int64(int(fi.Size())) == fi.Size() {
+		size = int(fi.Size())
+	}
+	// One byte more than the size, so that the read at the end sees EOF without growing.
+	data := make([]byte, 0, size+1)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if errors.Is(err, io.EOF) {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+	}
 }
 
 // openAppend is the default [FileOptions.OpenAppend]: the session file opened for appending
