@@ -12,7 +12,7 @@ LINT := $(GO) tool -modfile=devtools/go.mod golangci-lint
 DEADCODE := $(GO) tool -modfile=devtools/go.mod deadcode
 BIN := bin
 
-.PHONY: check-linker check-cross deadcode all build test test-go test-ts test-npm npm-host test-pi-npm test-pi-acp-npm test-pi16-npm mcp-npm acp-npm check lint generate check-generated check-ts-generated release bench demo demo-live clean compat
+.PHONY: check-linker check-cross test-windows wine-env deadcode all build test test-go test-ts test-npm npm-host test-pi-npm test-pi-acp-npm test-pi16-npm mcp-npm acp-npm check lint generate check-generated check-ts-generated release bench demo demo-live clean compat
 
 all: build
 
@@ -109,6 +109,27 @@ check-cross:
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 		echo "GOOS=windows go test -c of every package but e2e into $$tmp" && \
 		CGO_ENABLED=0 GOOS=windows $(GO) test -c -o "$$tmp/" $(WINDOWS_TEST_PKGS)
+
+# test-windows runs every package's Windows test binary under Wine (go test -exec), then the
+# end-to-end tests of pi-rpc.exe (e2e/windows_test.go) over pipes against the Linux-side mock
+# server. internal/winetest/wine.sh installs Wine and mingw from Debian if missing and prepares
+# the prefix in ~/.cache/pi-rpc/wine (with the ProcessPrng stub and the stand-in bash.exe) and
+# the test-only os.RemoveAll overlay; docs/testing.md ("Windows under Wine") says why each is
+# there and what it costs. A wineserver is kept up for the run, so that each test binary does
+# not start one.
+test-windows:
+	@set -e; eval "$$(internal/winetest/wine.sh prepare)"; export WINE WINEPREFIX; \
+	/usr/lib/wine/wineserver64 -p; trap '/usr/lib/wine/wineserver64 -k || true' EXIT; \
+	echo "GOOS=windows go test of every package but e2e under Wine ($$WINEPREFIX)"; \
+	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) test -exec "$(CURDIR)/internal/winetest/exec.sh" \
+		-overlay "$$OVERLAY" -timeout 15m $(WINDOWS_TEST_PKGS); \
+	echo "e2e: pi-rpc.exe under Wine"; \
+	PI_RPC_WINE=1 $(GO) test -count=1 -run '^TestWindowsExe' -v ./e2e
+
+# wine-env prints WINE=<the Wine loader> and WINEPREFIX=<a prefix pi-rpc.exe runs in> (the one
+# test-windows uses), preparing it first: `eval "$$(make -s wine-env)"; $$WINE pi-rpc.exe`.
+wine-env:
+	@internal/winetest/wine.sh env
 
 lint:
 	$(LINT) run ./...
