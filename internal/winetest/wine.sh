@@ -5,6 +5,8 @@
 #                     ProcessPrng stub, the os.RemoveAll overlay and the stand-in bash.exe;
 #                     then print WINE=, WINEPREFIX= and OVERLAY= (one per line)
 #   wine.sh env       prepare quietly, then print exactly WINE=<path> and WINEPREFIX=<dir>
+#   wine.sh skip      print the go test -skip pattern of unix-only.tsv's tests (and, on stderr,
+#                     each with its reason)
 #
 # Everything lives in $PI_RPC_WINE_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/pi-rpc/wine) and
 # is rebuilt only when what it is made from changes (a stamp per piece). Nothing here goes into
@@ -124,8 +126,16 @@ env)
 	echo "WINE=$wine"
 	echo "WINEPREFIX=$prefix"
 	;;
+skip)
+	# unix-only.tsv: package<TAB>test<TAB>why, # comments. One go test runs every package, so a
+	# test of that name in another package is left out too (the names are anchored).
+	grep -v '^#' "$here/unix-only.tsv" | grep . | while IFS=$'\t' read -r pkg name why; do
+		echo "wine.sh: not run under Wine: $pkg $name: $why" >&2
+		printf '%s\n' "^$name\$"
+	done | paste -sd'|'
+	;;
 *)
-	echo "usage: $0 prepare|env" >&2
+	echo "usage: $0 prepare|env|skip" >&2
 	exit 2
 	;;
 esac

@@ -10,7 +10,8 @@
 //
 //   - sleep N runs this program again as a child process that sleeps N seconds;
 //   - bash ARGS runs this program again as a child shell;
-//   - cat [FILE...] copies the files (or stdin) to stdout, in this process.
+//   - cat [FILE...] copies the files (or stdin) to stdout, and seq [FIRST] LAST prints the
+//     numbers, both in this process.
 //
 // Usage: bash [-l] -c COMMAND [NAME [ARG...]], or bash [FILE] (the script from stdin without
 // FILE). The exit status is the command's.
@@ -115,6 +116,8 @@ func commands(self string) func(next interp.ExecHandlerFunc) interp.ExecHandlerF
 				return next(ctx, append([]string{self}, args[1:]...))
 			case "cat":
 				return cat(interp.HandlerCtx(ctx), args[1:])
+			case "seq":
+				return seq(interp.HandlerCtx(ctx), args[1:])
 			}
 			return next(ctx, args)
 		}
@@ -157,4 +160,29 @@ func cat(hc interp.HandlerContext, files []string) error {
 		return interp.ExitStatus(status)
 	}
 	return nil
+}
+
+func seq(hc interp.HandlerContext, args []string) error {
+	first, last := 1, 0
+	var err error
+	switch len(args) {
+	case 1:
+		last, err = strconv.Atoi(args[0])
+	case 2:
+		if first, err = strconv.Atoi(args[0]); err == nil {
+			last, err = strconv.Atoi(args[1])
+		}
+	default:
+		err = errors.New("usage: seq [FIRST] LAST")
+	}
+	if err != nil {
+		fmt.Fprintf(hc.Stderr, "seq: %v\n", err)
+		return interp.ExitStatus(1)
+	}
+	var b strings.Builder
+	for i := first; i <= last; i++ {
+		b.WriteString(strconv.Itoa(i) + "\n")
+	}
+	_, err = io.WriteString(hc.Stdout, b.String())
+	return err
 }
