@@ -94,7 +94,7 @@ check: lint deadcode check-linker check-generated
 
 # check-cross builds every package for Windows and macOS on both CPUs, vets them for Windows
 # and compiles every package's Windows test binary (into a temp dir; nothing here runs them:
-# running them under Wine is issue 27's make test-windows, not written yet). e2e is left out
+# make test-windows runs them under Wine). e2e is left out
 # of the Windows test binaries: it drives the binary built for this machine. It adds about
 # 1m40s to make check with a warm build cache on a 2-core machine (linking the Windows test
 # binaries is most of it); from a cold cache, about half an hour.
@@ -112,19 +112,13 @@ check-cross:
 
 # test-windows runs every package's Windows test binary under Wine (go test -exec), then the
 # end-to-end tests of pi-rpc.exe (e2e/windows_test.go) over pipes against the Linux-side mock
-# server. internal/winetest/wine.sh installs Wine and mingw from Debian if missing and prepares
+# server. internal/winetest/wine.sh installs Wine and mingw from Debian if missing, prepares
 # the prefix in ~/.cache/pi-rpc/wine (with the ProcessPrng stub and the stand-in bash.exe) and
-# the test-only os.RemoveAll overlay; docs/testing.md ("Windows under Wine") says why each is
-# there and what it costs. A wineserver is kept up for the run, so that each test binary does
-# not start one.
+# the test-only os.RemoveAll overlay, and leaves out what internal/winetest/unix-only.tsv
+# lists, saying why; docs/testing.md ("Windows under Wine") says why each piece is there and
+# what it costs.
 test-windows:
-	@set -e; eval "$$(internal/winetest/wine.sh prepare)"; export WINE WINEPREFIX; \
-	/usr/lib/wine/wineserver64 -p; trap '/usr/lib/wine/wineserver64 -k || true' EXIT; \
-	echo "GOOS=windows go test of every package but e2e under Wine ($$WINEPREFIX)"; \
-	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) test -exec "$(CURDIR)/internal/winetest/exec.sh" \
-		-overlay "$$OVERLAY" -timeout 15m $(WINDOWS_TEST_PKGS); \
-	echo "e2e: pi-rpc.exe under Wine"; \
-	PI_RPC_WINE=1 $(GO) test -count=1 -run '^TestWindowsExe' -v ./e2e
+	internal/winetest/wine.sh test
 
 # wine-env prints WINE=<the Wine loader> and WINEPREFIX=<a prefix pi-rpc.exe runs in> (the one
 # test-windows uses), preparing it first: `eval "$$(make -s wine-env)"; $$WINE pi-rpc.exe`.

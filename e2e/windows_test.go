@@ -172,6 +172,40 @@ func TestWindowsExeAbortBash(t *testing.T) {
 	}
 }
 
+// TestWindowsExeBashTimeout: the bash tool's timeout ends the command's whole tree (the
+// stand-in bash and its sleeping child) and the model gets the output before it with pi's
+// timeout notice.
+func TestWindowsExeBashTimeout(t *testing.T) {
+	const marker = "987655"
+	mock := newMock(t,
+		toolCall("c1", "bash", map[string]any{"command": "echo started; sleep " + marker, "timeout": 6}),
+		mockopenai.Response{Text: "it timed out"},
+	)
+	p := start(t, wineOptions(t, options{mock: mock, args: []string{"--approval", "auto"}}))
+	p.result("prompt", map[string]any{"message": "run it"}, nil)
+	toolEnd := p.event("tool_execution_end")
+	if toolEnd.ev["isError"] != true {
+		t.Errorf("tool_execution_end = %s, want isError", toolEnd)
+	}
+	if s := settledOf(t, p.event("agent_settled")); s.Error != nil || s.Aborted {
+		t.Fatalf("run: %+v", s)
+	}
+	reqs := mock.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests, want 2", len(reqs))
+	}
+	if got := toolResultOf(t, reqs[1], "c1"); !strings.Contains(got, "started") || !strings.Contains(got, "Command timed out after 6 seconds") {
+		t.Errorf("tool result = %q, want the output and the timeout notice", got)
+	}
+	if left := sleepers(t, marker); len(left) > 0 {
+		t.Errorf("the sleep survived the timeout: %v", left)
+	}
+	p.closeStdin()
+	if code := p.wait(); code != 0 {
+		t.Errorf("exit code %d, want 0", code)
+	}
+}
+
 // sleepers are the command lines of the running processes of the stand-in bash's sleep
 // child with this argument (Wine gives a Windows process its Windows command line).
 func sleepers(t *testing.T, marker string) []string {

@@ -5,8 +5,8 @@
 #                     ProcessPrng stub, the os.RemoveAll overlay and the stand-in bash.exe;
 #                     then print WINE=, WINEPREFIX= and OVERLAY= (one per line)
 #   wine.sh env       prepare quietly, then print exactly WINE=<path> and WINEPREFIX=<dir>
-#   wine.sh skip      print the go test -skip pattern of unix-only.tsv's tests (and, on stderr,
-#                     each with its reason)
+#   wine.sh test      prepare, then run every package's Windows test binary under Wine but
+#                     what unix-only.tsv leaves out (saying why), then e2e's TestWindowsExe*
 #
 # Everything lives in $PI_RPC_WINE_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/pi-rpc/wine) and
 # is rebuilt only when what it is made from changes (a stamp per piece). Nothing here goes into
@@ -114,6 +114,38 @@ prepare() {
 	makeBash
 }
 
+# unixOnly prints unix-only.tsv's rows (package, test, why), without comments.
+unixOnly() { grep -v '^#' "$here/unix-only.tsv" | grep .; }
+
+# test runs the Windows test binaries of every package (but e2e, which drives a binary, and
+# the packages unix-only.tsv leaves out) under Wine, without the tests it lists, then the
+# end-to-end tests of pi-rpc.exe. A wineserver is kept up for the run, so that each test
+# binary does not start its own.
+test() {
+	prepare
+	cd "$here/../.."
+	local pkgs skip=() excluded
+	excluded=$(unixOnly | awk -F'\t' '$2 == "-" { print $1 }')
+	pkgs=$(GOOS=windows go list ./... | grep -v '/e2e$' | grep -vxF -e "$excluded" -e '')
+	unixOnly | while IFS=$'\t' read -r pkg name why; do
+		if [ "$name" = - ]; then log "not run under Wine: $pkg: $why"; else log "not run under Wine: $pkg $name: $why"; fi
+	done
+	# One go test runs every package, so a listed test's name is left out of every package;
+	# the names are anchored and distinct enough.
+	local names
+	names=$(unixOnly | awk -F'\t' '$2 != "-" { print "^" $2 "$" }' | sort -u | paste -sd'|')
+	[ -z "$names" ] || skip=(-skip "$names")
+	/usr/lib/wine/wineserver64 -p
+	trap '/usr/lib/wine/wineserver64 -k 2>/dev/null || true' EXIT
+	export WINE=$wine
+	log "GOOS=windows go test of $(echo "$pkgs" | wc -l) packages under Wine ($prefix)"
+	# shellcheck disable=SC2086 # pkgs is a list of import paths
+	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 go test -exec "$here/exec.sh" \
+		-overlay "$cache/overlay/overlay.json" -timeout 20m "${skip[@]}" $pkgs
+	log "e2e: pi-rpc.exe under Wine"
+	PI_RPC_WINE=1 go test -count=1 -timeout 20m -run '^TestWindowsExe' -v ./e2e
+}
+
 case "${1:-}" in
 prepare)
 	prepare
@@ -126,16 +158,11 @@ env)
 	echo "WINE=$wine"
 	echo "WINEPREFIX=$prefix"
 	;;
-skip)
-	# unix-only.tsv: package<TAB>test<TAB>why, # comments. One go test runs every package, so a
-	# test of that name in another package is left out too (the names are anchored).
-	grep -v '^#' "$here/unix-only.tsv" | grep . | while IFS=$'\t' read -r pkg name why; do
-		echo "wine.sh: not run under Wine: $pkg $name: $why" >&2
-		printf '%s\n' "^$name\$"
-	done | paste -sd'|'
+test)
+	test
 	;;
 *)
-	echo "usage: $0 prepare|env|skip" >&2
+	echo "usage: $0 prepare|env|test" >&2
 	exit 2
 	;;
 esac
