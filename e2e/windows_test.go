@@ -158,14 +158,7 @@ func TestWindowsExeAbortBash(t *testing.T) {
 	if s := settledOf(t, ev); !s.Aborted || s.outcome(pr.InputID) != "aborted" {
 		t.Errorf("agent_settled = %s, want aborted", ev)
 	}
-	// The tool returns once the job is empty; Wine may take a moment to reap the Unix side.
-	deadline := time.Now().Add(hangTimeout)
-	for left := sleepers(t, marker); len(left) > 0; left = sleepers(t, marker) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the sleep survived the abort: %v", left)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitNoSleepers(t, marker, "the abort")
 	p.closeStdin()
 	if code := p.wait(); code != 0 {
 		t.Errorf("exit code %d, want 0", code)
@@ -197,12 +190,24 @@ func TestWindowsExeBashTimeout(t *testing.T) {
 	if got := toolResultOf(t, reqs[1], "c1"); !strings.Contains(got, "started") || !strings.Contains(got, "Command timed out after 6 seconds") {
 		t.Errorf("tool result = %q, want the output and the timeout notice", got)
 	}
-	if left := sleepers(t, marker); len(left) > 0 {
-		t.Errorf("the sleep survived the timeout: %v", left)
-	}
+	waitNoSleepers(t, marker, "the timeout")
 	p.closeStdin()
 	if code := p.wait(); code != 0 {
 		t.Errorf("exit code %d, want 0", code)
+	}
+}
+
+// waitNoSleepers fails the test if the sleep's process is still there after hangTimeout: the
+// tool returns once the Job Object is empty, and Wine may take a moment more to reap the
+// Unix process behind a Windows one (a poll under the hang detector, not a latency bound).
+func waitNoSleepers(t *testing.T, marker, after string) {
+	t.Helper()
+	deadline := time.Now().Add(hangTimeout)
+	for left := sleepers(t, marker); len(left) > 0; left = sleepers(t, marker) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the sleep survived %s: %v", after, left)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
