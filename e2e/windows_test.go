@@ -145,9 +145,8 @@ func TestWindowsExeAbortBash(t *testing.T) {
 	p.waitFor("the command's output", func(m *message) bool {
 		return m.isEvent() && m.typ() == "tool_execution_update" && strings.Contains(string(m.raw), "started")
 	})
-	if len(sleepers(t, marker)) == 0 {
-		t.Fatal("no process of the sleep found while the command runs")
-	}
+	// "started" comes before the shell has started its sleep child: wait for that too.
+	waitSleepers(t, marker, true, "the command's start")
 	abort := p.result("abort", nil, nil)
 	toolEnd := p.event("tool_execution_end")
 	ev := p.event("agent_settled")
@@ -158,7 +157,7 @@ func TestWindowsExeAbortBash(t *testing.T) {
 	if s := settledOf(t, ev); !s.Aborted || s.outcome(pr.InputID) != "aborted" {
 		t.Errorf("agent_settled = %s, want aborted", ev)
 	}
-	waitNoSleepers(t, marker, "the abort")
+	waitSleepers(t, marker, false, "the abort")
 	p.closeStdin()
 	if code := p.wait(); code != 0 {
 		t.Errorf("exit code %d, want 0", code)
@@ -190,22 +189,26 @@ func TestWindowsExeBashTimeout(t *testing.T) {
 	if got := toolResultOf(t, reqs[1], "c1"); !strings.Contains(got, "started") || !strings.Contains(got, "Command timed out after 6 seconds") {
 		t.Errorf("tool result = %q, want the output and the timeout notice", got)
 	}
-	waitNoSleepers(t, marker, "the timeout")
+	waitSleepers(t, marker, false, "the timeout")
 	p.closeStdin()
 	if code := p.wait(); code != 0 {
 		t.Errorf("exit code %d, want 0", code)
 	}
 }
 
-// waitNoSleepers fails the test if the sleep's process is still there after hangTimeout: the
-// tool returns once the Job Object is empty, and Wine may take a moment more to reap the
-// Unix process behind a Windows one (a poll under the hang detector, not a latency bound).
-func waitNoSleepers(t *testing.T, marker, after string) {
+// waitSleepers waits until the sleep's process is there (running) or gone (!running), and
+// fails the test if that has not happened within hangTimeout: the tool returns once the Job
+// Object is empty, but Wine may take a moment more to reap the Unix process behind a Windows
+// one (a poll under the hang detector, not a latency bound).
+func waitSleepers(t *testing.T, marker string, running bool, what string) {
 	t.Helper()
 	deadline := time.Now().Add(hangTimeout)
-	for left := sleepers(t, marker); len(left) > 0; left = sleepers(t, marker) {
+	for left := sleepers(t, marker); (len(left) > 0) != running; left = sleepers(t, marker) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the sleep survived %s: %v", after, left)
+			if running {
+				t.Fatalf("no process of the sleep after %s", what)
+			}
+			t.Fatalf("the sleep survived %s: %v", what, left)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
