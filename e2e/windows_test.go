@@ -175,6 +175,7 @@ func TestWindowsExeBashTimeout(t *testing.T) {
 	)
 	p := start(t, wineOptions(t, options{mock: mock, args: []string{"--approval", "auto"}}))
 	p.result("prompt", map[string]any{"message": "run it"}, nil)
+	waitSleepers(t, marker, true, "the command's start")
 	toolEnd := p.event("tool_execution_end")
 	if toolEnd.ev["isError"] != true {
 		t.Errorf("tool_execution_end = %s, want isError", toolEnd)
