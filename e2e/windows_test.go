@@ -48,7 +48,7 @@ func wineOptions(t *testing.T, o options) options {
 		build := exec.Command("go", "build", "-o", wineExe.path, "../cmd/pi-rpc")
 		build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {
-			wineExe.err = fmt.Errorf("building pi-rpc.exe: %v\n%s", err, out)
+			wineExe.err = fmt.Errorf("building pi-rpc.exe: %w\n%s", err, out)
 		}
 	})
 	if wineExe.err != nil {
