@@ -35,7 +35,7 @@ func expandPath(p, home string) string {
 func (e *env) resolve(p string) string {
 	p = expandPath(p, e.home)
 	if !filepath.IsAbs(p) {
-		p = filepath.Join(e.cwd, p)
+		p = joinCwd(e.cwd, p)
 	}
 	return filepath.Clean(p)
 }

@@ -18,3 +18,6 @@ func within(p, dir string) bool {
 	}
 	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
+
+// joinCwd resolves a relative path against the working directory.
+func joinCwd(cwd, p string) string { return filepath.Join(cwd, p) }

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -18,6 +19,16 @@ func within(p, dir string) bool {
 		return false
 	}
 	return rel != ".." && !strings.HasPrefix(rel, `..\`) && !filepath.IsAbs(rel)
+}
+
+// joinCwd resolves a path that is not absolute against the working directory as Windows
+// (and pi, with Node's path.resolve) does: one rooted without a drive (\etc\x, /etc/x) is on
+// the working directory's drive, C:\etc\x for a cwd on C:, not a directory under the cwd.
+func joinCwd(cwd, p string) string {
+	if len(p) > 0 && os.IsPathSeparator(p[0]) && filepath.VolumeName(p) == "" {
+		return filepath.VolumeName(cwd) + p
+	}
+	return filepath.Join(cwd, p)
 }
 
 // plainPath removes the long-path prefix: \\?\C:\x is C:\x, \\?\UNC\server\share\x is

@@ -1,6 +1,9 @@
 package tools
 
-import "testing"
+import (
+	"path/filepath"
+	"testing"
+)
 
 // TestWithinWindows: confinement compares paths as Windows does: without regard to case,
 // across the \\?\ long-path forms, and never across drives or shares.
@@ -42,5 +45,22 @@ func TestResolveWindowsRoot(t *testing.T) {
 	}
 	if !within(r.path, dir) {
 		t.Errorf("resolvePath(missing) = %s, not within %s", r.path, dir)
+	}
+}
+
+// TestResolveRootedOnCwdDrive: a path rooted without a drive (/etc/x, as a model trained on
+// Unix writes it) is on the working directory's drive, as Windows and pi resolve it, so the
+// write confinement refuses it; it is not the directory etc under the working directory.
+func TestResolveRootedOnCwdDrive(t *testing.T) {
+	dir := t.TempDir()
+	e := &env{cwd: dir}
+	want := filepath.VolumeName(dir) + `\etc\x`
+	for _, p := range []string{"/etc/x", `\etc\x`} {
+		if got := e.resolve(p); got != want || within(got, dir) {
+			t.Errorf("resolve(%q) = %s (within %s: %v), want %s outside it", p, got, dir, within(got, dir), want)
+		}
+	}
+	if got, want := e.resolve(`sub\a.txt`), filepath.Join(dir, "sub", "a.txt"); got != want {
+		t.Errorf("resolve(sub\\a.txt) = %s, want %s", got, want)
 	}
 }

@@ -60,9 +60,14 @@ func NotASessionPaths(t *testing.T, dir string) []*NotASession {
 	add("blank-lines", write("blank.jsonl", "\n\n"))
 	add("json-not-header", write("other.jsonl", `{"type":"message","id":"a1b2c3d4"}`+"\n"))
 	link := filepath.Join(dir, "link.jsonl")
-	if err := os.Symlink(text, link); err == nil {
+	switch err := os.Symlink(text, link); {
+	case UnderWine():
+		// Wine makes a Unix symlink, which its GetFileAttributesEx then does not find: not
+		// the reparse point Windows makes, so that kind is left out under Wine.
+		t.Log("skipped under Wine: a symbolic link to a file")
+	case err == nil:
 		add("symlink-to-text", link)
-	} else if !symlinksMayFail {
+	case !symlinksMayFail:
 		t.Fatal(err)
 	}
 	fifo := filepath.Join(dir, "pipe.jsonl")

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# Wine set-up of make test-windows and make wine-env (docs/testing.md, "Windows under Wine").
+#
+#   wine.sh prepare   install Wine and mingw from Debian if missing, make the prefix, the
+#                     ProcessPrng stub, the os.RemoveAll overlay and the stand-in bash.exe;
+#                     then print WINE=, WINEPREFIX= and OVERLAY= (one per line)
+#   wine.sh env       prepare quietly, then print exactly WINE=<path> and WINEPREFIX=<dir>
+#   wine.sh test      prepare, then run every package's Windows test binary under Wine but
+#                     what unix-only.tsv leaves out (saying why), then e2e's TestWindowsExe*
+#
+# Everything lives in $PI_RPC_WINE_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/pi-rpc/wine) and
+# is rebuilt only when what it is made from changes (a stamp per piece). Nothing here goes into
+# a shipped binary: the stub is a DLL of the prefix, the overlay is passed to go test alone.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${PI_RPC_WINE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pi-rpc/wine}
+prefix=$cache/prefix
+export WINEPREFIX=$prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+# Debian's wine64 package puts the loader here; the wine package's /usr/bin/wine wrapper is
+# not needed.
+wine=/usr/lib/wine/wine64
+mingw=x86_64-w64-mingw32-gcc
+export GOTOOLCHAIN=local
+
+log() { echo "wine.sh: $*" >&2; }
+
+# install puts the Debian packages in place (as root, or with sudo) unless they are there.
+install() {
+	local need=()
+	[ -x "$wine" ] || need+=(wine64)
+	command -v "$mingw" >/dev/null || need+=(gcc-mingw-w64-x86-64-win32)
+	[ ${#need[@]} -eq 0 ] && return
+	local sudo=
+	[ "$(id -u)" = 0 ] || sudo=sudo
+	log "installing ${need[*]} from Debian"
+	$sudo apt-get update -qq >&2
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
+}
+
+# fresh name stamp...: true when the stamp file holds the hash of the rest (files or strings).
+fresh() {
+	local stamp=$1
+	shift
+	local want
+	want=$(for f in "$@"; do if [ -f "$f" ]; then sha256sum "$f"; else echo "$f"; fi; done | sha256sum)
+	[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
+	echo "$want" >"$stamp.new"
+	return 1
+}
+stamped() { mv "$1.new" "$1"; }
+
+# makePrefix creates the Wine prefix (wineboot --init; about 20 s) with the ProcessPrng stub in
+# its system32.
+makePrefix() {
+	mkdir -p "$cache"
+	if ! fresh "$cache/prefix.stamp" "$("$wine" --version)"; then
+		log "creating the Wine prefix $prefix"
+		rm -rf "$prefix"
+		"$wine" wineboot --init >/dev/null 2>&1
+		# Wait for the wineserver to write the registry out before tests share the prefix.
+		/usr/lib/wine/wineserver64 -w
+		stamped "$cache/prefix.stamp"
+		rm -f "$cache/stub.stamp" "$cache/bash.stamp"
+	fi
+	if ! fresh "$cache/stub.stamp" "$here/bcryptprimitives.c" "$here/bcryptprimitives.def"; then
+		log "building the ProcessPrng stub bcryptprimitives.dll"
+		"$mingw" -shared -O2 -s -o "$cache/bcryptprimitives.dll" \
+			"$here/bcryptprimitives.c" "$here/bcryptprimitives.def" -ladvapi32
+		cp "$cache/bcryptprimitives.dll" "$prefix/drive_c/windows/system32/bcryptprimitives.dll"
+		stamped "$cache/stub.stamp"
+	fi
+}
+
+# makeOverlay writes the go build -overlay that gives os.RemoveAll, on Windows only, the
+# implementation Go uses where there is no openat (Remove of each entry by path), in place of
+# the handle-relative one whose delete (NtSetInformationFile with
+# FileDispositionInformationEx) Wine 8.0 does not implement. It is made from this GOROOT's own
+# files, so it follows the Go version.
+makeOverlay() {
+	local src ov=$cache/overlay
+	src=$(go env GOROOT)/src/os
+	if fresh "$cache/overlay.stamp" "$src/removeall_at.go" "$src/removeall_noat.go" "$0"; then
+		return
+	fi
+	log "writing the os.RemoveAll overlay"
+	rm -rf "$ov" && mkdir -p "$ov"
+	grep -q '^func removeAll(path string) error {$' "$src/removeall_at.go"
+	grep -q '^//go:build (js && wasm) || plan9$' "$src/removeall_noat.go"
+	sed 's/^func removeAll(path string) error {$/func removeAllAt(path string) error {/' \
+		"$src/removeall_at.go" >"$ov/removeall_at.go"
+	sed 's#^//go:build (js \&\& wasm) || plan9$#//go:build windows#' \
+		"$src/removeall_noat.go" >"$ov/removeall_wine_windows.go"
+	printf '{"Replace":{"%s":"%s","%s":"%s"}}\n' \
+		"$src/removeall_at.go" "$ov/removeall_at.go" \
+		"$src/removeall_wine_windows.go" "$ov/removeall_wine_windows.go" >"$ov/overlay.json"
+	stamped "$cache/overlay.stamp"
+}
+
+# makeBash builds the stand-in bash (internal/winetest/bash, mvdan.cc/sh's interpreter) into the
+# prefix where Git for Windows' installer puts bash.exe, so that internal/shellfind finds it
+# the way it finds Git Bash on a user's machine. go build caches it; the copy is cheap.
+makeBash() {
+	local dir="$prefix/drive_c/Program Files/Git/bin"
+	mkdir -p "$dir"
+	(cd "$here/bash" && CGO_ENABLED=0 GOOS=windows GOARCH=amd64 GOFLAGS= go build -o "$cache/bash.exe" .)
+	cmp -s "$cache/bash.exe" "$dir/bash.exe" || cp "$cache/bash.exe" "$dir/bash.exe"
+}
+
+prepare() {
+	install
+	makePrefix
+	makeOverlay
+	makeBash
+}
+
+# unixOnly prints unix-only.tsv's rows (package, test, why), without comments.
+unixOnly() { grep -v '^#' "$here/unix-only.tsv" | grep .; }
+
+# test runs the Windows test binaries of every package (but e2e, which drives a binary, and
+# the packages unix-only.tsv leaves out) under Wine, without the tests it lists, then the
+# end-to-end tests of pi-rpc.exe. A wineserver is kept up for the run, so that each test
+# binary does not start its own.
+test() {
+	prepare
+	cd "$here/../.."
+	local pkgs skip=() excluded
+	excluded=$(unixOnly | awk -F'\t' '$2 == "-" { print $1 }')
+	pkgs=$(GOOS=windows go list ./... | grep -v '/e2e$' | grep -vxF -e "$excluded" -e '')
+	unixOnly | while IFS=$'\t' read -r pkg name why; do
+		if [ "$name" = - ]; then log "not run under Wine: $pkg: $why"; else log "not run under Wine: $pkg $name: $why"; fi
+	done
+	# One go test runs every package, so a listed test's name is left out of every package;
+	# the names are anchored and distinct enough.
+	local names
+	names=$(unixOnly | awk -F'\t' '$2 != "-" { print "^" $2 "$" }' | sort -u | paste -sd'|')
+	[ -z "$names" ] || skip=(-skip "$names")
+	/usr/lib/wine/wineserver64 -p 2>/dev/null || true # (one already up for the prefix is fine)
+	trap '/usr/lib/wine/wineserver64 -k 2>/dev/null || true' EXIT
+	export WINE=$wine
+	log "GOOS=windows go test of $(echo "$pkgs" | wc -l) packages under Wine ($prefix)"
+	# shellcheck disable=SC2086 # pkgs is a list of import paths
+	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 go test -exec "$here/exec.sh" \
+		-overlay "$cache/overlay/overlay.json" -timeout 20m "${skip[@]}" $pkgs
+	log "e2e: pi-rpc.exe under Wine"
+	PI_RPC_WINE=1 go test -count=1 -timeout 20m -run '^TestWindowsExe' -v ./e2e
+}
+
+case "${1:-}" in
+prepare)
+	prepare
+	echo "WINE=$wine"
+	echo "WINEPREFIX=$prefix"
+	echo "OVERLAY=$cache/overlay/overlay.json"
+	;;
+env)
+	prepare >/dev/null 2>&1 || { prepare >&2; exit 1; }
+	echo "WINE=$wine"
+	echo "WINEPREFIX=$prefix"
+	;;
+test)
+	test
+	;;
+*)
+	echo "usage: $0 prepare|env|test" >&2
+	exit 2
+	;;
+esac
