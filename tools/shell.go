@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pi-rpc/pi-rpc/internal/clock"
+
 	"github.com/pi-rpc/pi-rpc/internal/proctree"
 )
 
@@ -41,7 +43,7 @@ type ShellOptions struct {
 	// TempDir receives the full-output file; empty means os.TempDir.
 	TempDir string
 	// Clock defaults to the real clock.
-	Clock Clock
+	Clock clock.Clock
 	// Sandbox, when set, confines the command ([Confinement]).
 	Sandbox Confinement
 }
@@ -90,7 +92,7 @@ const groupGoneWait = 250 * time.Millisecond
 // (missing directory, missing shell); a cancelled, timed-out or failing command is a result.
 func RunShell(ctx context.Context, o ShellOptions) (ShellResult, error) {
 	if o.Clock == nil {
-		o.Clock = realClock{}
+		o.Clock = clock.System
 	}
 	if o.UpdateInterval <= 0 {
 		o.UpdateInterval = 100 * time.Millisecond
@@ -198,7 +200,7 @@ func RunShell(ctx context.Context, o ShellOptions) (ShellResult, error) {
 	}
 	stopTimeout := func() bool { return false }
 	if o.Timeout > 0 {
-		stopTimeout = o.Clock.AfterFunc(o.Timeout, func() { kill("timeout") })
+		stopTimeout = o.Clock.AfterFunc(o.Timeout, func() { kill("timeout") }).Stop
 	}
 	waitDone := make(chan error, 1)
 	go func() { waitDone <- cmd.Wait() }()
@@ -261,7 +263,7 @@ func RunShell(ctx context.Context, o ShellOptions) (ShellResult, error) {
 // throttle spaces OnUpdate calls at least interval apart, pi's 100 ms, so a chatty command
 // does not flood the client; each call carries the whole current tail (replace semantics).
 type throttle struct {
-	clock    Clock
+	clock    clock.Clock
 	interval time.Duration
 	acc      *outputAccumulator
 	emit     func(ShellSnapshot)
@@ -270,7 +272,7 @@ type throttle struct {
 	last     time.Time
 	pending  bool // output arrived since the last emit
 	timerSet bool
-	stop     func() bool
+	timer    clock.Timer
 	done     bool
 
 	emitMu sync.Mutex // serialises calls to emit
@@ -293,7 +295,7 @@ func (t *throttle) dirty() {
 		return
 	}
 	t.timerSet = true
-	t.stop = t.clock.AfterFunc(wait, func() {
+	t.timer = t.clock.AfterFunc(wait, func() {
 		t.mu.Lock()
 		t.timerSet = false
 		t.mu.Unlock()
@@ -323,8 +325,8 @@ func (t *throttle) finish() {
 		return
 	}
 	t.mu.Lock()
-	if t.stop != nil {
-		t.stop()
+	if t.timer != nil {
+		t.timer.Stop()
 	}
 	t.mu.Unlock()
 	t.fire()

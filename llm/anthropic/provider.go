@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/pi-rpc/pi-rpc/internal/clock"
+
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
@@ -22,10 +24,6 @@ import (
 // DefaultIdleTimeout is how long a response may stay silent before the stream fails, the
 // same as the OpenAI provider's (docs/configuration.md, --idle-timeout).
 const DefaultIdleTimeout = idle.DefaultTimeout
-
-// Clock is the time source of a [Provider]: message timestamps, Retry-After dates and the
-// idle timer.
-type Clock = idle.Clock
 
 // Config configures a [Provider]. Everything is explicit: nothing is read from the
 // environment (the SDK's ANTHROPIC_* defaults are switched off).
@@ -48,8 +46,9 @@ type Config struct {
 	// HTTPClient sends the requests; nil means a client with no overall timeout (the idle
 	// timer bounds silence instead).
 	HTTPClient *http.Client
-	// Clock is the time source; nil means the system clock.
-	Clock Clock
+	// Clock stamps messages, dates Retry-After and times the idle timer; nil means
+	// [clock.System].
+	Clock clock.Clock
 }
 
 // Provider streams Messages from one Anthropic endpoint. It implements [core.Provider] and
@@ -57,7 +56,7 @@ type Config struct {
 type Provider struct {
 	cfg    Config
 	client sdk.Client
-	clock  Clock
+	clock  clock.Clock
 	idle   time.Duration
 	// keyOrigin is where the credentials come from, for authentication failures.
 	keyOrigin string
@@ -81,7 +80,7 @@ func New(cfg Config) (*Provider, error) {
 	p := &Provider{cfg: cfg, clock: cfg.Clock, idle: cfg.IdleTimeout, keyOrigin: failure.KeyOrigin(cfg.KeySource, cfg.APIKey != "", cfg.Headers),
 		logURL: failure.LogURL(u.JoinPath("v1", "messages"))}
 	if p.clock == nil {
-		p.clock = idle.SystemClock{}
+		p.clock = clock.System
 	}
 	if p.idle == 0 {
 		p.idle = DefaultIdleTimeout
