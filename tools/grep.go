@@ -213,24 +213,12 @@ func Grep(ctx context.Context, root string, o GrepOptions) (GrepResult, error) {
 	if err != nil {
 		return res, err
 	}
-	add := func(h fileHits) bool {
-		res.LinesTruncated = res.LinesTruncated || h.truncated
-		for _, b := range h.blocks {
-			res.Lines = append(res.Lines, b...)
-			res.Matches++
-			if res.Matches >= o.Limit {
-				res.LimitReached = true
-				return false
-			}
-		}
-		return true
-	}
 	if !st.IsDir() {
 		h, err := searchFile(m, root, filepath.Base(root), true, o.Context, o.Limit)
 		if err != nil {
 			return res, err
 		}
-		add(h)
+		res.add(h, o.Limit)
 		return res, nil
 	}
 	var g *globMatcher
@@ -241,7 +229,33 @@ func Grep(ctx context.Context, root string, o GrepOptions) (GrepResult, error) {
 		}
 		g = &gm
 	}
+	searchFiles(ctx, root, g, func(e walkEntry) fileHits {
+		// A file that cannot be opened, or is no longer a regular file, is skipped.
+		h, _ := searchFile(m, e.abs, e.rel, false, o.Context, o.Limit)
+		return h
+	}, func(h fileHits) bool { return res.add(h, o.Limit) })
+	return res, nil
+}
 
+// add appends one file's hits, up to limit matches in all; it reports false once the limit
+// is reached.
+func (res *GrepResult) add(h fileHits, limit int) bool {
+	res.LinesTruncated = res.LinesTruncated || h.truncated
+	for _, b := range h.blocks {
+		res.Lines = append(res.Lines, b...)
+		res.Matches++
+		if res.Matches >= limit {
+			res.LimitReached = true
+			return false
+		}
+	}
+	return true
+}
+
+// searchFiles searches the regular files under root that g admits (all when g is nil) on
+// several goroutines, and hands each file's hits to add in walk order, until add returns
+// false or ctx ends.
+func searchFiles(ctx context.Context, root string, g *globMatcher, search func(walkEntry) fileHits, add func(fileHits) bool) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type job struct {
@@ -250,7 +264,7 @@ func Grep(ctx context.Context, root string, o GrepOptions) (GrepResult, error) {
 	}
 	workers := max(2, runtime.GOMAXPROCS(0))
 	jobs := make(chan job)
-	order := make(chan chan fileHits, 4*workers)
+	order := make(chan chan fileHits, 4*workers) // each file's result slot, in walk order
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -261,9 +275,7 @@ func Grep(ctx context.Context, root string, o GrepOptions) (GrepResult, error) {
 					j.out <- fileHits{}
 					continue
 				}
-				// A file that cannot be opened, or is no longer a regular file, is skipped.
-				h, _ := searchFile(m, j.e.abs, j.e.rel, false, o.Context, o.Limit)
-				j.out <- h
+				j.out <- search(j.e)
 			}
 		}()
 	}
@@ -292,8 +304,7 @@ func Grep(ctx context.Context, root string, o GrepOptions) (GrepResult, error) {
 		})
 	}()
 	for out := range order {
-		h := <-out
-		if !add(h) {
+		if !add(<-out) {
 			cancel()
 			break
 		}
@@ -303,5 +314,4 @@ func Grep(ctx context.Context, root string, o GrepOptions) (GrepResult, error) {
 		<-out
 	}
 	wg.Wait()
-	return res, nil
 }
