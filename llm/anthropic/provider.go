@@ -159,6 +159,19 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 	}
 
 	m := newMapper(b, &model)
+	if !p.readEvents(dec, m, b) {
+		return
+	}
+	if f := p.endFailure(parent, wd, m, dec.Err(), resp, body); f != nil {
+		p.fail(b, f)
+		return
+	}
+	b.Done()
+}
+
+// readEvents maps the stream's events through m until it stops or fails; it reports false
+// when the stream has already been failed or its consumer stopped.
+func (p *Provider) readEvents(dec ssestream.Decoder, m *mapper, b *core.MessageBuilder) bool {
 	for dec.Next() {
 		ev := dec.Event()
 		data := bytes.TrimSpace(ev.Data)
@@ -173,41 +186,41 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 				kind = core.ErrorOther
 			}
 			p.fail(b, &core.ProviderError{Kind: kind, Message: fmt.Sprintf("Provider sent malformed data: %s (%v)", failure.Snippet(data), err)})
-			return
+			return false
 		}
 		if ev.Type == "error" || e.Type == "error" {
 			p.fail(b, classifyStreamError(&e, data, p.keyOrigin))
-			return
+			return false
 		}
 		if !m.apply(&e) {
-			return
+			return false
 		}
 		if m.failure != nil || m.stopped {
 			break
 		}
 	}
+	return true
+}
 
+// endFailure says why a stream that ended did not complete a message: cancellation, the idle
+// timer, a failure the server reported, a lost connection, a response that was no event
+// stream, or an end before message_stop. It is nil for a complete message.
+func (p *Provider) endFailure(parent context.Context, wd *idle.Watchdog, m *mapper, decErr error, resp *http.Response, body *idle.Body) *core.ProviderError {
 	switch {
 	case parent.Err() != nil:
-		p.fail(b, core.Aborted())
-		return
+		return core.Aborted()
 	case wd.Expired():
-		p.fail(b, &core.ProviderError{Kind: core.ErrorRetryable, Message: wd.Message()})
-		return
+		return &core.ProviderError{Kind: core.ErrorRetryable, Message: wd.Message()}
 	case m.failure != nil:
-		p.fail(b, m.failure)
-		return
-	case dec.Err() != nil:
-		p.fail(b, &core.ProviderError{Kind: core.ErrorRetryable, Message: "Connection to provider lost mid-stream: " + dec.Err().Error()})
-		return
+		return m.failure
+	case decErr != nil:
+		return &core.ProviderError{Kind: core.ErrorRetryable, Message: "Connection to provider lost mid-stream: " + decErr.Error()}
 	case m.events == 0:
-		p.fail(b, failure.NotAStream(resp, body.Head))
-		return
+		return failure.NotAStream(resp, body.Head)
 	case !m.stopped:
-		p.fail(b, &core.ProviderError{Kind: core.ErrorRetryable, Message: "Anthropic stream ended before message_stop (connection closed early)"})
-		return
+		return &core.ProviderError{Kind: core.ErrorRetryable, Message: "Anthropic stream ended before message_stop (connection closed early)"}
 	}
-	b.Done()
+	return nil
 }
 
 // requestFailure classifies a failure before the event stream started: cancellation, the
