@@ -57,11 +57,11 @@ func (r *terminalRunner) RunCommand(ctx context.Context, c tools.Command) (tools
 	defer stopWait()
 	timedOut := make(chan struct{})
 	if c.Timeout > 0 && c.Clock != nil {
-		stop := c.Clock.AfterFunc(c.Timeout, func() {
+		timer := c.Clock.AfterFunc(c.Timeout, func() {
 			close(timedOut)
 			stopWait()
 		})
-		defer stop()
+		defer timer.Stop()
 	}
 	var exit sdk.WaitForTerminalExitResponse
 	werr := callClient(waitCtx, r.w, sdk.ClientMethodTerminalWaitForExit, sdk.WaitForTerminalExitRequest{SessionId: sid, TerminalId: term}, &exit)

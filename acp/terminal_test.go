@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
+
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/pi-rpc/pi-rpc/tools"
@@ -84,30 +86,6 @@ func (p *fakePeer) methods() string {
 	return strings.Join(p.seen, ",")
 }
 
-// manualClock runs AfterFunc callbacks when the test calls fire.
-type manualClock struct {
-	mu sync.Mutex
-	fs []func()
-}
-
-func (c *manualClock) Now() time.Time { return time.Time{} }
-func (c *manualClock) AfterFunc(_ time.Duration, f func()) func() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.fs = append(c.fs, f)
-	return func() bool { return false }
-}
-
-func (c *manualClock) fire() {
-	c.mu.Lock()
-	fs := c.fs
-	c.fs = nil
-	c.mu.Unlock()
-	for _, f := range fs {
-		f()
-	}
-}
-
 // A command that outlives its timeout: wait_for_exit is withdrawn, the terminal killed, its
 // output read and the terminal released; the call showed the terminal.
 func TestTerminalTimeoutKills(t *testing.T) {
@@ -122,7 +100,7 @@ func TestTerminalTimeoutKills(t *testing.T) {
 		}
 		return map[string]any{}
 	})
-	clock := &manualClock{}
+	clock := testkit.NewClock()
 	r := &terminalRunner{w: peer.w, st: st}
 	done := make(chan tools.CommandOutput, 1)
 	go func() {
@@ -134,7 +112,7 @@ func TestTerminalTimeoutKills(t *testing.T) {
 		done <- out
 	}()
 	peer.waitFor(t, "terminal/wait_for_exit")
-	clock.fire()
+	clock.Fire()
 	out := <-done
 	if !out.TimedOut || out.Cancelled || out.ExitCode != nil || out.Output != "partial\n" || !out.Truncated {
 		t.Fatalf("out = %+v", out)

@@ -7,18 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pi-rpc/pi-rpc/internal/clock"
 	"github.com/pi-rpc/pi-rpc/internal/toolschema"
-)
-
-// QueueMode says how many queued messages one delivery takes. The queues belong to whoever
-// fills them (the session); core only pulls from them through [Queues], and this type is
-// part of the data model so that front ends and the session name the modes alike.
-type QueueMode string
-
-// The queue modes (pi's PendingMessageQueue: drain all, or the first message only).
-const (
-	QueueOneAtATime QueueMode = "one-at-a-time"
-	QueueAll        QueueMode = "all"
 )
 
 // Errors returned by [Agent] methods. Their texts are the ones clients see.
@@ -31,103 +21,6 @@ var (
 	ErrNoProvider       = errors.New("core: no provider configured")
 	errStreamIncomplete = "Provider stream ended without a done or error event"
 )
-
-// Clock is the agent's view of time, injected so that tests control it.
-type Clock interface {
-	Now() time.Time
-	After(d time.Duration) <-chan time.Time
-}
-
-type systemClock struct{}
-
-func (systemClock) Now() time.Time                         { return time.Now() }
-func (systemClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
-
-// SystemClock is the real clock.
-var SystemClock Clock = systemClock{}
-
-// Input is a message that an input (prompt, steer, follow-up) contributes, with the input's id
-// (empty for messages no input produced). The message_start and message_end of the message
-// carry it.
-type Input struct {
-	ID      string
-	Message Message
-}
-
-// AgentContext is the conversation as hooks see it.
-type AgentContext struct {
-	SystemPrompt string
-	Messages     []Message
-	Tools        []Tool
-}
-
-// BeforeToolCallContext is what a beforeToolCall hook sees. Changes to Args are used as they
-// are, without validating again.
-type BeforeToolCallContext struct {
-	Assistant *AssistantMessage
-	Call      *Content
-	Args      map[string]any
-	Context   *AgentContext
-}
-
-// BeforeToolCallResult blocks a call when Block is set; Reason becomes the error result's
-// text ("Tool execution was blocked" when empty).
-type BeforeToolCallResult struct {
-	Block  bool
-	Reason string
-}
-
-// AfterToolCallContext is what an afterToolCall hook sees.
-type AfterToolCallContext struct {
-	Assistant *AssistantMessage
-	Call      *Content
-	Args      map[string]any
-	Result    ToolResult
-	IsError   bool
-	Context   *AgentContext
-}
-
-// AfterToolCallResult overrides the fields it sets, field by field.
-type AfterToolCallResult struct {
-	Content   *[]Content
-	Details   *any
-	IsError   *bool
-	Terminate *bool
-}
-
-// TurnInfo is what a shouldStopAfterTurn hook sees.
-type TurnInfo struct {
-	Message     *AssistantMessage
-	ToolResults []*ToolResultMessage
-	Context     *AgentContext
-	NewMessages []Message
-}
-
-// Queues is where the loop pulls queued messages from (pi's getSteeringMessages and
-// getFollowUpMessages). Their owner (the session) keeps the queues and their modes; each call
-// takes the next delivery out of its queue and returns it (nil: nothing queued). A nil func
-// is an empty queue.
-type Queues struct {
-	// Steering is polled at the start of a run (unless the run skips it) and after each tool
-	// batch.
-	Steering func() []Input
-	// FollowUp is polled when the agent would otherwise stop.
-	FollowUp func() []Input
-}
-
-func (q Queues) steering() []Input {
-	if q.Steering == nil {
-		return nil
-	}
-	return q.Steering()
-}
-
-func (q Queues) followUp() []Input {
-	if q.FollowUp == nil {
-		return nil
-	}
-	return q.FollowUp()
-}
 
 // Listener receives every event of every run, in order, on the run's goroutine; the run waits
 // for it to return (pi's awaited listeners), so a slow listener slows the run. ctx is the
@@ -162,8 +55,8 @@ type Options struct {
 	// Queues are polled by the loop on the run's goroutine, without the agent's lock held.
 	Queues Queues
 
-	// Clock defaults to [SystemClock].
-	Clock Clock
+	// Clock stamps messages and times the abandon timer; nil means [clock.System].
+	Clock clock.Clock
 	// AbandonAfter is how long a tool may ignore an abort before it is abandoned; 50 ms when
 	// zero.
 	AbandonAfter time.Duration
@@ -192,7 +85,7 @@ type State struct {
 // documentation for its concurrency contract.
 type Agent struct {
 	opts       Options
-	clock      Clock
+	clock      clock.Clock
 	validators *toolschema.Cache
 
 	mu        sync.Mutex
@@ -232,7 +125,7 @@ func New(opts Options) *Agent {
 		opts.ThinkingLevel = ThinkingOff
 	}
 	if opts.Clock == nil {
-		opts.Clock = SystemClock
+		opts.Clock = clock.System
 	}
 	if opts.AbandonAfter == 0 {
 		opts.AbandonAfter = 50 * time.Millisecond

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/pi-rpc/pi-rpc/internal/clock"
 )
 
 // Tool-result texts the loop writes itself.
@@ -238,7 +240,7 @@ func (l *loop) runTools(msg *AssistantMessage, states []*callState) {
 			remaining--
 		case <-cancelled:
 			cancelled = nil
-			abandon = l.a.clock.After(l.a.opts.AbandonAfter)
+			abandon = clock.After(l.a.clock, l.a.opts.AbandonAfter)
 		case <-abandon:
 			for _, s := range states {
 				if !s.finished {

@@ -61,11 +61,6 @@ type Content struct {
 // TextBlock returns a text block.
 func TextBlock(text string) Content { return Content{Type: ContentText, Text: text} }
 
-// ThinkingBlock returns a thinking block.
-func ThinkingBlock(thinking string) Content {
-	return Content{Type: ContentThinking, Thinking: thinking}
-}
-
 // ImageBlock returns an image block from base64 data.
 func ImageBlock(data, mimeType string) Content {
 	return Content{Type: ContentImage, Data: data, MimeType: mimeType}

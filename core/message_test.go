@@ -16,7 +16,7 @@ func TestMessageJSONRoundTrip(t *testing.T) {
 			`{"role":"user","content":[{"type":"text","text":"hi"},{"type":"image","data":"AAAA","mimeType":"image/png"}],"timestamp":5}`},
 		{"user empty content", &UserMessage{Timestamp: 1}, `{"role":"user","content":[],"timestamp":1}`},
 		{"assistant", &AssistantMessage{
-			Content: []Content{ThinkingBlock("hmm"), TextBlock(""), ToolCallBlock("c1", "read", map[string]any{"path": "a"})},
+			Content: []Content{{Type: ContentThinking, Thinking: "hmm"}, TextBlock(""), ToolCallBlock("c1", "read", map[string]any{"path": "a"})},
 			API:     "faux", Provider: "faux", Model: "faux-1", StopReason: StopReasonToolUse, Timestamp: 7,
 			Usage: Usage{Input: 1, Output: 2, TotalTokens: 3},
 		}, `{"role":"assistant","content":[{"type":"thinking","thinking":"hmm"},{"type":"text","text":""},{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"a"}}],"api":"faux","provider":"faux","model":"faux-1","usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":7}`},

@@ -22,14 +22,6 @@ type Provider interface {
 	Stream(ctx context.Context, req *Request) iter.Seq[AssistantEvent]
 }
 
-// ProviderFunc adapts a function to [Provider].
-type ProviderFunc func(ctx context.Context, req *Request) iter.Seq[AssistantEvent]
-
-// Stream implements [Provider].
-func (f ProviderFunc) Stream(ctx context.Context, req *Request) iter.Seq[AssistantEvent] {
-	return f(ctx, req)
-}
-
 // ToolSpec is what the model is told about a tool.
 type ToolSpec struct {
 	Name        string `json:"name"`

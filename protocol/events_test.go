@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
+
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/jsonstring"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
@@ -213,16 +215,6 @@ func handBuiltEvents(t *testing.T) map[string][][]byte {
 	return out
 }
 
-// immediateClock fires every timer at once, so retries do not wait.
-type immediateClock struct{}
-
-func (immediateClock) Now() time.Time { return epoch }
-func (immediateClock) After(time.Duration) <-chan time.Time {
-	ch := make(chan time.Time, 1)
-	ch <- epoch
-	return ch
-}
-
 // recorder is a session.Sink that keeps every event.
 type recorder struct {
 	mu      sync.Mutex
@@ -302,7 +294,7 @@ func runSupervisor(t *testing.T) *supervised {
 		Agent:      core.Options{Provider: p, Model: model, Tools: []core.Tool{probe}},
 		Store:      store,
 		Sink:       sink,
-		Clock:      immediateClock{},
+		Clock:      testkit.Immediate(epoch),
 		Retry:      session.DefaultRetrySettings(),
 		Compaction: session.DefaultCompactionSettings(),
 	})
@@ -413,7 +405,7 @@ func TestNoNullSlices(t *testing.T) {
 		Agent: core.Options{Provider: faux.New(), Model: faux.DefaultModel()},
 		Store: session.NewMemoryStore("s", func() string { return "00000001" }, func() string { return session.ISOTime(epoch) }),
 		Sink:  &recorder{},
-		Clock: immediateClock{},
+		Clock: testkit.Immediate(epoch),
 	})
 	s := runSupervisor(t)
 	for name, sup := range map[string]*session.Supervisor{"idle": idle, "after a run": s.sup} {

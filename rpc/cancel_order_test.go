@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
+
 	"github.com/rs/zerolog"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -40,7 +42,7 @@ func TestCancelRequestFollowsPermissionRequest(t *testing.T) {
 	store := session.NewMemoryStore("s", func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return session.ISOTime(epoch) })
 	sup := session.New(session.Config{
 		Agent: core.Options{Provider: model, Model: model.Model(), Tools: ts},
-		Store: store, Sink: sink, Clock: fixedClock{},
+		Store: store, Sink: sink, Clock: testkit.Fixed(epoch),
 		Retry: session.DefaultRetrySettings(), Compaction: session.DefaultCompactionSettings(),
 	})
 	host := session.NewHost(session.HostConfig{})

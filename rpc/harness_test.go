@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
+
 	"github.com/rs/zerolog"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -19,11 +21,6 @@ import (
 )
 
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
-type fixedClock struct{}
-
-func (fixedClock) Now() time.Time                         { return epoch }
-func (fixedClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 // peer is the test's side of a server running in process over pipes.
 type peer struct {
@@ -66,7 +63,7 @@ func newPeer(t testing.TB, o peerOpts, steps ...faux.Step) *peer {
 	store := session.NewMemoryStore("session-1", func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return session.ISOTime(epoch) })
 	sup := session.New(session.Config{
 		Agent: core.Options{Provider: model, Model: model.Model(), Tools: o.tools},
-		Store: store, Sink: writer, Clock: fixedClock{},
+		Store: store, Sink: writer, Clock: testkit.Fixed(epoch),
 		Retry: session.DefaultRetrySettings(), Compaction: session.DefaultCompactionSettings(),
 		Approval: o.approval, ApprovalFixed: o.approval != "", Shell: o.shell, ProviderProblem: o.problem,
 	})

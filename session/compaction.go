@@ -52,17 +52,12 @@ type CompactionPreparation struct {
 	Settings CompactionSettings
 }
 
-// PrepareCompaction works out what compacting a branch (root to leaf) would summarise (pi's
-// prepareCompaction). The part considered starts where the previous compaction's kept part
-// starts, so earlier history is represented only by the previous summary. It reports false
-// when there is nothing to compact: the branch is empty or already ends in a compaction, or
-// nothing lies before the cut.
-func PrepareCompaction(path []*Entry, s CompactionSettings) (*CompactionPreparation, bool) {
-	return prepareCompaction(path, len(path), s)
-}
-
-// prepareCompaction is PrepareCompaction with the cut chosen among path[:end] (the kept part
-// still runs to the end of path).
+// prepareCompaction works out what compacting a branch (root to leaf) would summarise (pi's
+// prepareCompaction), with the cut chosen among path[:end] (the kept part still runs to the
+// end of path). The part considered starts where the previous compaction's kept part starts,
+// so earlier history is represented only by the previous summary. It reports false when there
+// is nothing to compact: the branch is empty or already ends in a compaction, or nothing lies
+// before the cut.
 func prepareCompaction(path []*Entry, end int, s CompactionSettings) (*CompactionPreparation, bool) {
 	if len(path) == 0 || path[len(path)-1].Type == EntryCompaction {
 		return nil, false

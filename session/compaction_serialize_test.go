@@ -41,7 +41,7 @@ func serializeFixture() []core.Message {
 		&core.UserMessage{Content: []core.Content{core.TextBlock("Fix the bug in parser.go"), img}},
 		&core.UserMessage{Content: []core.Content{core.TextBlock("Part one. "), core.TextBlock("Part two.")}},
 		cptAssistant(core.StopReasonToolUse, 0, 0,
-			core.ThinkingBlock("Look at parser.go first."), core.ThinkingBlock("Then run the tests."),
+			core.Content{Type: core.ContentThinking, Thinking: "Look at parser.go first."}, core.Content{Type: core.ContentThinking, Thinking: "Then run the tests."},
 			core.TextBlock("I'll read it."),
 			core.ToolCallBlock("c1", "read", map[string]any{"path": "parser.go", "offset": 10.0, "limit": 50.0})),
 		cptToolResult(strings.Repeat("0123456789abcdefghij\n", 120)),

@@ -49,7 +49,7 @@ func splitTurnBranch() (path []*Entry, keep int) {
 		&Entry{Type: EntryCompaction, Summary: "## Goal\nSet up the project skeleton.", FirstKeptEntryID: "e04", TokensBefore: 1234, Details: details},
 		&Entry{Type: EntryThinkingLevelChange, ThinkingLevel: core.ThinkingHigh},
 		cptMsg("", cptUser("Add a --verbose flag to cmd/tool/main.go and test it.", 9)),
-		cptMsg("", cptAssistant(core.StopReasonToolUse, 1500, 10, core.ThinkingBlock("Read main.go first."),
+		cptMsg("", cptAssistant(core.StopReasonToolUse, 1500, 10, core.Content{Type: core.ContentThinking, Thinking: "Read main.go first."},
 			call("c3", "read", map[string]any{"path": "cmd/tool/main.go"}))),
 		cptMsg("", result("read", "package main\n\n"+strings.Repeat("// filler line of the original file\n", 60)+"func main() {}\n")),
 		cptMsg("", cptAssistant(core.StopReasonToolUse, 4000, 12, core.TextBlock("Adding the flag."),
@@ -80,7 +80,7 @@ func cptIDs(ms []core.Message, path []*Entry) []string {
 func TestPrepareCompactionWithPreviousCompaction(t *testing.T) {
 	path, keep := splitTurnBranch()
 	s := CompactionSettings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: keep}
-	prep, ok := PrepareCompaction(path, s)
+	prep, ok := prepareCompaction(path, len(path), s)
 	if !ok {
 		t.Fatal("got nothing to compact")
 	}
@@ -118,7 +118,7 @@ func TestPrepareCompactionWithPreviousCompaction(t *testing.T) {
 func TestPrepareCompactionFirst(t *testing.T) {
 	path := cptBranch(cptPairs(5)...)
 	path[9].Message.(*core.AssistantMessage).Usage.TotalTokens = 1000
-	prep, ok := PrepareCompaction(path, CompactionSettings{Enabled: true, ReserveTokens: 1000, KeepRecentTokens: 301})
+	prep, ok := prepareCompaction(path, len(path), CompactionSettings{Enabled: true, ReserveTokens: 1000, KeepRecentTokens: 301})
 	if !ok {
 		t.Fatal("got nothing to compact")
 	}
@@ -154,7 +154,7 @@ func TestPrepareCompactionBoundary(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			prep, ok := PrepareCompaction(tt.path, CompactionSettings{KeepRecentTokens: 200})
+			prep, ok := prepareCompaction(tt.path, len(tt.path), CompactionSettings{KeepRecentTokens: 200})
 			if !ok {
 				t.Fatal("got nothing to compact")
 			}
@@ -182,7 +182,7 @@ func TestPrepareCompactionNothingToDo(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if prep, ok := PrepareCompaction(tt.path, CompactionSettings{KeepRecentTokens: tt.keep}); ok {
+			if prep, ok := prepareCompaction(tt.path, len(tt.path), CompactionSettings{KeepRecentTokens: tt.keep}); ok {
 				t.Errorf("got %+v, want nothing to compact", prep)
 			}
 		})
@@ -257,7 +257,7 @@ var (
 // thinking level on a reasoning model; 80% and 50% of the reserve as output limits.
 func TestCompactGoldenSplitTurn(t *testing.T) {
 	path, keep := splitTurnBranch()
-	prep, ok := PrepareCompaction(path, CompactionSettings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: keep})
+	prep, ok := prepareCompaction(path, len(path), CompactionSettings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: keep})
 	if !ok {
 		t.Fatal("got nothing to compact")
 	}
@@ -281,7 +281,7 @@ func TestCompactGoldenFirst(t *testing.T) {
 		cptMsg("", cptAssistant(core.StopReasonStop, 700, 4, core.TextBlock("It prints hi."))),
 		cptMsg("", cptUser("Thanks. "+cptText(100), 5)),
 	)
-	prep, ok := PrepareCompaction(path, CompactionSettings{Enabled: true, ReserveTokens: 10000, KeepRecentTokens: 100})
+	prep, ok := prepareCompaction(path, len(path), CompactionSettings{Enabled: true, ReserveTokens: 10000, KeepRecentTokens: 100})
 	if !ok {
 		t.Fatal("got nothing to compact")
 	}
@@ -342,7 +342,7 @@ func TestCompactErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			prep, _ := PrepareCompaction(path, s)
+			prep, _ := prepareCompaction(path, len(path), s)
 			ctx, stop := context.Background(), context.CancelFunc(func() {})
 			if tt.ctx != nil {
 				ctx, stop = tt.ctx()

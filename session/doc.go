@@ -37,8 +37,7 @@
 //     be cancelled.
 //   - A [Host] owns what a process's sessions share: the model catalogue and providers, the
 //     provider problems, the id source and the live sessions (opened by the process's
-//     [Opener], bounded by MaxSessions). Its lock comes before a session's (it reads session
-//     ids under it); a session never calls its host.
+//     [Opener], bounded by MaxSessions). A session never calls its host.
 //   - Ids (inputs, runs, permission requests, bash commands) come from an [IDs] shared by every
 //     session of a process.
 //   - Failed model calls are logged at warn through Config.Logger, the injected logger (no
@@ -46,7 +45,16 @@
 //     period, each with the request's URL, HTTP status and the provider's message
 //     (core.ProviderError). They are written under Supervisor.mu, so the logger's writer must
 //     not block (the binary's stderr writer drops lines rather than wait).
-//   - Lock order: Supervisor.mu, then the agent's or the sink's lock; core calls listeners
-//     without holding its own lock. Store appends happen under Supervisor.mu (one write
-//     each); fsync runs after agent_settled, outside the lock.
+//   - Lock order (the one place it is written; docs/architecture.md links here): the
+//     host's mutex, then a Supervisor.mu, then the agent's or the sink's lock, then the
+//     transport writer's. The host takes a session's mutex under its own only to read its
+//     id ([Host.Find] and [Host.Close] look a session up with the host's mutex held, and
+//     [Supervisor.SessionID] takes that session's mutex, since the id changes with
+//     newSession, openSession and forkSession); everything else it does with a session
+//     (Open's opener, SetModel's switch, closing, shutting down, waiting) runs on a copy of
+//     the list with its mutex released. A session never calls the host, so the order cannot
+//     be reversed. Core calls listeners and pulls the queues without holding its own lock;
+//     the sink never calls back into a session; the transport calls nobody. Store appends
+//     happen under Supervisor.mu (one write each); fsync runs after agent_settled, outside
+//     the lock.
 package session

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/pi-rpc/pi-rpc/internal/clock"
+
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
@@ -194,7 +196,7 @@ func (s *Supervisor) backoffLocked(p *period, n next) outcome {
 	return outcome{next: &stage{
 		work: func() {
 			select {
-			case <-s.clock.After(delay):
+			case <-clock.After(s.clock, delay):
 			case <-p.ctx.Done():
 			}
 		},
@@ -367,7 +369,7 @@ func (s *Supervisor) summaryRetry(reason CompactionReason, contextWindow int) *S
 		ContextWindow: contextWindow,
 		Wait: func(ctx context.Context, d time.Duration) error {
 			select {
-			case <-s.clock.After(d):
+			case <-clock.After(s.clock, d):
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()

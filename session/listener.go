@@ -18,7 +18,7 @@ func (s *Supervisor) onCoreEvent(ctx context.Context, ev core.Event) {
 	case core.AgentStart:
 		s.runID = s.ids.run()
 	case core.MessageStart:
-		switch m := ev.Message.(type) {
+		switch ev.Message.(type) {
 		case *core.AssistantMessage:
 			s.ledger.streaming = true
 		case *core.UserMessage:
@@ -29,7 +29,6 @@ func (s *Supervisor) onCoreEvent(ctx context.Context, ev core.Event) {
 					s.emitQueueLocked()
 				}
 			}
-			_ = m
 		}
 	case core.MessageEnd:
 		switch m := ev.Message.(type) {

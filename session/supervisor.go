@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/pi-rpc/pi-rpc/internal/clock"
+
 	"github.com/rs/zerolog"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -57,7 +59,7 @@ type Config struct {
 	ProviderProblem string
 	Store           Store
 	Sink            Sink
-	Clock           core.Clock
+	Clock           clock.Clock
 	Retry           RetrySettings
 	Compaction      CompactionSettings
 	// Approval is the initial approval mode; ApprovalFixed says it came from the command line
@@ -99,7 +101,7 @@ type ToolsGate interface {
 // Supervisor runs one agent for one client. See the package documentation.
 type Supervisor struct {
 	agent *core.Agent
-	clock core.Clock
+	clock clock.Clock
 	log   zerolog.Logger
 	ids   *IDs
 
@@ -137,7 +139,7 @@ type ledger struct {
 // New returns an idle supervisor.
 func New(cfg Config) *Supervisor {
 	if cfg.Clock == nil {
-		cfg.Clock = core.SystemClock
+		cfg.Clock = clock.System
 	}
 	if cfg.Approval == "" {
 		cfg.Approval = "auto"

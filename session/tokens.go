@@ -122,13 +122,6 @@ func lastUsage(ms []core.Message) (u *core.Usage, index int) {
 	return nil, -1
 }
 
-// LastAssistantUsage returns the usage of the last assistant message that neither was aborted
-// nor failed (pi's getLastAssistantUsage), and false when there is none.
-func LastAssistantUsage(ms []core.Message) (*core.Usage, bool) {
-	u, i := lastUsage(ms)
-	return u, i >= 0
-}
-
 // ContextEstimate is an estimate of a context's size in tokens (pi's ContextUsageEstimate).
 type ContextEstimate struct {
 	// Tokens is UsageTokens + TrailingTokens.

@@ -36,7 +36,7 @@ func TestEstimateTokens(t *testing.T) {
 		{"user empty", &core.UserMessage{}, 0},
 		{"user counts UTF-16 units", cptUser("😀😀", 0), 1}, // 4 units
 		{"user ignores images (pi 0.73.1)", &core.UserMessage{Content: []core.Content{core.TextBlock("abcd"), img}}, 1},
-		{"assistant text and thinking", cptAssistant(core.StopReasonStop, 0, 0, core.TextBlock("abcd"), core.ThinkingBlock("efgh")), 2},
+		{"assistant text and thinking", cptAssistant(core.StopReasonStop, 0, 0, core.TextBlock("abcd"), core.Content{Type: core.ContentThinking, Thinking: "efgh"}), 2},
 		{"assistant tool call name and JSON args", cptAssistant(core.StopReasonToolUse, 0, 0, core.ToolCallBlock("c1", "bash", map[string]any{"command": "ls"})), 5}, // bash + {"command":"ls"} = 4+16
 		{"assistant tool call without args", cptAssistant(core.StopReasonToolUse, 0, 0, core.ToolCallBlock("c1", "ls", nil)), 1},                                     // ls + {}
 		{"tool result text and image", &core.ToolResultMessage{Content: []core.Content{core.TextBlock("abcd"), img}}, 1201},
@@ -92,7 +92,8 @@ func TestLastAssistantUsage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			u, ok := LastAssistantUsage(tt.ms)
+			u, i := lastUsage(tt.ms)
+			ok := i >= 0
 			if ok != tt.wantOK {
 				t.Fatalf("ok: got %v, want %v", ok, tt.wantOK)
 			}

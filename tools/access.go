@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/pi-rpc/pi-rpc/internal/clock"
 )
 
 // Access routes what the tools read, write and run away from the local disk and processes,
@@ -71,7 +73,7 @@ type Command struct {
 	Env []string
 	// Timeout, when positive, ends the command as timed out after this long on Clock.
 	Timeout time.Duration
-	Clock   Clock
+	Clock   clock.Clock
 	// OutputLimit is the most output, in bytes, the runner needs to keep: the tail.
 	OutputLimit int
 }

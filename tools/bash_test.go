@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
+
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
@@ -97,53 +99,8 @@ func TestBashTruncation(t *testing.T) {
 	})
 }
 
-// fakeClock is a manual clock: AfterFunc callbacks run when Advance passes their time.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	timers []*fakeTimer
-}
-
-type fakeTimer struct {
-	at      time.Time
-	f       func()
-	stopped bool
-}
-
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-
-func (c *fakeClock) AfterFunc(d time.Duration, f func()) func() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	tm := &fakeTimer{at: c.now.Add(d), f: f}
-	c.timers = append(c.timers, tm)
-	return func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		was := !tm.stopped
-		tm.stopped = true
-		return was
-	}
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	var due []*fakeTimer
-	for _, tm := range c.timers {
-		if !tm.stopped && !tm.at.After(c.now) {
-			tm.stopped = true
-			due = append(due, tm)
-		}
-	}
-	c.mu.Unlock()
-	for _, tm := range due {
-		tm.f()
-	}
-}
-
 func TestThrottle(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(0, 0)}
+	clock := testkit.NewClock()
 	acc := newOutputAccumulator(MaxLines, MaxBytes, t.TempDir())
 	var got []string
 	th := &throttle{clock: clock, interval: 100 * time.Millisecond, acc: acc, emit: func(s ShellSnapshot) { got = append(got, s.Output) }}

@@ -131,33 +131,16 @@ func (e *env) runEdit(ctx context.Context, call core.ToolCall, _ func(core.ToolR
 		if err != nil {
 			return core.ToolResult{}, accessError(ctx, err, "Could not edit file: %s. The editor answered", in.Path)
 		}
-	} else {
-		data, release, err := readRegular(r.path, false)
-		if err != nil {
-			var se *specialFileError
-			if errors.As(err, &se) {
-				return core.ToolResult{}, wordSpecial(err, "edit", in.Path, abs)
-			}
-			return core.ToolResult{}, fmt.Errorf("Could not edit file: %s. Error code: %s.", in.Path, errnoCode(err))
-		}
-		raw = string(data)
-		release()
+	} else if raw, err = readForEdit(r.path, in.Path, abs); err != nil {
+		return core.ToolResult{}, err
 	}
 	if ctx.Err() != nil {
 		return core.ToolResult{}, errAborted
 	}
-	content := raw
-	bom := ""
-	if strings.HasPrefix(content, "\uFEFF") {
-		bom, content = "\uFEFF", content[len("\uFEFF"):]
-	}
-	ending := detectLineEnding(content)
-	base := normalizeToLF(content)
-	newContent, err := applyEdits(base, in.Edits, in.Path)
+	base, newContent, final, err := editText(raw, in.Edits, in.Path)
 	if err != nil {
 		return core.ToolResult{}, err
 	}
-	final := bom + restoreLineEndings(newContent, ending)
 	if through {
 		if ctx.Err() != nil {
 			return core.ToolResult{}, errAborted
@@ -173,6 +156,38 @@ func (e *env) runEdit(ctx context.Context, call core.ToolCall, _ func(core.ToolR
 		Content: []core.Content{core.TextBlock(fmt.Sprintf("Successfully replaced %d block(s) in %s.", len(in.Edits), in.Path))},
 		Details: EditDetails{Diff: diff, FirstChangedLine: first},
 	}, nil
+}
+
+// readForEdit reads the regular file at real path real (path as the model wrote it, abs
+// resolved), in the edit tool's words when it cannot.
+func readForEdit(real, path, abs string) (string, error) {
+	data, release, err := readRegular(real, false)
+	if err != nil {
+		var se *specialFileError
+		if errors.As(err, &se) {
+			return "", wordSpecial(err, "edit", path, abs)
+		}
+		return "", fmt.Errorf("Could not edit file: %s. Error code: %s.", path, errnoCode(err))
+	}
+	defer release()
+	return string(data), nil
+}
+
+// editText applies edits to a file's text the way pi does: on its LF-normalised content
+// without a BOM (base, which the diff is made from), giving newContent, and final, the text
+// to write back, with the BOM and the original line endings restored.
+func editText(raw string, edits []editItem, path string) (base, newContent, final string, err error) {
+	bom := ""
+	if strings.HasPrefix(raw, "\uFEFF") {
+		bom, raw = "\uFEFF", raw[len("\uFEFF"):]
+	}
+	ending := detectLineEnding(raw)
+	base = normalizeToLF(raw)
+	newContent, err = applyEdits(base, edits, path)
+	if err != nil {
+		return "", "", "", err
+	}
+	return base, newContent, bom + restoreLineEndings(newContent, ending), nil
 }
 
 // errnoCode names an error the way Node does (ENOENT, EACCES, ...), which pi puts in its

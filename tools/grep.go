@@ -6,12 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"regexp/syntax"
 	"runtime"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/pi-rpc/pi-rpc/core"
 )
@@ -130,202 +127,6 @@ func displayPath(p string) string {
 	return p
 }
 
-// matcher finds the next match in a buffer; lines are never joined, as in ripgrep.
-type matcher struct {
-	re *regexp.Regexp
-	// alts, for a regex that is only an alternation of plain literals ("a|b|c"), are searched
-	// with bytes.Index each; Go's regexp engine is ~10x slower than that on such patterns.
-	alts      [][]byte
-	literal   []byte      // set for a case-sensitive literal: bytes.Index is far faster than regexp
-	foldASCII *foldFinder // set for a case-insensitive ASCII literal
-}
-
-func newMatcher(o GrepOptions) (*matcher, error) {
-	if o.Literal && !o.IgnoreCase && o.Pattern != "" {
-		return &matcher{literal: []byte(o.Pattern)}, nil
-	}
-	if o.Literal && o.IgnoreCase && isASCII(o.Pattern) && o.Pattern != "" {
-		return &matcher{foldASCII: newFoldFinder(o.Pattern)}, nil
-	}
-	src := o.Pattern
-	if o.Literal {
-		src = regexp.QuoteMeta(src)
-	} else if !o.IgnoreCase && isPlainLiteral(src) && src != "" {
-		return &matcher{literal: []byte(src)}, nil
-	}
-	if !o.IgnoreCase {
-		if alts := literalAlternation(src); alts != nil {
-			return &matcher{alts: alts}, nil
-		}
-	}
-	flags := "(?m)"
-	if o.IgnoreCase {
-		flags = "(?mi)"
-	}
-	re, err := regexp.Compile(flags + src)
-	if err != nil {
-		return nil, fmt.Errorf("regex parse error: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
-	}
-	return &matcher{re: re}, nil
-}
-
-// literalAlternation returns the branches of a regex that is an alternation of two or more
-// case-sensitive literals without newlines, or nil.
-func literalAlternation(src string) [][]byte {
-	re, err := syntax.Parse(src, syntax.Perl)
-	if err != nil || re.Op != syntax.OpAlternate {
-		return nil
-	}
-	var alts [][]byte
-	for _, sub := range re.Sub {
-		switch {
-		case sub.Op == syntax.OpLiteral && sub.Flags&syntax.FoldCase == 0:
-			alts = append(alts, []byte(string(sub.Rune)))
-		default:
-			return nil
-		}
-		if bytes.IndexByte(alts[len(alts)-1], '\n') >= 0 || len(alts[len(alts)-1]) == 0 {
-			return nil
-		}
-	}
-	return alts
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
-// isPlainLiteral reports whether a regex has no metacharacters, so it can be searched for as
-// bytes.
-func isPlainLiteral(s string) bool { return regexp.QuoteMeta(s) == s && !strings.Contains(s, "\n") }
-
-// find returns the start and end of the first match in b, or -1.
-func (m *matcher) find(b []byte) (int, int) {
-	switch {
-	case m.literal != nil:
-		i := bytes.Index(b, m.literal)
-		if i < 0 {
-			return -1, -1
-		}
-		return i, i + len(m.literal)
-	case m.alts != nil:
-		best, end := -1, -1
-		for _, a := range m.alts {
-			hay := b
-			if best >= 0 {
-				hay = b[:min(len(b), best+len(a))] // only an earlier match can win
-			}
-			if i := bytes.Index(hay, a); i >= 0 && (best < 0 || i < best || (i == best && i+len(a) > end)) {
-				best, end = i, i+len(a)
-			}
-		}
-		return best, end
-	case m.foldASCII != nil:
-		i := m.foldASCII.index(b)
-		if i < 0 {
-			return -1, -1
-		}
-		return i, i + len(m.foldASCII.pattern)
-	}
-	loc := m.re.FindIndex(b)
-	if loc == nil {
-		return -1, -1
-	}
-	return loc[0], loc[1]
-}
-
-func (m *matcher) matchLine(line []byte) bool {
-	if m.re != nil {
-		return m.re.Match(line)
-	}
-	return false
-}
-
-// foldFinder finds an ASCII pattern ignoring case without lowering the text: it looks for the
-// pattern's rarest byte (in either case) with bytes.IndexByte, which is vectorised, and
-// compares the pattern around each candidate.
-type foldFinder struct {
-	pattern []byte // lowered
-	// rare is the index in pattern of the byte searched for; lo and up are its two cases.
-	rare   int
-	lo, up byte
-}
-
-// commonBytes orders bytes from most to least frequent in source code and prose; a byte not
-// listed counts as rarer than all of them.
-const commonBytes = " e\ntaoinsrlcdhu.pm_(),f\tg=y\"bw:v;/k-'x"
-
-func newFoldFinder(pattern string) *foldFinder {
-	f := &foldFinder{pattern: bytes.ToLower([]byte(pattern))}
-	best := -1
-	for i, c := range f.pattern {
-		rank := strings.IndexByte(commonBytes, c)
-		if rank < 0 {
-			rank = len(commonBytes)
-		}
-		if rank > best {
-			best, f.rare = rank, i
-		}
-	}
-	f.lo = f.pattern[f.rare]
-	f.up = f.lo
-	if 'a' <= f.lo && f.lo <= 'z' {
-		f.up = f.lo - ('a' - 'A')
-	}
-	return f
-}
-
-// index returns the first offset of the pattern in b, ignoring ASCII case, or -1.
-func (f *foldFinder) index(b []byte) int {
-	n := len(f.pattern)
-	for from := f.rare; from < len(b); {
-		j := indexEither(b[from:], f.lo, f.up)
-		if j < 0 {
-			return -1
-		}
-		at := from + j - f.rare
-		if at+n <= len(b) && equalFoldASCII(b[at:at+n], f.pattern) {
-			return at
-		}
-		from += j + 1
-	}
-	return -1
-}
-
-// indexEither returns the first index of a or b in s, or -1.
-func indexEither(s []byte, a, b byte) int {
-	i := bytes.IndexByte(s, a)
-	if a == b {
-		return i
-	}
-	hay := s
-	if i >= 0 {
-		hay = s[:i] // only an earlier b can win
-	}
-	if j := bytes.IndexByte(hay, b); j >= 0 {
-		return j
-	}
-	return i
-}
-
-// equalFoldASCII compares b with a lowered ASCII pattern, ignoring the case of b's letters.
-func equalFoldASCII(b, lowered []byte) bool {
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lowered[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // fileHits is what one file contributed: formatted lines per match (a block with context).
 type fileHits struct {
 	blocks    [][]string
@@ -412,24 +213,12 @@ func Grep(ctx context.Context, root string, o GrepOptions) (GrepResult, error) {
 	if err != nil {
 		return res, err
 	}
-	add := func(h fileHits) bool {
-		res.LinesTruncated = res.LinesTruncated || h.truncated
-		for _, b := range h.blocks {
-			res.Lines = append(res.Lines, b...)
-			res.Matches++
-			if res.Matches >= o.Limit {
-				res.LimitReached = true
-				return false
-			}
-		}
-		return true
-	}
 	if !st.IsDir() {
 		h, err := searchFile(m, root, filepath.Base(root), true, o.Context, o.Limit)
 		if err != nil {
 			return res, err
 		}
-		add(h)
+		res.add(h, o.Limit)
 		return res, nil
 	}
 	var g *globMatcher
@@ -440,7 +229,33 @@ func Grep(ctx context.Context, root string, o GrepOptions) (GrepResult, error) {
 		}
 		g = &gm
 	}
+	searchFiles(ctx, root, g, func(e walkEntry) fileHits {
+		// A file that cannot be opened, or is no longer a regular file, is skipped.
+		h, _ := searchFile(m, e.abs, e.rel, false, o.Context, o.Limit)
+		return h
+	}, func(h fileHits) bool { return res.add(h, o.Limit) })
+	return res, nil
+}
 
+// add appends one file's hits, up to limit matches in all; it reports false once the limit
+// is reached.
+func (res *GrepResult) add(h fileHits, limit int) bool {
+	res.LinesTruncated = res.LinesTruncated || h.truncated
+	for _, b := range h.blocks {
+		res.Lines = append(res.Lines, b...)
+		res.Matches++
+		if res.Matches >= limit {
+			res.LimitReached = true
+			return false
+		}
+	}
+	return true
+}
+
+// searchFiles searches the regular files under root that g admits (all when g is nil) on
+// several goroutines, and hands each file's hits to add in walk order, until add returns
+// false or ctx ends.
+func searchFiles(ctx context.Context, root string, g *globMatcher, search func(walkEntry) fileHits, add func(fileHits) bool) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type job struct {
@@ -449,7 +264,7 @@ func Grep(ctx context.Context, root string, o GrepOptions) (GrepResult, error) {
 	}
 	workers := max(2, runtime.GOMAXPROCS(0))
 	jobs := make(chan job)
-	order := make(chan chan fileHits, 4*workers)
+	order := make(chan chan fileHits, 4*workers) // each file's result slot, in walk order
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -460,9 +275,7 @@ func Grep(ctx context.Context, root string, o GrepOptions) (GrepResult, error) {
 					j.out <- fileHits{}
 					continue
 				}
-				// A file that cannot be opened, or is no longer a regular file, is skipped.
-				h, _ := searchFile(m, j.e.abs, j.e.rel, false, o.Context, o.Limit)
-				j.out <- h
+				j.out <- search(j.e)
 			}
 		}()
 	}
@@ -491,8 +304,7 @@ func Grep(ctx context.Context, root string, o GrepOptions) (GrepResult, error) {
 		})
 	}()
 	for out := range order {
-		h := <-out
-		if !add(h) {
+		if !add(<-out) {
 			cancel()
 			break
 		}
@@ -502,5 +314,4 @@ func Grep(ctx context.Context, root string, o GrepOptions) (GrepResult, error) {
 		<-out
 	}
 	wg.Wait()
-	return res, nil
 }

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pi-rpc/pi-rpc/internal/clock"
+
 	"github.com/pi-rpc/pi-rpc/internal/proctree"
 )
 
@@ -41,7 +43,7 @@ type ShellOptions struct {
 	// TempDir receives the full-output file; empty means os.TempDir.
 	TempDir string
 	// Clock defaults to the real clock.
-	Clock Clock
+	Clock clock.Clock
 	// Sandbox, when set, confines the command ([Confinement]).
 	Sandbox Confinement
 }
@@ -89,8 +91,55 @@ const groupGoneWait = 250 * time.Millisecond
 // RunShell returns only after the group is gone. The error is for failures to start
 // (missing directory, missing shell); a cancelled, timed-out or failing command is a result.
 func RunShell(ctx context.Context, o ShellOptions) (ShellResult, error) {
+	o.setDefaults()
+	if ctx.Err() != nil {
+		return ShellResult{Cancelled: true}, nil // cancellation is a result (cancelled:true), not a failure to run
+	}
+	if !dirExists(o.Dir) {
+		return ShellResult{}, fmt.Errorf("Working directory does not exist: %s\nCannot execute bash commands.", o.Dir)
+	}
+	p, err := startShell(o)
+	if err != nil {
+		return ShellResult{}, err
+	}
+	defer p.tree.Release()
+
+	acc := newOutputAccumulator(MaxLines, MaxBytes, o.TempDir)
+	th := &throttle{clock: o.Clock, interval: o.UpdateInterval, acc: acc, emit: o.OnUpdate}
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		pumpOutput(p.out, acc, th, o.OnChunk)
+	}()
+
+	k := &groupKiller{tree: p.tree, clock: o.Clock, grace: o.KillGrace, killedHard: make(chan struct{})}
+	stopTimeout := func() bool { return false }
+	if o.Timeout > 0 {
+		stopTimeout = o.Clock.AfterFunc(o.Timeout, func() { k.kill("timeout") }).Stop
+	}
+	waitDone := make(chan error, 1)
+	go func() { waitDone <- p.cmd.Wait() }()
+	var waitErr error
+	select {
+	case waitErr = <-waitDone:
+	case <-ctx.Done():
+		k.kill("cancel")
+		waitErr = <-waitDone
+	}
+	stopTimeout()
+	reason := k.waitGone()
+	_ = p.out.SetReadDeadline(time.Now().Add(drainGrace))
+	<-readDone
+	p.out.Close()
+	acc.finish()
+	th.finish()
+	return shellResult(acc, p, reason, waitErr)
+}
+
+// setDefaults fills in the options left zero.
+func (o *ShellOptions) setDefaults() {
 	if o.Clock == nil {
-		o.Clock = realClock{}
+		o.Clock = clock.System
 	}
 	if o.UpdateInterval <= 0 {
 		o.UpdateInterval = 100 * time.Millisecond
@@ -101,19 +150,28 @@ func RunShell(ctx context.Context, o ShellOptions) (ShellResult, error) {
 	if o.TempDir == "" {
 		o.TempDir = os.TempDir()
 	}
-	if ctx.Err() != nil {
-		return ShellResult{Cancelled: true}, nil // cancellation is a result (cancelled:true), not a failure to run
-	}
-	if !dirExists(o.Dir) {
-		return ShellResult{}, fmt.Errorf("Working directory does not exist: %s\nCannot execute bash commands.", o.Dir)
-	}
+}
+
+// shellProcess is a started command: its process, its process group and the read end of the
+// pipe its stdout and stderr share.
+type shellProcess struct {
+	cmd *exec.Cmd
+	// tree is the process group, which cancellation and timeouts signal as a whole.
+	tree *proctree.Tree
+	out  *os.File
+	// notice is the sandbox's note for the output, if it wrapped the command.
+	notice string
+}
+
+// startShell starts o.Command in a process group of its own, confined by o.Sandbox if set.
+func startShell(o ShellOptions) (*shellProcess, error) {
 	shell, err := resolveShell(o.Shell)
 	if err != nil {
-		return ShellResult{}, err
+		return nil, err
 	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return ShellResult{}, err
+		return nil, err
 	}
 	attr := &syscall.SysProcAttr{}
 	proctree.Prepare(attr, true)
@@ -122,12 +180,12 @@ func RunShell(ctx context.Context, o ShellOptions) (ShellResult, error) {
 		if path, argv, notice, err = o.Sandbox.Wrap(shell, []string{"-c", o.Command}, attr); err != nil {
 			pr.Close()
 			pw.Close()
-			return ShellResult{}, err
+			return nil, err
 		}
 	}
 	// Not CommandContext: its cancellation kills only the shell, while we signal the whole
 	// process group, SIGTERM first.
-	cmd := exec.Command(path) //nolint:noctx // cancellation is handled below, for the whole process group.
+	cmd := exec.Command(path) //nolint:noctx // cancellation is handled by RunShell, for the whole process group.
 	cmd.Args = argv
 	cmd.Dir = o.Dir
 	cmd.Env = o.Env
@@ -136,98 +194,89 @@ func RunShell(ctx context.Context, o ShellOptions) (ShellResult, error) {
 	if err := cmd.Start(); err != nil {
 		pr.Close()
 		pw.Close()
-		return ShellResult{}, err
+		return nil, err
 	}
 	pw.Close()
 	tree, err := proctree.Attach(cmd.Process, true)
 	if err != nil {
 		pr.Close()
 		_ = cmd.Wait()
-		return ShellResult{}, err
+		return nil, err
 	}
-	defer tree.Release()
+	return &shellProcess{cmd: cmd, tree: tree, out: pr, notice: notice}, nil
+}
 
-	acc := newOutputAccumulator(MaxLines, MaxBytes, o.TempDir)
-	th := &throttle{clock: o.Clock, interval: o.UpdateInterval, acc: acc, emit: o.OnUpdate}
-	readDone := make(chan struct{})
-	go func() {
-		defer close(readDone)
-		var san sanitizer
-		buf := make([]byte, 32*1024)
-		for {
-			n, rerr := pr.Read(buf)
-			if n > 0 {
-				if text := san.write(buf[:n], false); len(text) > 0 {
-					acc.append(text)
-					if o.OnChunk != nil {
-						o.OnChunk(string(text))
-					}
-					th.dirty()
-				}
-			}
-			if rerr != nil {
-				if text := san.write(nil, true); len(text) > 0 {
-					acc.append(text)
-					if o.OnChunk != nil {
-						o.OnChunk(string(text))
-					}
-					th.dirty()
-				}
-				return
-			}
-		}
-	}()
-
-	var (
-		killMu     sync.Mutex
-		killReason string
-		killedHard = make(chan struct{})
-	)
-	kill := func(reason string) {
-		killMu.Lock()
-		defer killMu.Unlock()
-		if killReason != "" {
+// pumpOutput reads the command's output until EOF (or the drain deadline), sanitised, into
+// acc, telling onChunk and the throttle about each piece.
+func pumpOutput(pr *os.File, acc *outputAccumulator, th *throttle, onChunk func(string)) {
+	var san sanitizer
+	buf := make([]byte, 32*1024)
+	add := func(text []byte) {
+		if len(text) == 0 {
 			return
 		}
-		killReason = reason
-		tree.Terminate()
-		o.Clock.AfterFunc(o.KillGrace, func() {
-			tree.Kill()
-			close(killedHard)
-		})
+		acc.append(text)
+		if onChunk != nil {
+			onChunk(string(text))
+		}
+		th.dirty()
 	}
-	stopTimeout := func() bool { return false }
-	if o.Timeout > 0 {
-		stopTimeout = o.Clock.AfterFunc(o.Timeout, func() { kill("timeout") })
+	for {
+		n, rerr := pr.Read(buf)
+		if n > 0 {
+			add(san.write(buf[:n], false))
+		}
+		if rerr != nil {
+			add(san.write(nil, true))
+			return
+		}
 	}
-	waitDone := make(chan error, 1)
-	go func() { waitDone <- cmd.Wait() }()
-	var waitErr error
-	select {
-	case waitErr = <-waitDone:
-	case <-ctx.Done():
-		kill("cancel")
-		waitErr = <-waitDone
+}
+
+// groupKiller ends a process group once: SIGTERM, then SIGKILL after the grace period.
+type groupKiller struct {
+	tree       *proctree.Tree
+	clock      clock.Clock
+	grace      time.Duration
+	killedHard chan struct{} // closed once SIGKILL has been sent
+
+	mu     sync.Mutex
+	reason string // "timeout" or "cancel" once killed
+}
+
+func (k *groupKiller) kill(reason string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.reason != "" {
+		return
 	}
-	stopTimeout()
-	killMu.Lock()
-	reason := killReason
-	killMu.Unlock()
-	if reason != "" && tree.Alive() {
-		// Some of the group outlived SIGTERM: wait for the SIGKILL, then (briefly) for the
-		// kernel to finish them, so the caller can rely on the group being gone. Zombies
-		// still count for kill(2); if nothing reaps them we stop waiting after groupGoneWait.
-		<-killedHard
-		for deadline := time.Now().Add(groupGoneWait); tree.Alive() && time.Now().Before(deadline); {
+	k.reason = reason
+	k.tree.Terminate()
+	k.clock.AfterFunc(k.grace, func() {
+		k.tree.Kill()
+		close(k.killedHard)
+	})
+}
+
+// waitGone returns why the group was killed ("" if it was not). If some of it outlived
+// SIGTERM it first waits for the SIGKILL, then (briefly) for the kernel to finish them, so the
+// caller can rely on the group being gone. Zombies still count for kill(2); if nothing reaps
+// them it stops waiting after groupGoneWait.
+func (k *groupKiller) waitGone() string {
+	k.mu.Lock()
+	reason := k.reason
+	k.mu.Unlock()
+	if reason != "" && k.tree.Alive() {
+		<-k.killedHard
+		for deadline := time.Now().Add(groupGoneWait); k.tree.Alive() && time.Now().Before(deadline); {
 			time.Sleep(2 * time.Millisecond)
 		}
 	}
-	_ = pr.SetReadDeadline(time.Now().Add(drainGrace))
-	<-readDone
-	pr.Close()
-	acc.finish()
-	th.finish()
+	return reason
+}
 
+// shellResult is what a finished command produced: its output, and why it ended.
+func shellResult(acc *outputAccumulator, p *shellProcess, reason string, waitErr error) (ShellResult, error) {
 	snap := acc.snapshot()
 	res := ShellResult{
 		Output:         snap.Output,
@@ -236,8 +285,8 @@ func RunShell(ctx context.Context, o ShellOptions) (ShellResult, error) {
 		FullOutputPath: snap.FullOutputPath,
 		LastLineBytes:  acc.lastLineBytes(),
 	}
-	if notice != "" {
-		res.Output = appendStatus(res.Output, notice)
+	if p.notice != "" {
+		res.Output = appendStatus(res.Output, p.notice)
 	}
 	switch reason {
 	case "cancel":
@@ -245,7 +294,7 @@ func RunShell(ctx context.Context, o ShellOptions) (ShellResult, error) {
 	case "timeout":
 		res.TimedOut = true
 	default:
-		if ps := cmd.ProcessState; ps != nil {
+		if ps := p.cmd.ProcessState; ps != nil {
 			if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 				break
 			}
@@ -256,83 +305,6 @@ func RunShell(ctx context.Context, o ShellOptions) (ShellResult, error) {
 		}
 	}
 	return res, nil
-}
-
-// throttle spaces OnUpdate calls at least interval apart, pi's 100 ms, so a chatty command
-// does not flood the client; each call carries the whole current tail (replace semantics).
-type throttle struct {
-	clock    Clock
-	interval time.Duration
-	acc      *outputAccumulator
-	emit     func(ShellSnapshot)
-
-	mu       sync.Mutex // guards the fields below
-	last     time.Time
-	pending  bool // output arrived since the last emit
-	timerSet bool
-	stop     func() bool
-	done     bool
-
-	emitMu sync.Mutex // serialises calls to emit
-}
-
-func (t *throttle) dirty() {
-	if t.emit == nil {
-		return
-	}
-	t.mu.Lock()
-	t.pending = true
-	if t.done || t.timerSet {
-		t.mu.Unlock()
-		return
-	}
-	wait := t.interval - t.clock.Now().Sub(t.last)
-	if t.last.IsZero() || wait <= 0 {
-		t.mu.Unlock()
-		t.fire()
-		return
-	}
-	t.timerSet = true
-	t.stop = t.clock.AfterFunc(wait, func() {
-		t.mu.Lock()
-		t.timerSet = false
-		t.mu.Unlock()
-		t.fire()
-	})
-	t.mu.Unlock()
-}
-
-// fire emits a snapshot if output is pending and the throttle is still open.
-func (t *throttle) fire() {
-	t.emitMu.Lock()
-	defer t.emitMu.Unlock()
-	t.mu.Lock()
-	if t.done || !t.pending {
-		t.mu.Unlock()
-		return
-	}
-	t.pending = false
-	t.last = t.clock.Now()
-	t.mu.Unlock()
-	t.emit(t.acc.snapshot())
-}
-
-// finish emits what is still pending and closes the throttle: no call happens after it.
-func (t *throttle) finish() {
-	if t.emit == nil {
-		return
-	}
-	t.mu.Lock()
-	if t.stop != nil {
-		t.stop()
-	}
-	t.mu.Unlock()
-	t.fire()
-	t.emitMu.Lock()
-	t.mu.Lock()
-	t.done = true
-	t.mu.Unlock()
-	t.emitMu.Unlock()
 }
 
 // outputAccumulator keeps a bounded tail of a command's output plus line and byte totals,

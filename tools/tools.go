@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pi-rpc/pi-rpc/internal/clock"
+
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
@@ -16,21 +18,6 @@ import (
 // the system prompt. pi enables read, bash, edit and write by default; pi-rpc enables all
 // seven (docs/tools.md#selecting-tools).
 var Names = []string{"read", "bash", "edit", "write", "grep", "find", "ls"}
-
-// Clock is the time source of the bash tool's throttled updates and kill timers, injectable
-// so tests control time instead of sleeping.
-type Clock interface {
-	Now() time.Time
-	// AfterFunc calls f in its own goroutine after d; stop cancels it if it has not run.
-	AfterFunc(d time.Duration, f func()) (stop func() bool)
-}
-
-type realClock struct{}
-
-func (realClock) Now() time.Time { return time.Now() }
-func (realClock) AfterFunc(d time.Duration, f func()) func() bool {
-	return time.AfterFunc(d, f).Stop
-}
 
 // Options configure the tool set. Only Cwd is required.
 type Options struct {
@@ -50,8 +37,8 @@ type Options struct {
 	CommandPrefix string
 	// Env is the environment of bash commands; nil means the server's environment.
 	Env []string
-	// Clock defaults to the real clock.
-	Clock Clock
+	// Clock times the bash tool's throttled updates and kill timers; nil means the real clock.
+	Clock clock.Clock
 	// KillGrace is how long a cancelled command has between SIGTERM and SIGKILL; 0 means 50 ms.
 	KillGrace time.Duration
 	// UpdateInterval is the minimum spacing of bash progress updates; 0 means 100 ms.
@@ -105,7 +92,7 @@ func newEnv(opts Options) (*env, error) {
 		e.tempDir = os.TempDir()
 	}
 	if e.opts.Clock == nil {
-		e.opts.Clock = realClock{}
+		e.opts.Clock = clock.System
 	}
 	return e, nil
 }

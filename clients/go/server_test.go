@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
+
 	"github.com/rs/zerolog"
 
 	piclient "github.com/pi-rpc/pi-rpc/clients/go"
@@ -27,16 +29,6 @@ import (
 const hangLimit = 20 * time.Second
 
 var epoch = time.Date(2026, 5, 7, 12, 0, 0, 0, time.UTC)
-
-// immediateClock fires every timer at once, so retries do not wait.
-type immediateClock struct{}
-
-func (immediateClock) Now() time.Time { return epoch }
-func (immediateClock) After(time.Duration) <-chan time.Time {
-	ch := make(chan time.Time, 1)
-	ch <- epoch
-	return ch
-}
 
 // fixedModels serves listModels and setModel from a list, all on one provider.
 type fixedModels struct {
@@ -118,7 +110,7 @@ func startServer(t *testing.T, o serverOpts, steps ...faux.Step) *testServer {
 	writer := rpc.NewWriter(outW, 1<<20)
 	sup := session.New(session.Config{
 		Agent: core.Options{Provider: p, Model: model, Tools: append(std, o.tools...)},
-		Store: store, Sessions: cat, Sink: writer, Clock: immediateClock{},
+		Store: store, Sessions: cat, Sink: writer, Clock: testkit.Immediate(epoch),
 		Retry: session.DefaultRetrySettings(),
 		// A small verbatim tail, so that a short conversation has something to compact.
 		Compaction: session.CompactionSettings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 1},

@@ -105,6 +105,32 @@ func parseFlags(args []string, helpOut io.Writer) (*config, error) {
 	// line returned to the caller.
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
+	c.registerAgentFlags(fs)
+	c.registerConnectionFlags(fs)
+	c.registerSessionFlags(fs)
+	c.registerProcessFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return nil, parseError(fs, err, helpOut)
+	}
+	fs.Visit(func(f *flag.Flag) {
+		c.logLevelSet = c.logLevelSet || f.Name == "log-level"
+		c.sandbox.noteGiven(f.Name)
+	})
+	if c.mode == "rpc" {
+		c.protocol = "pi"
+	}
+	if fs.NArg() > 0 {
+		if c.protocol == "pi" && strings.HasPrefix(fs.Arg(0), "@") {
+			return nil, errors.New("@file arguments are not supported in RPC mode")
+		}
+		return nil, fmt.Errorf("unexpected argument %q (see pi-rpc --help)", fs.Arg(0))
+	}
+	return c, c.validate()
+}
+
+// registerAgentFlags declares the flags of the agent: its model and provider, its system prompt,
+// its tools, their sandbox and its resources.
+func (c *config) registerAgentFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.provider, "provider", "", "model provider: openai (default when OPENAI_API_KEY is set), anthropic (default when only ANTHROPIC_API_KEY is set), google (default when only GEMINI_API_KEY or GOOGLE_API_KEY is set), azure-openai-responses (Azure OpenAI) or faux")
 	fs.StringVar(&c.api, "api", "", "API of the openai provider: completions (Chat Completions, the default) or responses (the Responses API)")
 	fs.StringVar(&c.model, "model", "", "model id, or provider/id for a models.json provider")
@@ -126,27 +152,16 @@ func parseFlags(args []string, helpOut io.Writer) (*config, error) {
 	fs.BoolVar(&c.allowOutsideCwd, "allow-outside-cwd", false, "let write and edit change files outside --cwd")
 	c.sandbox.register(fs)
 	c.resources.register(fs)
+}
+
+// registerConnectionFlags declares the flags of the protocol and the connection, pi's
+// flags that pi mode accepts among them.
+func (c *config) registerConnectionFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.framing, "framing", "auto", "message framing: auto, ndjson or lsp (Content-Length headers)")
 	fs.IntVar(&c.maxMessageBytes, "max-message-bytes", 64<<20, "largest accepted message")
 	fs.IntVar(&c.maxSessions, "max-sessions", 16, "most sessions open at once on the connection (the first one and those createSession opens)")
 	fs.StringVar(&c.onEOF, "on-eof", "abort", "when stdin ends: abort the busy period, or finish it first")
 	fs.StringVar(&c.approval, "approval", "", "tool approval: auto, ask (the client approves write, edit and bash) or deny-writes; default ask if the client declares the permissions capability, else auto")
-	fs.BoolVar(&c.noSession, "no-session", false, "keep the session in memory only")
-	fs.StringVar(&c.sessionDir, "session-dir", "", "directory for session files (default $PI_RPC_HOME/sessions/<encoded cwd>)")
-	fs.StringVar(&c.sessionRef, "session", "", "resume a session: a session file, or a session id or unique prefix of one")
-	fs.StringVar(&c.sessionID, "session-id", "", "open this cwd's session with this id, or start a new session with it (pi 1.6.0's --session-id)")
-	fs.StringVar(&c.sessionName, "name", "", "display name of the session (pi's --name)")
-	fs.StringVar(&c.sessionName, "n", "", "short for --name")
-	fs.BoolVar(&c.continueRecent, "continue", false, "resume the most recent session of this directory that no other process holds")
-	fs.StringVar(&c.fsync, "fsync", "settled", "when session files are synced: settled (after agent_settled, on switch and at exit) or entry (every entry)")
-	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error (with --protocol acp and no --log-file: warn unless given)")
-	fs.StringVar(&c.logFile, "log-file", "", "write logs to this file instead of stderr")
-	fs.BoolVar(&c.version, "version", false, "print the version and exit")
-	fs.Func("mcp-config", "MCP servers file ({\"mcpServers\": {...}}, see docs/mcp.md), added to $PI_RPC_HOME/mcp.json; repeatable, later files win", func(v string) error {
-		c.mcpConfigs = append(c.mcpConfigs, v)
-		return nil
-	})
-	fs.DurationVar(&c.mcpTimeout, "mcp-timeout", 60*time.Second, "fail an MCP tool call, or a server's start, after this long")
 	fs.StringVar(&c.protocol, "protocol", "jsonrpc", "wire protocol: jsonrpc (docs/protocol.md), pi (pi's RPC mode, docs/pi-compat.md) or acp (the Agent Client Protocol for editors, docs/editors.md)")
 	fs.StringVar(&c.mode, "mode", "", "pi's flag: --mode rpc is --protocol pi")
 	fs.DurationVar(&c.approvalTimeout, "approval-timeout", 0, "pi mode: refuse a tool when its confirm dialog has no answer within this long (default: wait)")
@@ -160,37 +175,64 @@ func parseFlags(args []string, helpOut io.Writer) (*config, error) {
 		c.piIgnored = append(c.piIgnored, "--extension "+v)
 		return nil
 	})
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(helpOut)
-			_, _ = io.WriteString(helpOut, usageText)
-			fs.PrintDefaults()
-			_, _ = io.WriteString(helpOut, usageFooter)
-			return nil, flag.ErrHelp
-		}
-		msg := err.Error()
-		if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
-			msg = "unknown flag " + name
-		}
-		return nil, fmt.Errorf("%s (see pi-rpc --help)", msg)
-	}
-	fs.Visit(func(f *flag.Flag) {
-		c.logLevelSet = c.logLevelSet || f.Name == "log-level"
-		c.sandbox.noteGiven(f.Name)
+}
+
+// registerSessionFlags declares the flags that choose, name and store the session.
+func (c *config) registerSessionFlags(fs *flag.FlagSet) {
+	fs.BoolVar(&c.noSession, "no-session", false, "keep the session in memory only")
+	fs.StringVar(&c.sessionDir, "session-dir", "", "directory for session files (default $PI_RPC_HOME/sessions/<encoded cwd>)")
+	fs.StringVar(&c.sessionRef, "session", "", "resume a session: a session file, or a session id or unique prefix of one")
+	fs.StringVar(&c.sessionID, "session-id", "", "open this cwd's session with this id, or start a new session with it (pi 1.6.0's --session-id)")
+	fs.StringVar(&c.sessionName, "name", "", "display name of the session (pi's --name)")
+	fs.StringVar(&c.sessionName, "n", "", "short for --name")
+	fs.BoolVar(&c.continueRecent, "continue", false, "resume the most recent session of this directory that no other process holds")
+	fs.StringVar(&c.fsync, "fsync", "settled", "when session files are synced: settled (after agent_settled, on switch and at exit) or entry (every entry)")
+}
+
+// registerProcessFlags declares the flags of the process: logging, --version and the MCP servers.
+func (c *config) registerProcessFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error (with --protocol acp and no --log-file: warn unless given)")
+	fs.StringVar(&c.logFile, "log-file", "", "write logs to this file instead of stderr")
+	fs.BoolVar(&c.version, "version", false, "print the version and exit")
+	fs.Func("mcp-config", "MCP servers file ({\"mcpServers\": {...}}, see docs/mcp.md), added to $PI_RPC_HOME/mcp.json; repeatable, later files win", func(v string) error {
+		c.mcpConfigs = append(c.mcpConfigs, v)
+		return nil
 	})
-	if c.mode == "rpc" {
-		c.protocol = "pi"
+	fs.DurationVar(&c.mcpTimeout, "mcp-timeout", 60*time.Second, "fail an MCP tool call, or a server's start, after this long")
+}
+
+// parseError is what a failed parse returns: for -help the usage, written to helpOut, and
+// flag.ErrHelp; otherwise the flag package's message as one line.
+func parseError(fs *flag.FlagSet, err error, helpOut io.Writer) error {
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(helpOut)
+		_, _ = io.WriteString(helpOut, usageText)
+		fs.PrintDefaults()
+		_, _ = io.WriteString(helpOut, usageFooter)
+		return flag.ErrHelp
 	}
-	if fs.NArg() > 0 {
-		if c.protocol == "pi" && strings.HasPrefix(fs.Arg(0), "@") {
-			return nil, errors.New("@file arguments are not supported in RPC mode")
-		}
-		return nil, fmt.Errorf("unexpected argument %q (see pi-rpc --help)", fs.Arg(0))
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		msg = "unknown flag " + name
 	}
-	return c, c.validate()
+	return fmt.Errorf("%s (see pi-rpc --help)", msg)
 }
 
 func (c *config) validate() error {
+	var errs []error
+	errs = append(errs, c.modelFlagErrors()...)
+	errs = append(errs, c.frontEndFlagErrors()...)
+	errs = append(errs, c.limitFlagErrors()...)
+	errs = append(errs, c.sessionFlagErrors()...)
+	if c.noTools && c.toolsSet {
+		errs = append(errs, errors.New("--tools and --no-tools cannot be used together"))
+	}
+	errs = append(errs, c.validateACP()...)
+	return errors.Join(errs...)
+}
+
+// modelFlagErrors checks --provider, --api and --faux-script.
+func (c *config) modelFlagErrors() []error {
 	var errs []error
 	switch c.provider {
 	case "", "openai", "anthropic", "google", "azure-openai-responses", "faux":
@@ -211,6 +253,13 @@ func (c *config) validate() error {
 	if c.provider == "faux" && c.fauxScript == "" {
 		errs = append(errs, errors.New("--provider faux needs --faux-script FILE"))
 	}
+	return errs
+}
+
+// frontEndFlagErrors checks the flags of the protocol and its connection: --mode, --protocol,
+// the pi-only flags, --approval-timeout, --framing, --approval and --on-eof.
+func (c *config) frontEndFlagErrors() []error {
+	var errs []error
 	switch c.mode {
 	case "", "rpc":
 	default:
@@ -242,6 +291,13 @@ func (c *config) validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("--on-eof: expected abort or finish, got %q", c.onEOF))
 	}
+	return errs
+}
+
+// limitFlagErrors checks the levels and limits: --thinking, --log-level, --mcp-timeout,
+// --max-message-bytes, --max-sessions and --fsync.
+func (c *config) limitFlagErrors() []error {
+	var errs []error
 	switch c.thinking {
 	case "", "off", "minimal", "low", "medium", "high", "xhigh":
 	default:
@@ -266,6 +322,13 @@ func (c *config) validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("--fsync: expected settled or entry, got %q", c.fsync))
 	}
+	return errs
+}
+
+// sessionFlagErrors checks that --no-session, --session, --continue and --session-id do not
+// contradict each other, and that --session-id is a usable id.
+func (c *config) sessionFlagErrors() []error {
+	var errs []error
 	if c.noSession && (c.sessionRef != "" || c.continueRecent) {
 		errs = append(errs, errors.New("--no-session cannot be used with --session or --continue"))
 	}
@@ -278,9 +341,5 @@ func (c *config) validate() error {
 	if strings.ContainsAny(c.sessionID, "/\\ \t\n") {
 		errs = append(errs, fmt.Errorf("--session-id: %q is not a valid session id", c.sessionID))
 	}
-	if c.noTools && c.toolsSet {
-		errs = append(errs, errors.New("--tools and --no-tools cannot be used together"))
-	}
-	errs = append(errs, c.validateACP()...)
-	return errors.Join(errs...)
+	return errs
 }

@@ -188,8 +188,46 @@ func (s *agentSetup) setupTools(c *config, now time.Time) error {
 // setupModels resolves the model against the catalogues and models.json files and builds the
 // provider that serves it (OpenAI-compatible or Anthropic, by the model's api).
 func (s *agentSetup) setupModels(c *config, getenv func(string) string) error {
-	// $PI_RPC_HOME/models.json applies to every project; --models adds to it, and where
-	// both define a model the later file wins (the registry merges in order).
+	files, err := s.loadModelsFiles(c)
+	if err != nil {
+		return err
+	}
+	set := &modelSet{
+		registry:    modelRegistry(c, files),
+		builtins:    builtinEndpoints(c, getenv),
+		idleTimeout: c.idleTimeout, contextWindow: c.contextWindow, providers: map[string]core.Provider{},
+	}
+	s.models = set
+	res, err := set.registry.LookupFor(defaultModelID(c, set.builtins), c.contextWindow, c.provider)
+	if err != nil {
+		return fmt.Errorf("--model: %w", err)
+	}
+	if res.Warning != "" {
+		s.warnings = append(s.warnings, res.Warning)
+	}
+	s.model = res.Model
+	// Nothing chosen and nothing configured: no provider. A model the user named has a
+	// provider, whose missing key is the problem (providerFor names its setting).
+	if b := set.builtins[res.ProviderName]; res.Provider == nil && c.provider == "" && c.model == "" && b.key == "" && !b.keyless {
+		s.problems = append(s.problems, protocol.Problem{Kind: "noProvider",
+			Message: "No model provider is configured: set OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY, pass --base-url for a local server, pick a models.json provider with --model provider/id, or use --provider faux"})
+		return nil
+	}
+	provider, problem, err := set.providerFor(res.Entry)
+	if err != nil {
+		return err
+	}
+	if problem != "" {
+		s.problems = append(s.problems, protocol.Problem{Kind: "noApiKey", Message: problem})
+	}
+	s.provider = provider
+	return nil
+}
+
+// loadModelsFiles reads $PI_RPC_HOME/models.json, which applies to every project, and
+// --models, which adds to it; where both define a model the later file wins (the registry
+// merges in order).
+func (s *agentSetup) loadModelsFiles(c *config) ([]*openai.ModelsFile, error) {
 	var paths []string
 	if p := filepath.Join(s.home, "models.json"); fileExists(p) {
 		paths = append(paths, p)
@@ -201,11 +239,30 @@ func (s *agentSetup) setupModels(c *config, getenv func(string) string) error {
 	for _, path := range paths {
 		f, err := openai.LoadModelsFile(path)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		files = append(files, f)
 		s.logWarnings = append(s.logWarnings, f.Warnings...)
 	}
+	return files, nil
+}
+
+// modelRegistry merges the built-in catalogues with the models.json files.
+func modelRegistry(c *config, files []*openai.ModelsFile) *openai.Registry {
+	registry := openai.NewRegistryWith([]openai.Builtin{
+		{Provider: anthropic.ProviderName, API: anthropic.API, Models: anthropic.Catalogue()},
+		{Provider: google.ProviderName, API: google.API, Models: google.Catalogue()},
+		{Provider: openai.AzureProviderName, API: openai.AzureAPI, Models: openai.AzureCatalogue()},
+	}, files...)
+	if c.api == "responses" || c.api == openai.ResponsesAPI {
+		registry.UseAPI(openai.ProviderName, openai.ResponsesAPI)
+	}
+	return registry
+}
+
+// builtinEndpoints are the built-in providers' endpoints and keys, from the environment and
+// --base-url (which names the root of the endpoint --provider names, OpenAI's by default).
+func builtinEndpoints(c *config, getenv func(string) string) map[string]endpoint {
 	apiKey := getenv("OPENAI_API_KEY")
 	baseURL := getenv("OPENAI_BASE_URL")
 	if baseURL == "" {
@@ -230,7 +287,6 @@ func (s *agentSetup) setupModels(c *config, getenv func(string) string) error {
 	}
 	googleURL, googleKeyless := google.DefaultBaseURL, false
 	azureEP := azureEndpoint(getenv)
-	// --base-url is the root of the endpoint --provider names (OpenAI's by default).
 	if c.baseURL != "" && c.provider == anthropic.ProviderName {
 		anthropicURL, anthropicKeyless = c.baseURL, true
 	} else if c.baseURL != "" && c.provider == google.ProviderName {
@@ -248,58 +304,29 @@ func (s *agentSetup) setupModels(c *config, getenv func(string) string) error {
 	case google.ProviderName:
 		openaiURLHint, googleURLHint = "set OPENAI_BASE_URL", "pass --base-url"
 	}
-	registry := openai.NewRegistryWith([]openai.Builtin{
-		{Provider: anthropic.ProviderName, API: anthropic.API, Models: anthropic.Catalogue()},
-		{Provider: google.ProviderName, API: google.API, Models: google.Catalogue()},
-		{Provider: openai.AzureProviderName, API: openai.AzureAPI, Models: openai.AzureCatalogue()},
-	}, files...)
-	if c.api == "responses" || c.api == openai.ResponsesAPI {
-		registry.UseAPI(openai.ProviderName, openai.ResponsesAPI)
+	return map[string]endpoint{
+		openai.ProviderName:      {name: "OpenAI", url: baseURL, key: apiKey, keySource: "OPENAI_API_KEY", keyless: openaiKeyless, urlHint: openaiURLHint},
+		anthropic.ProviderName:   {name: "Anthropic", url: anthropicURL, key: anthropicKey, keySource: "ANTHROPIC_API_KEY", keyless: anthropicKeyless, urlHint: anthropicURLHint},
+		google.ProviderName:      {name: "Google", url: googleURL, key: googleKey, keySource: googleKeySource, keyless: googleKeyless, urlHint: googleURLHint},
+		openai.AzureProviderName: azureEP,
 	}
-	set := &modelSet{
-		registry: registry,
-		builtins: map[string]endpoint{
-			openai.ProviderName:      {name: "OpenAI", url: baseURL, key: apiKey, keySource: "OPENAI_API_KEY", keyless: openaiKeyless, urlHint: openaiURLHint},
-			anthropic.ProviderName:   {name: "Anthropic", url: anthropicURL, key: anthropicKey, keySource: "ANTHROPIC_API_KEY", keyless: anthropicKeyless, urlHint: anthropicURLHint},
-			google.ProviderName:      {name: "Google", url: googleURL, key: googleKey, keySource: googleKeySource, keyless: googleKeyless, urlHint: googleURLHint},
-			openai.AzureProviderName: azureEP,
-		},
-		idleTimeout: c.idleTimeout, contextWindow: c.contextWindow, providers: map[string]core.Provider{},
+}
+
+// defaultModelID is --model, or without it the default model of the provider --provider
+// names; with neither, OpenAI's unless OPENAI_API_KEY is unset and Anthropic's key (then
+// Google's) is set.
+func defaultModelID(c *config, builtins map[string]endpoint) string {
+	if c.model != "" {
+		return c.model
 	}
-	s.models = set
-	id := c.model
-	if id == "" {
-		id = defaultOpenAIModel
-		if c.provider == anthropic.ProviderName || (c.provider == "" && apiKey == "" && anthropicKey != "") {
-			id = defaultAnthropicModel
-		} else if c.provider == google.ProviderName || (c.provider == "" && apiKey == "" && googleKey != "") {
-			id = defaultGoogleModel
-		}
+	apiKey, anthropicKey, googleKey := builtins[openai.ProviderName].key, builtins[anthropic.ProviderName].key, builtins[google.ProviderName].key
+	id := defaultOpenAIModel
+	if c.provider == anthropic.ProviderName || (c.provider == "" && apiKey == "" && anthropicKey != "") {
+		id = defaultAnthropicModel
+	} else if c.provider == google.ProviderName || (c.provider == "" && apiKey == "" && googleKey != "") {
+		id = defaultGoogleModel
 	}
-	res, err := set.registry.LookupFor(id, c.contextWindow, c.provider)
-	if err != nil {
-		return fmt.Errorf("--model: %w", err)
-	}
-	if res.Warning != "" {
-		s.warnings = append(s.warnings, res.Warning)
-	}
-	s.model = res.Model
-	// Nothing chosen and nothing configured: no provider. A model the user named has a
-	// provider, whose missing key is the problem (providerFor names its setting).
-	if b := set.builtins[res.ProviderName]; res.Provider == nil && c.provider == "" && c.model == "" && b.key == "" && !b.keyless {
-		s.problems = append(s.problems, protocol.Problem{Kind: "noProvider",
-			Message: "No model provider is configured: set OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY, pass --base-url for a local server, pick a models.json provider with --model provider/id, or use --provider faux"})
-		return nil
-	}
-	provider, problem, err := set.providerFor(res.Entry)
-	if err != nil {
-		return err
-	}
-	if problem != "" {
-		s.problems = append(s.problems, protocol.Problem{Kind: "noApiKey", Message: problem})
-	}
-	s.provider = provider
-	return nil
+	return id
 }
 
 func fileExists(path string) bool {

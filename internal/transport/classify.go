@@ -24,22 +24,6 @@ const (
 	NotObject
 )
 
-func (k Kind) String() string {
-	switch k {
-	case Object:
-		return "object"
-	case Empty:
-		return "empty"
-	case NotJSON:
-		return "not JSON"
-	case Batch:
-		return "batch"
-	case NotObject:
-		return "not an object"
-	}
-	return "unknown"
-}
-
 // Frame is a classified frame.
 type Frame struct {
 	Kind Kind

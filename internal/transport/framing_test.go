@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -16,6 +17,12 @@ type lineSource struct {
 	prefix, suffix []byte
 	n              int
 	read           int
+}
+
+// newLineReaderSize is [NewLineReader] with a bufio buffer of size bytes, so a test can make
+// lines longer than the buffer without megabytes of input.
+func newLineReaderSize(in io.Reader, size, max int) *LineReader {
+	return &LineReader{r: bufio.NewReaderSize(in, size), max: max}
 }
 
 func (s *lineSource) Read(b []byte) (int, error) {
@@ -59,7 +66,7 @@ func TestLineReaderOversizedLineIsNotHeld(t *testing.T) {
 	const max, buf, line = 1 << 20, 64 << 10, 64 << 20
 	next := `{"jsonrpc":"2.0","id":2,"method":"getState"}`
 	src := &lineSource{prefix: []byte(`{"jsonrpc":"2.0","id":1,"method":"prompt","params":{"message":"`), n: line, suffix: []byte("\"}}\n" + next + "\n")}
-	r := NewLineReaderSize(src, buf, max)
+	r := newLineReaderSize(src, buf, max)
 	var err error
 	alloc := heapAllocated(func() { _, err = r.Next() })
 	if !errors.Is(err, ErrTooLarge) {
@@ -97,7 +104,7 @@ func TestLineReaderOversizedLineEndings(t *testing.T) {
 		strings.Repeat("a", max) + "b\r\n{}\n",
 		strings.Repeat("a", 5*max) + "\n{}",
 	} {
-		r := NewLineReaderSize(strings.NewReader(in), 16, max)
+		r := newLineReaderSize(strings.NewReader(in), 16, max)
 		_, err := r.Next()
 		var tl *TooLargeError
 		if !errors.As(err, &tl) {
@@ -113,7 +120,7 @@ func TestLineReaderOversizedLineEndings(t *testing.T) {
 			t.Fatalf("%q: end: %v", in, err)
 		}
 	}
-	r := NewLineReaderSize(strings.NewReader(strings.Repeat("a", 5*max)), 16, max)
+	r := newLineReaderSize(strings.NewReader(strings.Repeat("a", 5*max)), 16, max)
 	if _, err := r.Next(); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("unterminated oversized line: %v", err)
 	}

@@ -80,7 +80,7 @@ func readAll(t *testing.T, r Reader, inputLen int) (msgs [][]byte, tooLarge []in
 func FuzzLineReader(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r := NewLineReaderSize(bytes.NewReader(data), 16, fuzzMax)
+		r := newLineReaderSize(bytes.NewReader(data), 16, fuzzMax)
 		msgs, tooLarge, err := readAll(t, r, len(data))
 		if !errors.Is(err, io.EOF) {
 			t.Fatalf("reader ended with %v, want io.EOF", err)

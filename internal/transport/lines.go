@@ -27,11 +27,6 @@ func NewLineReader(in io.Reader, max int) *LineReader {
 	return &LineReader{r: bufio.NewReaderSize(in, readBuffer), max: max}
 }
 
-// NewLineReaderSize is [NewLineReader] with a buffer of size bytes (tests use small ones).
-func NewLineReaderSize(in io.Reader, size, max int) *LineReader {
-	return &LineReader{r: bufio.NewReaderSize(in, size), max: max}
-}
-
 // Next implements [Reader]. The message returned is the caller's.
 func (l *LineReader) Next() ([]byte, error) {
 	if l.skipping {

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/pi-rpc/pi-rpc/internal/clock"
+
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
@@ -22,10 +24,6 @@ import (
 // DefaultIdleTimeout is how long a response may stay silent before the stream fails, the
 // same as the OpenAI provider's (docs/configuration.md, --idle-timeout).
 const DefaultIdleTimeout = idle.DefaultTimeout
-
-// Clock is the time source of a [Provider]: message timestamps, Retry-After dates and the
-// idle timer.
-type Clock = idle.Clock
 
 // Config configures a [Provider]. Everything is explicit: nothing is read from the
 // environment (the SDK's ANTHROPIC_* defaults are switched off).
@@ -48,8 +46,9 @@ type Config struct {
 	// HTTPClient sends the requests; nil means a client with no overall timeout (the idle
 	// timer bounds silence instead).
 	HTTPClient *http.Client
-	// Clock is the time source; nil means the system clock.
-	Clock Clock
+	// Clock stamps messages, dates Retry-After and times the idle timer; nil means
+	// [clock.System].
+	Clock clock.Clock
 }
 
 // Provider streams Messages from one Anthropic endpoint. It implements [core.Provider] and
@@ -57,7 +56,7 @@ type Config struct {
 type Provider struct {
 	cfg    Config
 	client sdk.Client
-	clock  Clock
+	clock  clock.Clock
 	idle   time.Duration
 	// keyOrigin is where the credentials come from, for authentication failures.
 	keyOrigin string
@@ -81,7 +80,7 @@ func New(cfg Config) (*Provider, error) {
 	p := &Provider{cfg: cfg, clock: cfg.Clock, idle: cfg.IdleTimeout, keyOrigin: failure.KeyOrigin(cfg.KeySource, cfg.APIKey != "", cfg.Headers),
 		logURL: failure.LogURL(u.JoinPath("v1", "messages"))}
 	if p.clock == nil {
-		p.clock = idle.SystemClock{}
+		p.clock = clock.System
 	}
 	if p.idle == 0 {
 		p.idle = DefaultIdleTimeout
@@ -160,6 +159,19 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 	}
 
 	m := newMapper(b, &model)
+	if !p.readEvents(dec, m, b) {
+		return
+	}
+	if f := p.endFailure(parent, wd, m, dec.Err(), resp, body); f != nil {
+		p.fail(b, f)
+		return
+	}
+	b.Done()
+}
+
+// readEvents maps the stream's events through m until it stops or fails; it reports false
+// when the stream has already been failed or its consumer stopped.
+func (p *Provider) readEvents(dec ssestream.Decoder, m *mapper, b *core.MessageBuilder) bool {
 	for dec.Next() {
 		ev := dec.Event()
 		data := bytes.TrimSpace(ev.Data)
@@ -174,41 +186,41 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 				kind = core.ErrorOther
 			}
 			p.fail(b, &core.ProviderError{Kind: kind, Message: fmt.Sprintf("Provider sent malformed data: %s (%v)", failure.Snippet(data), err)})
-			return
+			return false
 		}
 		if ev.Type == "error" || e.Type == "error" {
 			p.fail(b, classifyStreamError(&e, data, p.keyOrigin))
-			return
+			return false
 		}
 		if !m.apply(&e) {
-			return
+			return false
 		}
 		if m.failure != nil || m.stopped {
 			break
 		}
 	}
+	return true
+}
 
+// endFailure says why a stream that ended did not complete a message: cancellation, the idle
+// timer, a failure the server reported, a lost connection, a response that was no event
+// stream, or an end before message_stop. It is nil for a complete message.
+func (p *Provider) endFailure(parent context.Context, wd *idle.Watchdog, m *mapper, decErr error, resp *http.Response, body *idle.Body) *core.ProviderError {
 	switch {
 	case parent.Err() != nil:
-		p.fail(b, core.Aborted())
-		return
+		return core.Aborted()
 	case wd.Expired():
-		p.fail(b, &core.ProviderError{Kind: core.ErrorRetryable, Message: wd.Message()})
-		return
+		return &core.ProviderError{Kind: core.ErrorRetryable, Message: wd.Message()}
 	case m.failure != nil:
-		p.fail(b, m.failure)
-		return
-	case dec.Err() != nil:
-		p.fail(b, &core.ProviderError{Kind: core.ErrorRetryable, Message: "Connection to provider lost mid-stream: " + dec.Err().Error()})
-		return
+		return m.failure
+	case decErr != nil:
+		return &core.ProviderError{Kind: core.ErrorRetryable, Message: "Connection to provider lost mid-stream: " + decErr.Error()}
 	case m.events == 0:
-		p.fail(b, failure.NotAStream(resp, body.Head))
-		return
+		return failure.NotAStream(resp, body.Head)
 	case !m.stopped:
-		p.fail(b, &core.ProviderError{Kind: core.ErrorRetryable, Message: "Anthropic stream ended before message_stop (connection closed early)"})
-		return
+		return &core.ProviderError{Kind: core.ErrorRetryable, Message: "Anthropic stream ended before message_stop (connection closed early)"}
 	}
-	b.Done()
+	return nil
 }
 
 // requestFailure classifies a failure before the event stream started: cancellation, the

@@ -5,9 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
+
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/mockgoogle"
-	"github.com/pi-rpc/pi-rpc/llm/internal/idle"
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
@@ -33,7 +34,7 @@ func newMockProvider(t *testing.T, cfg Config, responses ...mockgoogle.Response)
 	}
 	cfg.HTTPClient = srv.Client()
 	if cfg.Clock == nil {
-		cfg.Clock = fixedClock{}
+		cfg.Clock = testkit.Fixed(time.UnixMilli(1700000000000)) // steady tool-call ids
 	}
 	p, err := New(cfg)
 	if err != nil {
@@ -41,11 +42,6 @@ func newMockProvider(t *testing.T, cfg Config, responses ...mockgoogle.Response)
 	}
 	return p, srv
 }
-
-// fixedClock is the system clock at a fixed instant, so generated tool-call ids are stable.
-type fixedClock struct{ idle.SystemClock }
-
-func (fixedClock) Now() time.Time { return time.UnixMilli(1700000000000) }
 
 func hiRequest(t testing.TB, model string) *core.Request {
 	return providertest.HiRequest(modelByID(t, model))

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pi-rpc/pi-rpc/internal/clock"
+
 	"google.golang.org/genai"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -20,10 +22,6 @@ import (
 // DefaultIdleTimeout is how long a response may stay silent before the stream fails, the
 // same as the other providers' (docs/configuration.md, --idle-timeout).
 const DefaultIdleTimeout = idle.DefaultTimeout
-
-// Clock is the time source of a [Provider]: message timestamps, retry delays, generated
-// tool-call ids and the idle timer.
-type Clock = idle.Clock
 
 // Config configures a [Provider]. Everything is explicit: the SDK's GEMINI_API_KEY,
 // GOOGLE_API_KEY and GOOGLE_GEMINI_BASE_URL defaults never apply (see [New]).
@@ -46,8 +44,9 @@ type Config struct {
 	// HTTPClient sends the requests; nil means a client with no overall timeout (the idle
 	// timer bounds silence instead).
 	HTTPClient *http.Client
-	// Clock is the time source; nil means the system clock.
-	Clock Clock
+	// Clock stamps messages, dates Retry-After and times the idle timer; nil means
+	// [clock.System].
+	Clock clock.Clock
 }
 
 // Provider streams GenerateContent responses from one Gemini API endpoint. It implements
@@ -55,7 +54,7 @@ type Config struct {
 type Provider struct {
 	cfg    Config
 	client *genai.Client
-	clock  Clock
+	clock  clock.Clock
 	idle   time.Duration
 	// calls numbers the tool-call ids this provider makes for calls the API sent without one.
 	calls atomic.Int64
@@ -87,7 +86,7 @@ func New(cfg Config) (*Provider, error) {
 	hc.Transport = &transport{base: hc.Transport, key: cfg.APIKey}
 	p := &Provider{cfg: cfg, clock: cfg.Clock, idle: cfg.IdleTimeout}
 	if p.clock == nil {
-		p.clock = idle.SystemClock{}
+		p.clock = clock.System
 	}
 	if p.idle == 0 {
 		p.idle = DefaultIdleTimeout

@@ -60,7 +60,25 @@ func (c *schemaConverter) convert(node map[string]any, depth int) *genai.Schema 
 			return inlined
 		}
 	}
-	switch t := node["type"].(type) {
+	setType(s, node["type"])
+	setScalars(s, node)
+	c.setChildren(s, node, depth)
+	c.setAlternatives(s, node, depth)
+	if len(s.AnyOf) == 1 && s.Type == "" {
+		only := s.AnyOf[0]
+		only.Description = firstNonEmpty(s.Description, only.Description)
+		if s.Nullable != nil {
+			only.Nullable = s.Nullable
+		}
+		return only
+	}
+	return s
+}
+
+// setType reads JSON Schema's type: a name, or a list of names where "null" makes the schema
+// nullable and several others become anyOf.
+func setType(s *genai.Schema, t any) {
+	switch t := t.(type) {
 	case string:
 		s.Type = schemaType(t)
 	case []any:
@@ -81,6 +99,11 @@ func (c *schemaConverter) convert(node map[string]any, depth int) *genai.Schema 
 			}
 		}
 	}
+}
+
+// setScalars reads the keywords that describe a value itself: annotations, enum and const,
+// and the numeric and length bounds.
+func setScalars(s *genai.Schema, node map[string]any) {
 	s.Description, _ = node["description"].(string)
 	s.Title, _ = node["title"].(string)
 	s.Format, _ = node["format"].(string)
@@ -110,6 +133,11 @@ func (c *schemaConverter) convert(node map[string]any, depth int) *genai.Schema 
 	s.MinLength, s.MaxLength = intField(node, "minLength"), intField(node, "maxLength")
 	s.MinProperties, s.MaxProperties = intField(node, "minProperties"), intField(node, "maxProperties")
 	s.Minimum, s.Maximum = floatField(node, "minimum"), floatField(node, "maximum")
+}
+
+// setChildren converts properties (an object's), required (only names that are properties)
+// and items (an array's, which Gemini requires).
+func (c *schemaConverter) setChildren(s *genai.Schema, node map[string]any, depth int) {
 	if props, ok := node["properties"].(map[string]any); ok {
 		s.Properties = map[string]*genai.Schema{}
 		for name, v := range props {
@@ -136,6 +164,11 @@ func (c *schemaConverter) convert(node map[string]any, depth int) *genai.Schema 
 		// Gemini requires items on an array; a tuple or an untyped array takes anything.
 		s.Items = &genai.Schema{}
 	}
+}
+
+// setAlternatives converts anyOf and oneOf (a bare {"type":"null"} member makes the schema
+// nullable) and folds allOf's members in.
+func (c *schemaConverter) setAlternatives(s *genai.Schema, node map[string]any, depth int) {
 	for _, key := range []string{"anyOf", "oneOf"} {
 		alts, ok := node[key].([]any)
 		if !ok {
@@ -160,15 +193,6 @@ func (c *schemaConverter) convert(node map[string]any, depth int) *genai.Schema 
 			}
 		}
 	}
-	if len(s.AnyOf) == 1 && s.Type == "" {
-		only := s.AnyOf[0]
-		only.Description = firstNonEmpty(s.Description, only.Description)
-		if s.Nullable != nil {
-			only.Nullable = s.Nullable
-		}
-		return only
-	}
-	return s
 }
 
 // merge folds an allOf member into s: what s leaves unset, properties and required lists

@@ -12,12 +12,6 @@ import (
 	"github.com/pi-rpc/pi-rpc/llm/internal/failure"
 )
 
-// IsOverflowMessage reports whether an error message says the request exceeded the model's
-// context window (pi's patterns). The session layer uses the typed [core.ErrorOverflow]
-// classification; this function exists for messages that have none, such as errors read back
-// from a session file.
-func IsOverflowMessage(msg string) bool { return failure.IsOverflowMessage(msg) }
-
 // errorBody is OpenAI's error envelope, with OpenRouter's metadata.raw (the upstream
 // provider's own message) and a code that some servers send as a number.
 type errorBody struct {

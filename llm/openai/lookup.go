@@ -48,10 +48,8 @@ type Resolution struct {
 	Warning string
 }
 
-// NewRegistry merges the catalogue with files, in order (later files win).
-func NewRegistry(files ...*ModelsFile) *Registry { return NewRegistryWith(nil, files...) }
-
-// NewRegistryWith is [NewRegistry] with more built-in providers, listed after OpenAI's.
+// NewRegistryWith merges the catalogue, with extra built-in providers listed after OpenAI's,
+// with files, in order (later files win).
 func NewRegistryWith(extra []Builtin, files ...*ModelsFile) *Registry {
 	r := &Registry{builtins: append([]Builtin{{Provider: ProviderName, API: API, Models: Catalogue()}}, extra...), files: map[string][]string{}}
 	for _, b := range r.builtins {

@@ -124,7 +124,7 @@ func TestLookup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := NewRegistry(f)
+	r := NewRegistryWith(nil, f)
 	tests := []struct {
 		id            string
 		source        string
@@ -303,7 +303,7 @@ func TestLookupWithAnthropic(t *testing.T) {
 		t.Errorf("claude-b = %+v, %v", res.Model, err)
 	}
 	// Without the Anthropic built-in (NewRegistry), anthropic-messages is refused.
-	if _, err := NewRegistry(f).Lookup("claude-x", 0); err == nil || !strings.Contains(err.Error(), "supports only openai-completions, openai-responses and azure-openai-responses") {
+	if _, err := NewRegistryWith(nil, f).Lookup("claude-x", 0); err == nil || !strings.Contains(err.Error(), "supports only openai-completions, openai-responses and azure-openai-responses") {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -331,7 +331,7 @@ func TestLookupModelNotInProvider(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := NewRegistry(tc.files...).LookupFor(tc.id, 0, "")
+			_, err := NewRegistryWith(nil, tc.files...).LookupFor(tc.id, 0, "")
 			var ume *UnknownModelError
 			if !errors.As(err, &ume) || err.Error() != tc.want {
 				t.Errorf("LookupFor(%q) error = %v, want %q", tc.id, err, tc.want)
@@ -340,7 +340,7 @@ func TestLookupModelNotInProvider(t *testing.T) {
 	}
 	// Ids of a built-in provider, or with a prefix that is no provider, keep the default
 	// metadata: the catalogues are not every model a server has.
-	r := NewRegistry(one)
+	r := NewRegistryWith(nil, one)
 	for _, id := range []string{"openai/gpt-5-next", "meta-llama/llama-4", "local/m1"} {
 		if _, err := r.LookupFor(id, 0, ""); err != nil {
 			t.Errorf("LookupFor(%q) error = %v, want none", id, err)

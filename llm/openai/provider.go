@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pi-rpc/pi-rpc/internal/clock"
+
 	oa "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
@@ -43,8 +45,9 @@ type Config struct {
 	// HTTPClient sends the requests; nil means a client with no overall timeout (a streamed
 	// response may legitimately last many minutes; the idle timer bounds silence instead).
 	HTTPClient *http.Client
-	// Clock is the time source; nil means [SystemClock].
-	Clock Clock
+	// Clock stamps messages, dates Retry-After and times the idle timer; nil means
+	// [clock.System].
+	Clock clock.Clock
 
 	// API is the API the endpoint speaks: [API] (Chat Completions, the default),
 	// [ResponsesAPI] or [AzureAPI] (the Responses API of Azure OpenAI, through openai-go's
@@ -63,7 +66,7 @@ type Config struct {
 type Provider struct {
 	cfg    Config
 	client oa.Client
-	clock  Clock
+	clock  clock.Clock
 	idle   time.Duration
 	host   string
 	// keyOrigin is where the credentials come from, for authentication failures.
@@ -114,7 +117,7 @@ func New(cfg Config) (*Provider, error) {
 		keyOrigin: failure.KeyOrigin(cfg.KeySource, cfg.APIKey != "", cfg.Headers), logURL: failure.LogURL(endpoint),
 		responses: IsResponsesAPI(cfg.API), path: path}
 	if p.clock == nil {
-		p.clock = SystemClock{}
+		p.clock = clock.System
 	}
 	if p.idle == 0 {
 		p.idle = DefaultIdleTimeout

@@ -47,3 +47,24 @@ func TestLogURL(t *testing.T) {
 		t.Errorf("LogURL changed its argument: %v", u)
 	}
 }
+
+// pi's overflow patterns match the context-window messages of every provider, and no rate limit.
+func TestIsOverflowMessage(t *testing.T) {
+	tests := []struct {
+		msg  string
+		want bool
+	}{
+		{"prompt is too long: 213000 tokens > 200000 maximum", true},
+		{"Your input exceeds the context window of this model", true},
+		{"Requested 140000 tokens, context length exceeded", true},
+		{"400 (no body)", true},
+		{"429 Rate limit reached: too many tokens", false},
+		{"Throttling error: too many tokens", false},
+		{"500 internal error", false},
+	}
+	for _, tc := range tests {
+		if got := IsOverflowMessage(tc.msg); got != tc.want {
+			t.Errorf("IsOverflowMessage(%q) = %v, want %v", tc.msg, got, tc.want)
+		}
+	}
+}

@@ -13,35 +13,13 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/pi-rpc/pi-rpc/internal/clock"
 )
 
 // DefaultTimeout is how long a response may stay silent before the stream fails (see
 // docs/configuration.md, --idle-timeout).
 const DefaultTimeout = 120 * time.Second
-
-// Clock is a provider's time source: message timestamps, Retry-After dates and the idle
-// timer. It is injectable so tests control time; inside a testing/synctest bubble the real
-// clock is already fake.
-type Clock interface {
-	Now() time.Time
-	// AfterFunc calls f in its own goroutine after d, like [time.AfterFunc].
-	AfterFunc(d time.Duration, f func()) Timer
-}
-
-// Timer is the part of [*time.Timer] the idle timer uses.
-type Timer interface {
-	Stop() bool
-	Reset(d time.Duration) bool
-}
-
-// SystemClock is the real [Clock].
-type SystemClock struct{}
-
-// Now implements [Clock].
-func (SystemClock) Now() time.Time { return time.Now() }
-
-// AfterFunc implements [Clock].
-func (SystemClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
 
 // ErrIdle is the cancellation cause when the idle timer fires.
 var ErrIdle = errors.New("idle timeout")
@@ -52,16 +30,16 @@ var ErrIdle = errors.New("idle timeout")
 // callback run on the request goroutine; every method is safe on a nil Watchdog.
 type Watchdog struct {
 	d      time.Duration
-	timer  Timer
+	timer  clock.Timer
 	cancel context.CancelCauseFunc
 	fired  atomic.Bool
 }
 
 // NewWatchdog arms a watchdog; a d <= 0 disables it (every method is then a no-op).
-func NewWatchdog(clock Clock, d time.Duration, cancel context.CancelCauseFunc) *Watchdog {
+func NewWatchdog(c clock.Clock, d time.Duration, cancel context.CancelCauseFunc) *Watchdog {
 	w := &Watchdog{d: d, cancel: cancel}
 	if d > 0 {
-		w.timer = clock.AfterFunc(d, w.fire)
+		w.timer = c.AfterFunc(d, w.fire)
 	}
 	return w
 }

@@ -1,0 +1,159 @@
+package resources
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// This file holds the path rules of resource discovery: pi's tilde and relative resolution,
+// and the settings' include, exclude and exact-path patterns.
+
+// resolvePath is pi's resolvePath with trimming: "~" and "~/" are the home directory, a
+// relative path is from base.
+func resolvePath(p, base, home string) string {
+	p = strings.TrimSpace(p)
+	switch {
+	case p == "~":
+		p = home
+	case strings.HasPrefix(p, "~/"):
+		p = filepath.Join(home, p[2:])
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(base, p)
+}
+
+// realPath is a path with its symbolic links resolved, or the path when that fails.
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}
+
+// within says whether path is dir or below it.
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// enabledByOverrides is pi's isEnabledByOverrides for a discovered file: "!glob" disables,
+// "+path" enables again, "-path" disables in any case.
+func enabledByOverrides(path string, entries []string, base, home string) bool {
+	var excl, incl, forceExcl []string
+	for _, e := range entries {
+		switch {
+		case strings.HasPrefix(e, "!"):
+			excl = append(excl, e[1:])
+		case strings.HasPrefix(e, "+"):
+			incl = append(incl, e[1:])
+		case strings.HasPrefix(e, "-"):
+			forceExcl = append(forceExcl, e[1:])
+		}
+	}
+	enabled := !matchesAny(path, excl, base, home)
+	if matchesExact(path, incl, base, home) {
+		enabled = true
+	}
+	if matchesExact(path, forceExcl, base, home) {
+		enabled = false
+	}
+	return enabled
+}
+
+// applyPatterns is pi's applyPatterns: bare globs keep the matching files (all when there
+// are none), then "!" excludes, "+" adds back and "-" removes.
+func applyPatterns(files, patterns []string, base, home string) map[string]bool {
+	var incl, excl, forceIncl, forceExcl []string
+	for _, p := range patterns {
+		switch {
+		case strings.HasPrefix(p, "+"):
+			forceIncl = append(forceIncl, p[1:])
+		case strings.HasPrefix(p, "-"):
+			forceExcl = append(forceExcl, p[1:])
+		case strings.HasPrefix(p, "!"):
+			excl = append(excl, p[1:])
+		default:
+			incl = append(incl, p)
+		}
+	}
+	out := map[string]bool{}
+	for _, f := range files {
+		on := len(incl) == 0 || matchesAny(f, incl, base, home)
+		if on && matchesAny(f, excl, base, home) {
+			on = false
+		}
+		if !on && matchesExact(f, forceIncl, base, home) {
+			on = true
+		}
+		if matchesExact(f, forceExcl, base, home) {
+			on = false
+		}
+		out[f] = on
+	}
+	return out
+}
+
+// matchesAny is pi's matchesAnyPattern: a glob against the path relative to base, the file
+// name or the whole path; for a SKILL.md also against its directory's.
+func matchesAny(path string, patterns []string, base, home string) bool {
+	if len(patterns) == 0 {
+		return false
+	}
+	cands := []string{relSlash(base, path), filepath.Base(path), filepath.ToSlash(path)}
+	if filepath.Base(path) == "SKILL.md" {
+		dir := filepath.Dir(path)
+		cands = append(cands, relSlash(base, dir), filepath.Base(dir), filepath.ToSlash(dir))
+	}
+	for _, p := range patterns {
+		p = filepath.ToSlash(expandTilde(p, home))
+		for _, c := range cands {
+			if ok, _ := doublestar.Match(p, c); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// matchesExact is pi's matchesAnyExactPattern: the pattern (without a leading "./") equals
+// the path relative to base or the whole path, or for a SKILL.md its directory's.
+func matchesExact(path string, patterns []string, base, home string) bool {
+	if len(patterns) == 0 {
+		return false
+	}
+	cands := []string{relSlash(base, path), filepath.ToSlash(path)}
+	if filepath.Base(path) == "SKILL.md" {
+		dir := filepath.Dir(path)
+		cands = append(cands, relSlash(base, dir), filepath.ToSlash(dir))
+	}
+	for _, p := range patterns {
+		p = filepath.ToSlash(expandTilde(strings.TrimPrefix(p, "./"), home))
+		if slices.Contains(cands, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func expandTilde(p, home string) string {
+	if p == "~" {
+		return home
+	}
+	if strings.HasPrefix(p, "~/") {
+		return filepath.Join(home, p[2:])
+	}
+	return p
+}
+
+func relSlash(base, path string) string {
+	rel, err := filepath.Rel(base, path)
+	if err != nil {
+		return filepath.ToSlash(path)
+	}
+	return filepath.ToSlash(rel)
+}
