@@ -12,6 +12,7 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // command is one of pi-rpc's slash commands in ACP mode (docs/editors.md). The agent runs it
@@ -35,7 +36,7 @@ var commands = []command{
 
 // availableCommands is the available_commands_update a session announces after it opens:
 // pi-rpc's own commands, then the session's prompt templates and skills (templates.go).
-func availableCommands(extra []session.Command) sdk.SessionUpdate {
+func availableCommands(extra []sessionapi.Command) sdk.SessionUpdate {
 	list := make([]sdk.AvailableCommand, 0, len(commands)+len(extra))
 	for _, c := range commands {
 		list = append(list, availableCommand(c.name, c.description, c.hint))

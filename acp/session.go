@@ -11,6 +11,7 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 	"github.com/pi-rpc/pi-rpc/tools"
 )
 
@@ -113,8 +114,8 @@ func (st *acpSession) updateLocked(w *writer, u sdk.SessionUpdate) {
 
 // settleLocked answers the prompts whose inputs the period settled, in the order they were
 // sent. The caller holds w.mu.
-func (st *acpSession) settleLocked(w *writer, settled *session.Settled) {
-	outcomes := map[string]session.Outcome{}
+func (st *acpSession) settleLocked(w *writer, settled *sessionapi.Settled) {
+	outcomes := map[string]sessionapi.Outcome{}
 	for _, in := range settled.Inputs {
 		outcomes[in.InputID] = in.Outcome
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 	"github.com/pi-rpc/pi-rpc/tools/mcp"
 )
 
@@ -228,8 +229,8 @@ func (s *Server) list(params json.RawMessage) (any, *sdk.RequestError) {
 const maxListed = 1000
 
 // savedSessions lists the host's saved sessions of cwd, page by page, up to maxListed.
-func (s *Server) savedSessions(cwd string) ([]session.SessionInfo, error) {
-	var out []session.SessionInfo
+func (s *Server) savedSessions(cwd string) ([]sessionapi.SessionInfo, error) {
+	var out []sessionapi.SessionInfo
 	cursor := ""
 	for {
 		infos, next, err := s.host.ListSaved(cwd, cursor, 200)

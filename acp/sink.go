@@ -6,11 +6,11 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/pi-rpc/pi-rpc/core"
-	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 	"github.com/pi-rpc/pi-rpc/tools"
 )
 
-// sessionSink is one session's [session.Sink]: it gives each event the connection's next seq
+// sessionSink is one session's [sessionapi.Sink]: it gives each event the connection's next seq
 // and turns it into ACP session/update notifications (or a prompt's answer) right away, in
 // the writer's one lane, so the wire order is the event order.
 type sessionSink struct {
@@ -18,8 +18,8 @@ type sessionSink struct {
 	st *acpSession
 }
 
-// Emit implements [session.Sink].
-func (k *sessionSink) Emit(ev *session.Event) int64 {
+// Emit implements [sessionapi.Sink].
+func (k *sessionSink) Emit(ev *sessionapi.Event) int64 {
 	w := k.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -31,26 +31,26 @@ func (k *sessionSink) Emit(ev *session.Event) int64 {
 	return w.seq
 }
 
-// LastSeq implements [session.Sink].
+// LastSeq implements [sessionapi.Sink].
 func (k *sessionSink) LastSeq() int64 {
 	k.w.mu.Lock()
 	defer k.w.mu.Unlock()
 	return k.w.seq
 }
 
-// Wait implements [session.Sink].
+// Wait implements [sessionapi.Sink].
 func (k *sessionSink) Wait(ctx context.Context) { k.w.wait(ctx) }
 
 // translateLocked queues what an event means in ACP. The caller holds w.mu.
-func (st *acpSession) translateLocked(w *writer, ev *session.Event) {
+func (st *acpSession) translateLocked(w *writer, ev *sessionapi.Event) {
 	switch ev.Type {
-	case session.EventAgentSettled:
-		if s, ok := ev.Payload.(*session.Settled); ok {
+	case sessionapi.EventAgentSettled:
+		if s, ok := ev.Payload.(*sessionapi.Settled); ok {
 			st.settleLocked(w, s)
 		}
 		return
-	case session.EventModelChanged:
-		if p, ok := ev.Payload.(session.ModelChanged); ok {
+	case sessionapi.EventModelChanged:
+		if p, ok := ev.Payload.(sessionapi.ModelChanged); ok {
 			st.window = p.Model.ContextWindow
 		}
 		return

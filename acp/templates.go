@@ -3,7 +3,7 @@ package acp
 import (
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // skillHint is the argument hint of a skill's command: what follows /skill:name is the
@@ -14,14 +14,14 @@ const skillHint = "what to do with the skill (optional)"
 // descriptions and argument hints. A prompt "/name args" that names none of pi-rpc's own
 // commands goes to the session, which expands it (docs/skills.md). A template named like one
 // of pi-rpc's own commands is shadowed by it, and left out.
-func resourceCommands(list []session.Command) []sdk.AvailableCommand {
+func resourceCommands(list []sessionapi.Command) []sdk.AvailableCommand {
 	out := make([]sdk.AvailableCommand, 0, len(list))
 	for _, c := range list {
 		if builtin(c.Name) {
 			continue
 		}
 		hint := c.ArgumentHint
-		if c.Source == session.CommandSkill {
+		if c.Source == sessionapi.CommandSkill {
 			hint = skillHint
 		}
 		out = append(out, availableCommand(c.Name, c.Description, hint))

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // handler serves one command. It writes its own success response (synchronously, placed
@@ -55,7 +56,7 @@ var commands = map[string]handler{
 const busyText = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
 
 type disposition struct {
-	Disposition session.Disposition `json:"disposition"`
+	Disposition sessionapi.Disposition `json:"disposition"`
 }
 
 func (r *request) messageAndImages() (string, []core.Content, error) {
@@ -119,7 +120,7 @@ func (s *Server) prompt(r *request) error {
 
 // startPrompt submits a prompt (submit).
 func (s *Server) startPrompt(r *request, req session.PromptRequest) error {
-	return s.submit(r, func() (session.Accepted, error) { return s.sup.Prompt(req) })
+	return s.submit(r, func() (sessionapi.Accepted, error) { return s.sup.Prompt(req) })
 }
 
 // submit calls an input method and writes its response where pi writes it: a started
@@ -128,7 +129,7 @@ func (s *Server) startPrompt(r *request, req session.PromptRequest) error {
 // events are held while the method runs and until the response is placed: right after the
 // last event before the input's (Accepted.AfterSeq) when started, after everything queued
 // so far when queued.
-func (s *Server) submit(r *request, call func() (session.Accepted, error)) error {
+func (s *Server) submit(r *request, call func() (sessionapi.Accepted, error)) error {
 	s.w.Hold()
 	defer s.w.Release()
 	a, err := call()
@@ -146,7 +147,7 @@ func (s *Server) submit(r *request, call func() (session.Accepted, error)) error
 
 // finishingPeriod returns the wait for the current busy period when no run streams and
 // none is coming (no retry backoff, no compaction): the period is only being settled.
-func (s *Server) finishingPeriod() *session.Pending[*session.Settled] {
+func (s *Server) finishingPeriod() *session.Pending[*sessionapi.Settled] {
 	if s.sup.Agent().IsStreaming() {
 		return nil
 	}
@@ -172,7 +173,7 @@ func (s *Server) steer(r *request) error {
 	if r.typ == "steer" {
 		method = s.sup.Steer
 	}
-	return s.submit(r, func() (session.Accepted, error) { return method(req) })
+	return s.submit(r, func() (sessionapi.Accepted, error) { return method(req) })
 }
 
 // abort answers once the aborted run has ended: after its agent_end and agent_settled.

@@ -2,7 +2,7 @@ package pimode
 
 import (
 	"github.com/pi-rpc/pi-rpc/internal/eventjson"
-	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // appendEvent appends ev as pi 1.6.0 writes it (docs/json.md of pi's package): a bare object
@@ -10,7 +10,7 @@ import (
 // describes them for pi's dialect. It returns nil, nil for engine events pi has no
 // counterpart for (model_changed, session_changed, bash_update, permission_*), which are not
 // written.
-func appendEvent(dst []byte, ev *session.Event) ([]byte, error) {
+func appendEvent(dst []byte, ev *sessionapi.Event) ([]byte, error) {
 	dst = append(dst, '{')
 	var err error
 	if ev.Core != nil {

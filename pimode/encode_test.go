@@ -7,9 +7,10 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
-func encode(t *testing.T, ev *session.Event) map[string]any {
+func encode(t *testing.T, ev *sessionapi.Event) map[string]any {
 	t.Helper()
 	data, err := appendEvent(nil, ev)
 	if err != nil {
@@ -32,9 +33,9 @@ func TestMessageUpdateCarriesOnlyTheDelta(t *testing.T) {
 		{Type: core.ContentText, Text: "Hi"},
 		{Type: core.ContentToolCall, ID: "call_1", Name: "bash", Arguments: map[string]any{"command": "ls"}},
 	}, Usage: core.Usage{Input: 7, Output: 2, TotalTokens: 9}}
-	update := func(u core.AssistantEvent) *session.Event {
+	update := func(u core.AssistantEvent) *sessionapi.Event {
 		u.Partial = msg
-		return &session.Event{Type: string(core.MessageUpdate), RunID: "r1", SessionID: "s1", Core: &core.Event{
+		return &sessionapi.Event{Type: string(core.MessageUpdate), RunID: "r1", SessionID: "s1", Core: &core.Event{
 			Type: core.MessageUpdate, Message: msg, Update: &u}}
 	}
 	data, err := appendEvent(nil, update(core.AssistantEvent{Type: core.EventToolCallDelta, ContentIndex: 1, Delta: `"ls"}`}))
@@ -59,13 +60,13 @@ func TestMessageUpdateCarriesOnlyTheDelta(t *testing.T) {
 
 func TestAssistantStartAndDone(t *testing.T) {
 	msg := &core.AssistantMessage{StopReason: core.StopReasonStop}
-	start := encode(t, &session.Event{Type: "message_update", Core: &core.Event{Type: core.MessageUpdate, Message: msg,
+	start := encode(t, &sessionapi.Event{Type: "message_update", Core: &core.Event{Type: core.MessageUpdate, Message: msg,
 		Update: &core.AssistantEvent{Type: core.EventStart, Partial: msg}}})
 	ame := start["assistantMessageEvent"].(map[string]any)
 	if _, ok := ame["contentIndex"]; ok || ame["partial"] != nil {
 		t.Fatalf("start = %v", ame)
 	}
-	done := encode(t, &session.Event{Type: "message_update", Core: &core.Event{Type: core.MessageUpdate, Message: msg,
+	done := encode(t, &sessionapi.Event{Type: "message_update", Core: &core.Event{Type: core.MessageUpdate, Message: msg,
 		Update: &core.AssistantEvent{Type: core.EventDone, Reason: core.StopReasonStop, Partial: msg}}})
 	ame = done["assistantMessageEvent"].(map[string]any)
 	if ame["reason"] != "stop" || ame["message"] == nil {
@@ -74,29 +75,29 @@ func TestAssistantStartAndDone(t *testing.T) {
 }
 
 func TestSessionEventsInPiShape(t *testing.T) {
-	q := encode(t, &session.Event{Type: session.EventQueueUpdate, Payload: session.QueueUpdate{
-		Steering: []session.QueuedInput{{InputID: "in_1", Text: "a"}}, FollowUp: []session.QueuedInput{}}})
+	q := encode(t, &sessionapi.Event{Type: sessionapi.EventQueueUpdate, Payload: sessionapi.QueueUpdate{
+		Steering: []sessionapi.QueuedInput{{InputID: "in_1", Text: "a"}}, FollowUp: []sessionapi.QueuedInput{}}})
 	data, _ := json.Marshal(q)
 	if string(data) != `{"followUp":[],"steering":["a"],"type":"queue_update"}` {
 		t.Fatalf("queue_update = %s", data)
 	}
-	st := encode(t, &session.Event{Type: session.EventAgentSettled, Payload: &session.Settled{Aborted: true,
-		Inputs: []session.InputOutcome{{InputID: "in_1", Outcome: session.OutcomeAborted}}}})
+	st := encode(t, &sessionapi.Event{Type: sessionapi.EventAgentSettled, Payload: &sessionapi.Settled{Aborted: true,
+		Inputs: []sessionapi.InputOutcome{{InputID: "in_1", Outcome: session.OutcomeAborted}}}})
 	data, _ = json.Marshal(st)
 	if string(data) != `{"aborted":true,"type":"agent_settled"}` {
 		t.Fatalf("agent_settled = %s", data)
 	}
-	end := encode(t, &session.Event{Type: string(core.AgentEnd), Core: &core.Event{Type: core.AgentEnd, WillRetry: true}})
+	end := encode(t, &sessionapi.Event{Type: string(core.AgentEnd), Core: &core.Event{Type: core.AgentEnd, WillRetry: true}})
 	if end["willRetry"] != true || end["messages"] == nil {
 		t.Fatalf("agent_end = %v", end)
 	}
-	for _, typ := range []string{session.EventModelChanged, session.EventSessionChanged, session.EventBashUpdate,
-		session.EventPermissionRequested, session.EventPermissionResolved} {
-		if m := encode(t, &session.Event{Type: typ, Payload: struct{}{}}); m != nil {
+	for _, typ := range []string{sessionapi.EventModelChanged, sessionapi.EventSessionChanged, sessionapi.EventBashUpdate,
+		sessionapi.EventPermissionRequested, sessionapi.EventPermissionResolved} {
+		if m := encode(t, &sessionapi.Event{Type: typ, Payload: struct{}{}}); m != nil {
 			t.Errorf("%s is not a pi event, got %v", typ, m)
 		}
 	}
-	tl := encode(t, &session.Event{Type: session.EventThinkingLevelChanged, Payload: session.ThinkingLevelChanged{Level: "high"}})
+	tl := encode(t, &sessionapi.Event{Type: sessionapi.EventThinkingLevelChanged, Payload: sessionapi.ThinkingLevelChanged{Level: "high"}})
 	if tl["level"] != "high" {
 		t.Fatalf("thinking_level_changed = %v", tl)
 	}
@@ -106,10 +107,10 @@ func TestWriterKeepsOneOrder(t *testing.T) {
 	var out strings.Builder
 	pr, pw := newPipe()
 	w := NewWriter(pw, 1<<20, testLogger())
-	w.Emit(&session.Event{Type: string(core.AgentStart), Core: &core.Event{Type: core.AgentStart}})
+	w.Emit(&sessionapi.Event{Type: string(core.AgentStart), Core: &core.Event{Type: core.AgentStart}})
 	w.Write([]byte(`{"type":"response","command":"abort","success":true}`))
-	seq := w.Emit(&session.Event{Type: session.EventBashUpdate, Payload: session.BashUpdate{}})
-	w.Emit(&session.Event{Type: session.EventAgentSettled, Payload: &session.Settled{}})
+	seq := w.Emit(&sessionapi.Event{Type: sessionapi.EventBashUpdate, Payload: sessionapi.BashUpdate{}})
+	w.Emit(&sessionapi.Event{Type: sessionapi.EventAgentSettled, Payload: &sessionapi.Settled{}})
 	if seq != 2 || w.LastSeq() != 3 {
 		t.Fatalf("seq %d, last %d: events pi does not write still get their seq", seq, w.LastSeq())
 	}
@@ -134,7 +135,7 @@ func TestLargestLineOf20000Deltas(t *testing.T) {
 	text := strings.Repeat("word ", 20000)
 	msg := &core.AssistantMessage{Content: []core.Content{{Type: core.ContentText, Text: text}},
 		API: "openai-completions", Provider: "openai", Model: "gpt-4.1", StopReason: core.StopReasonStop}
-	data, err := appendEvent(nil, &session.Event{Type: "message_update", Core: &core.Event{Type: core.MessageUpdate, Message: msg,
+	data, err := appendEvent(nil, &sessionapi.Event{Type: "message_update", Core: &core.Event{Type: core.MessageUpdate, Message: msg,
 		Update: &core.AssistantEvent{Type: core.EventTextDelta, Delta: "word ", Partial: msg}}})
 	if err != nil {
 		t.Fatal(err)

@@ -1,14 +1,16 @@
 package pimode
 
-import "github.com/pi-rpc/pi-rpc/session"
+import (
+	"github.com/pi-rpc/pi-rpc/sessionapi"
+)
 
 // piCommand is one entry of get_commands as pi 1.6.0 lists it (rpc-commands.md): no
 // argument hint, which pi's list does not carry.
 type piCommand struct {
-	Name        string                    `json:"name"`
-	Description string                    `json:"description"`
-	Source      session.CommandSource     `json:"source"`
-	SourceInfo  session.CommandSourceInfo `json:"sourceInfo"`
+	Name        string                       `json:"name"`
+	Description string                       `json:"description"`
+	Source      sessionapi.CommandSource     `json:"source"`
+	SourceInfo  sessionapi.CommandSourceInfo `json:"sourceInfo"`
 }
 
 // getCommands lists the session's prompt templates, then its skills (as skill:name), as pi

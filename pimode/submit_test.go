@@ -13,6 +13,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // pi answers a started prompt before its agent_start and a queued steer after its
@@ -25,16 +26,16 @@ func TestSubmitPlacesTheResponseAmongTheInputsEvents(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		release := make(chan struct{})
 		s, sup, collect := heldServer(t, release)
-		worstCase := func(a session.Accepted, err error) (session.Accepted, error) {
+		worstCase := func(a sessionapi.Accepted, err error) (sessionapi.Accepted, error) {
 			synctest.Wait()
 			return a, err
 		}
-		if err := s.submit(&request{id: json.RawMessage(`"1"`), typ: "prompt"}, func() (session.Accepted, error) {
+		if err := s.submit(&request{id: json.RawMessage(`"1"`), typ: "prompt"}, func() (sessionapi.Accepted, error) {
 			return worstCase(sup.Prompt(session.PromptRequest{Message: "hi"}))
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.submit(&request{id: json.RawMessage(`"2"`), typ: "steer"}, func() (session.Accepted, error) {
+		if err := s.submit(&request{id: json.RawMessage(`"2"`), typ: "steer"}, func() (sessionapi.Accepted, error) {
 			return worstCase(sup.Steer(session.QueueRequest{Message: "look"}))
 		}); err != nil {
 			t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/pi-rpc/pi-rpc/internal/transport"
-	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // Writer is the connection's outbox in pi's dialect, over internal/transport's writer,
@@ -20,7 +20,7 @@ import (
 // placed right after a given event ([Writer.WriteAfter]): an input's response lands before
 // the events the input caused even when they were queued first.
 //
-// It implements [session.Sink]: Emit gives the event its seq, encodes it in pi's shape and
+// It implements [sessionapi.Sink]: Emit gives the event its seq, encodes it in pi's shape and
 // never blocks; Wait blocks the run goroutine while more than the limit of bytes is queued,
 // which slows the agent down to the client's reading speed.
 type Writer struct {
@@ -39,9 +39,9 @@ func NewWriter(out io.Writer, limit int, log zerolog.Logger) *Writer {
 	return w
 }
 
-// Emit implements [session.Sink]. Events pi has no counterpart for get their seq (the engine
+// Emit implements [sessionapi.Sink]. Events pi has no counterpart for get their seq (the engine
 // counts on it) but are not written.
-func (w *Writer) Emit(ev *session.Event) int64 {
+func (w *Writer) Emit(ev *sessionapi.Event) int64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.seq++
@@ -57,14 +57,14 @@ func (w *Writer) Emit(ev *session.Event) int64 {
 	return w.seq
 }
 
-// LastSeq implements [session.Sink].
+// LastSeq implements [sessionapi.Sink].
 func (w *Writer) LastSeq() int64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.seq
 }
 
-// Wait implements [session.Sink].
+// Wait implements [sessionapi.Sink].
 func (w *Writer) Wait(ctx context.Context) { w.out.Wait(ctx) }
 
 // Write queues one record (a response or an extension UI request) after everything queued so
@@ -73,7 +73,7 @@ func (w *Writer) Write(data []byte) { w.out.Send(data) }
 
 // WriteAfter queues one record just after the event with seq (and the records already
 // placed behind it), ahead of the events after it even when they are queued already: the
-// response to an input, before the events the input causes (session.Accepted.AfterSeq).
+// response to an input, before the events the input causes (sessionapi.Accepted.AfterSeq).
 func (w *Writer) WriteAfter(data []byte, seq int64) { w.out.ResponseAfter(data, seq) }
 
 // Hold keeps the records not yet written back until the matching [Writer.Release] (submit:

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/internal/testkit"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/jsonstring"
@@ -69,7 +70,7 @@ func sessionEvent(t *testing.T, typ string, payload any, runID string) []byte {
 		dst = append(dst, body[1:len(body)-1]...)
 	}
 	sessionID := ""
-	if typ == session.EventAgentSettled || typ == session.EventSessionChanged {
+	if typ == sessionapi.EventAgentSettled || typ == sessionapi.EventSessionChanged {
 		sessionID = "0193a6f2-session"
 	}
 	return envelope(dst, 8, runID, sessionID)
@@ -167,25 +168,25 @@ func handBuiltEvents(t *testing.T) map[string][][]byte {
 		typ     string
 		payload any
 	}{
-		{session.EventAgentSettled, session.Settled{Inputs: []session.InputOutcome{{InputID: "in1", Outcome: session.OutcomeCompleted}, {InputID: "in2", Outcome: session.OutcomeCancelled}}, Aborted: false, LastSeq: 8}},
-		{session.EventAgentSettled, session.Settled{Inputs: []session.InputOutcome{}, Aborted: true, Error: &session.SettleError{Kind: session.SettleErrorPersistence, Message: "disk full"}, LastSeq: 8}},
-		{session.EventQueueUpdate, session.QueueUpdate{Steering: []session.QueuedInput{{InputID: "in2", Text: "stop"}}, FollowUp: []session.QueuedInput{}}},
-		{session.EventAutoRetryStart, session.AutoRetryStart{Attempt: 1, MaxAttempts: 3, DelayMs: 2000, ErrorMessage: "503"}},
-		{session.EventAutoRetryEnd, session.AutoRetryEnd{Success: true, Attempt: 1}},
-		{session.EventAutoRetryEnd, session.AutoRetryEnd{Success: false, Attempt: 3, FinalError: "Retry cancelled"}},
-		{session.EventCompactionStart, session.CompactionStart{Reason: session.CompactionThreshold}},
-		{session.EventSummarizationRetryScheduled, session.SummarizationRetryScheduled{Attempt: 1, MaxAttempts: 3, DelayMs: 2000, ErrorMessage: "503"}},
-		{session.EventSummarizationRetryAttemptStart, session.SummarizationRetryAttemptStart{Source: "compaction", Reason: session.CompactionManual}},
-		{session.EventSummarizationRetryFinished, session.SummarizationRetryFinished{}},
-		{session.EventCompactionEnd, session.CompactionEnd{Reason: session.CompactionManual, Result: &session.CompactionResult{Summary: "s", FirstKeptEntryID: "a1b2c3d4", TokensBefore: 1000, EstimatedTokensAfter: 300, Usage: &core.Usage{Input: 900, Output: 20, TotalTokens: 920}, Details: &session.CompactionDetails{ReadFiles: []string{"a"}, ModifiedFiles: []string{}}}, Aborted: false, WillRetry: false}},
-		{session.EventCompactionEnd, session.CompactionEnd{Reason: session.CompactionOverflow, Aborted: true, WillRetry: true, ErrorMessage: "aborted"}},
-		{session.EventSessionError, session.SessionError{Message: "write failed"}},
-		{session.EventModelChanged, session.ModelChanged{Model: model}},
-		{session.EventThinkingLevelChanged, session.ThinkingLevelChanged{Level: core.ThinkingHigh}},
-		{session.EventMCPServerStatus, protocol.MCPServerStatusUpdate{MCPServerStatus: protocol.MCPServerStatus{Name: "fs", Transport: "stdio", State: "connecting", Source: "initialize", Tools: []protocol.MCPToolStatus{}}}},
-		{session.EventMCPServerStatus, protocol.MCPServerStatusUpdate{ToolCount: 1, MCPServerStatus: protocol.MCPServerStatus{Name: "fs", Transport: "stdio", State: "connected", Source: "/home/u/mcp.json",
+		{sessionapi.EventAgentSettled, sessionapi.Settled{Inputs: []sessionapi.InputOutcome{{InputID: "in1", Outcome: session.OutcomeCompleted}, {InputID: "in2", Outcome: session.OutcomeCancelled}}, Aborted: false, LastSeq: 8}},
+		{sessionapi.EventAgentSettled, sessionapi.Settled{Inputs: []sessionapi.InputOutcome{}, Aborted: true, Error: &sessionapi.SettleError{Kind: session.SettleErrorPersistence, Message: "disk full"}, LastSeq: 8}},
+		{sessionapi.EventQueueUpdate, sessionapi.QueueUpdate{Steering: []sessionapi.QueuedInput{{InputID: "in2", Text: "stop"}}, FollowUp: []sessionapi.QueuedInput{}}},
+		{sessionapi.EventAutoRetryStart, sessionapi.AutoRetryStart{Attempt: 1, MaxAttempts: 3, DelayMs: 2000, ErrorMessage: "503"}},
+		{sessionapi.EventAutoRetryEnd, sessionapi.AutoRetryEnd{Success: true, Attempt: 1}},
+		{sessionapi.EventAutoRetryEnd, sessionapi.AutoRetryEnd{Success: false, Attempt: 3, FinalError: "Retry cancelled"}},
+		{sessionapi.EventCompactionStart, sessionapi.CompactionStart{Reason: session.CompactionThreshold}},
+		{sessionapi.EventSummarizationRetryScheduled, sessionapi.SummarizationRetryScheduled{Attempt: 1, MaxAttempts: 3, DelayMs: 2000, ErrorMessage: "503"}},
+		{sessionapi.EventSummarizationRetryAttemptStart, sessionapi.SummarizationRetryAttemptStart{Source: "compaction", Reason: session.CompactionManual}},
+		{sessionapi.EventSummarizationRetryFinished, sessionapi.SummarizationRetryFinished{}},
+		{sessionapi.EventCompactionEnd, sessionapi.CompactionEnd{Reason: session.CompactionManual, Result: &sessionapi.CompactionResult{Summary: "s", FirstKeptEntryID: "a1b2c3d4", TokensBefore: 1000, EstimatedTokensAfter: 300, Usage: &core.Usage{Input: 900, Output: 20, TotalTokens: 920}, Details: &sessionapi.CompactionDetails{ReadFiles: []string{"a"}, ModifiedFiles: []string{}}}, Aborted: false, WillRetry: false}},
+		{sessionapi.EventCompactionEnd, sessionapi.CompactionEnd{Reason: session.CompactionOverflow, Aborted: true, WillRetry: true, ErrorMessage: "aborted"}},
+		{sessionapi.EventSessionError, sessionapi.SessionError{Message: "write failed"}},
+		{sessionapi.EventModelChanged, sessionapi.ModelChanged{Model: model}},
+		{sessionapi.EventThinkingLevelChanged, sessionapi.ThinkingLevelChanged{Level: core.ThinkingHigh}},
+		{sessionapi.EventMCPServerStatus, protocol.MCPServerStatusUpdate{MCPServerStatus: protocol.MCPServerStatus{Name: "fs", Transport: "stdio", State: "connecting", Source: "initialize", Tools: []protocol.MCPToolStatus{}}}},
+		{sessionapi.EventMCPServerStatus, protocol.MCPServerStatusUpdate{ToolCount: 1, MCPServerStatus: protocol.MCPServerStatus{Name: "fs", Transport: "stdio", State: "connected", Source: "/home/u/mcp.json",
 			ServerInfo: &protocol.ServerInfo{Name: "fs-server", Version: "1.0"}, Tools: []protocol.MCPToolStatus{{Name: "mcp__fs__read", ServerTool: "read", Description: "Reads", ReadOnly: true}}}}},
-		{session.EventMCPServerStatus, protocol.MCPServerStatusUpdate{MCPServerStatus: protocol.MCPServerStatus{Name: "gh", Transport: "http", State: "failed", Error: "cannot start: no answer within 60s", Tools: []protocol.MCPToolStatus{}}}},
+		{sessionapi.EventMCPServerStatus, protocol.MCPServerStatusUpdate{MCPServerStatus: protocol.MCPServerStatus{Name: "gh", Transport: "http", State: "failed", Error: "cannot start: no answer within 60s", Tools: []protocol.MCPToolStatus{}}}},
 	}
 	for _, ev := range sessionEvents {
 		add(ev.typ, sessionEvent(t, ev.typ, ev.payload, ""))
@@ -193,17 +194,17 @@ func handBuiltEvents(t *testing.T) map[string][][]byte {
 	}
 	// Events that no package emits yet, in the shapes of docs/events.md.
 	for typ, lines := range map[string][]string{
-		session.EventPermissionRequested: {`{"type":"permission_requested","requestId":"p1","toolCallId":"call_1","toolName":"bash","seq":9,"runId":"r1"}`},
-		session.EventPermissionResolved: {
+		sessionapi.EventPermissionRequested: {`{"type":"permission_requested","requestId":"p1","toolCallId":"call_1","toolName":"bash","seq":9,"runId":"r1"}`},
+		sessionapi.EventPermissionResolved: {
 			`{"type":"permission_resolved","requestId":"p1","toolCallId":"call_1","decision":"allowAlways","by":"client","seq":10,"runId":"r1"}`,
 			`{"type":"permission_resolved","requestId":"p2","toolCallId":"call_2","decision":"deny","by":"disconnect","reason":"client went away","seq":11,"runId":"r1"}`,
 		},
-		session.EventSessionChanged: {
+		sessionapi.EventSessionChanged: {
 			`{"type":"session_changed","previousSessionId":"old","sessionFile":"/home/u/.pi-rpc/sessions/x.jsonl","reason":"fork","seq":12,"sessionId":"new"}`,
 			`{"type":"session_changed","previousSessionId":"old","reason":"new","seq":13,"sessionId":"new"}`,
 		},
-		session.EventBashUpdate: {`{"type":"bash_update","bashId":"b1","output":"line\n","seq":14}`},
-		session.EventPlanUpdate: {
+		sessionapi.EventBashUpdate: {`{"type":"bash_update","bashId":"b1","output":"line\n","seq":14}`},
+		sessionapi.EventPlanUpdate: {
 			`{"type":"plan_update","toolCallId":"call_3","entries":[{"content":"Read the code","priority":"high","status":"completed"},{"content":"Fix the bug","priority":"medium","status":"in_progress"}],"seq":15,"runId":"r1"}`,
 			`{"type":"plan_update","toolCallId":"call_4","entries":[],"seq":16,"runId":"r1"}`,
 		},
@@ -215,7 +216,7 @@ func handBuiltEvents(t *testing.T) map[string][][]byte {
 	return out
 }
 
-// recorder is a session.Sink that keeps every event.
+// recorder is a sessionapi.Sink that keeps every event.
 type recorder struct {
 	mu      sync.Mutex
 	encoder protocol.EventEncoder
@@ -228,7 +229,7 @@ type encodedEvent struct {
 	Data []byte
 }
 
-func (r *recorder) Emit(ev *session.Event) int64 {
+func (r *recorder) Emit(ev *sessionapi.Event) int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ev.Seq = int64(len(r.events) + 1)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/internal/testkit"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 
 	"github.com/rs/zerolog"
 
@@ -98,7 +99,7 @@ type notifyingSink struct {
 	once sync.Once
 }
 
-func (n *notifyingSink) Emit(ev *session.Event) int64 {
+func (n *notifyingSink) Emit(ev *sessionapi.Event) int64 {
 	seq := n.Writer.Emit(ev)
 	if ev.Type == n.typ {
 		n.once.Do(func() { close(n.seen) })

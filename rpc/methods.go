@@ -11,6 +11,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/protocol"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // methods is the method table: every method the server answers. Scoped methods apply to one
@@ -132,7 +133,7 @@ func toBlocks(images []protocol.Image) []core.Content {
 // inputResult is an accepted input's answer. The session emits the input's events from the
 // moment it is accepted, possibly before the handler returns; the writer holds them until
 // the answer is queued (Handle), so the response comes first.
-func inputResult(a session.Accepted, err error) (*protocol.InputResult, error) {
+func inputResult(a sessionapi.Accepted, err error) (*protocol.InputResult, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -330,7 +331,7 @@ func (s *Server) waitSettled(_ context.Context, sup *session.Supervisor, p *prot
 	}), nil
 }
 
-func (s *Server) clearQueues(_ context.Context, sup *session.Supervisor, _ *protocol.Empty) (session.QueueUpdate, error) {
+func (s *Server) clearQueues(_ context.Context, sup *session.Supervisor, _ *protocol.Empty) (sessionapi.QueueUpdate, error) {
 	return sup.ClearQueues(), nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 	"github.com/pi-rpc/pi-rpc/tools"
 )
 
@@ -30,10 +31,10 @@ func toolPeer(t *testing.T, approval string, steps ...faux.Step) (*peer, string)
 }
 
 func shellIn(dir string) session.ShellRunner {
-	return func(ctx context.Context, command string, timeout time.Duration, onUpdate, _ func(string)) (session.BashResult, error) {
+	return func(ctx context.Context, command string, timeout time.Duration, onUpdate, _ func(string)) (sessionapi.BashResult, error) {
 		res, err := tools.RunShell(ctx, tools.ShellOptions{Command: command, Dir: dir, Timeout: timeout,
 			OnUpdate: func(s tools.ShellSnapshot) { onUpdate(s.Output) }})
-		return session.BashResult{Output: res.Output, ExitCode: res.ExitCode, Cancelled: res.Cancelled, Truncated: res.Truncated, FullOutputPath: res.FullOutputPath}, err
+		return sessionapi.BashResult{Output: res.Output, ExitCode: res.ExitCode, Cancelled: res.Cancelled, Truncated: res.Truncated, FullOutputPath: res.FullOutputPath}, err
 	}
 }
 

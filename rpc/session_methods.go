@@ -6,12 +6,13 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/protocol"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // The session methods (docs/protocol.md, "Sessions"). The work is the supervisor's; these
 // check params and shape results.
 
-func (s *Server) newSession(_ context.Context, sup *session.Supervisor, _ *protocol.Empty) (*session.SessionRef, error) {
+func (s *Server) newSession(_ context.Context, sup *session.Supervisor, _ *protocol.Empty) (*sessionapi.SessionRef, error) {
 	return sup.NewSession()
 }
 
@@ -32,7 +33,7 @@ func (s *Server) listSessions(_ context.Context, _ *session.Supervisor, p *listS
 		return nil, &session.Error{Kind: session.KindInvalidState, Message: err.Error()}
 	}
 	if infos == nil {
-		infos = []session.SessionInfo{}
+		infos = []sessionapi.SessionInfo{}
 	}
 	return &protocol.ListSessionsResult{Sessions: infos, NextCursor: next}, nil
 }
@@ -46,7 +47,7 @@ func (p *openSessionParams) validate(*json.RawMessage) error {
 	return nil
 }
 
-func (s *Server) openSession(_ context.Context, sup *session.Supervisor, p *openSessionParams) (*session.SessionRef, error) {
+func (s *Server) openSession(_ context.Context, sup *session.Supervisor, p *openSessionParams) (*sessionapi.SessionRef, error) {
 	return sup.OpenSession(p.Session)
 }
 
@@ -59,11 +60,11 @@ func (p *forkSessionParams) validate(*json.RawMessage) error {
 	return nil
 }
 
-func (s *Server) forkSession(_ context.Context, sup *session.Supervisor, p *forkSessionParams) (*session.ForkResult, error) {
+func (s *Server) forkSession(_ context.Context, sup *session.Supervisor, p *forkSessionParams) (*sessionapi.ForkResult, error) {
 	return sup.ForkSession(p.EntryID)
 }
 
-func (s *Server) getTree(_ context.Context, sup *session.Supervisor, _ *protocol.Empty) (session.TreeView, error) {
+func (s *Server) getTree(_ context.Context, sup *session.Supervisor, _ *protocol.Empty) (sessionapi.TreeView, error) {
 	return sup.Tree(), nil
 }
 
@@ -129,6 +130,6 @@ func (s *Server) setSessionName(_ context.Context, sup *session.Supervisor, p *p
 	return &protocol.SessionNameResult{Name: name}, nil
 }
 
-func (s *Server) getSessionStats(_ context.Context, sup *session.Supervisor, _ *protocol.Empty) (session.Stats, error) {
+func (s *Server) getSessionStats(_ context.Context, sup *session.Supervisor, _ *protocol.Empty) (sessionapi.Stats, error) {
 	return sup.Stats(), nil
 }

@@ -10,13 +10,13 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/internal/transport"
 	"github.com/pi-rpc/pi-rpc/protocol"
-	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // Writer is the connection's outbox in this protocol's dialect, over internal/transport's
 // writer, which owns stdout: responses (and server-to-client requests) go ahead of any
 // queued event, so a response never waits behind events, and events go in seq order. It
-// implements [session.Sink]: Emit gives the event its seq (one gap-free counter for the
+// implements [sessionapi.Sink]: Emit gives the event its seq (one gap-free counter for the
 // connection), encodes it in its "event" notification and never blocks; Wait blocks the
 // run goroutine while more than the limit of event bytes is queued, which is how a client
 // that stops reading slows the agent down to the provider's stream without the server's
@@ -88,9 +88,9 @@ var (
 	eventSuffix = byte('}')
 )
 
-// Emit implements [session.Sink]: the event gets the next seq and is encoded now, while what
+// Emit implements [sessionapi.Sink]: the event gets the next seq and is encoded now, while what
 // it points at is valid.
-func (w *Writer) Emit(ev *session.Event) int64 {
+func (w *Writer) Emit(ev *sessionapi.Event) int64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.seq++
@@ -99,8 +99,8 @@ func (w *Writer) Emit(ev *session.Event) int64 {
 	data, err := w.encoder.Append(append(make([]byte, 0, size), eventPrefix...), ev)
 	if err != nil {
 		w.log.Error().Err(err).Str("type", ev.Type).Msg("cannot encode event")
-		data, _ = w.encoder.Append(append([]byte(nil), eventPrefix...), &session.Event{Seq: ev.Seq, Type: session.EventSessionError, RunID: ev.RunID,
-			Payload: session.SessionError{Message: "internal error encoding " + ev.Type + ": " + err.Error()}})
+		data, _ = w.encoder.Append(append([]byte(nil), eventPrefix...), &sessionapi.Event{Seq: ev.Seq, Type: sessionapi.EventSessionError, RunID: ev.RunID,
+			Payload: sessionapi.SessionError{Message: "internal error encoding " + ev.Type + ": " + err.Error()}})
 	}
 	data = append(data, eventSuffix)
 	w.last = len(data)
@@ -108,14 +108,14 @@ func (w *Writer) Emit(ev *session.Event) int64 {
 	return w.seq
 }
 
-// LastSeq implements [session.Sink].
+// LastSeq implements [sessionapi.Sink].
 func (w *Writer) LastSeq() int64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.seq
 }
 
-// Wait implements [session.Sink].
+// Wait implements [sessionapi.Sink].
 func (w *Writer) Wait(ctx context.Context) { w.out.Wait(ctx) }
 
 // ResponseAfter queues a response to be written just after the event with seq (the

@@ -6,7 +6,7 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/rpc"
-	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // BenchmarkWriterEmitTextDelta is the per-event cost of the JSON-RPC front end for the
@@ -19,7 +19,7 @@ func BenchmarkWriterEmitTextDelta(b *testing.B) {
 	defer w.Close(0)
 	update := core.AssistantEvent{Type: core.EventTextDelta, Delta: "the "}
 	msg := &core.AssistantMessage{}
-	ev := session.Event{Type: "message_update", RunID: "run_0195f3a2-7d4c-7b1e-8c3a-0123456789ab", SessionID: "0195f3a2-7d4c-7b1e-8c3a-0123456789ab",
+	ev := sessionapi.Event{Type: "message_update", RunID: "run_0195f3a2-7d4c-7b1e-8c3a-0123456789ab", SessionID: "0195f3a2-7d4c-7b1e-8c3a-0123456789ab",
 		Core: &core.Event{Type: core.MessageUpdate, Update: &update, Message: msg}}
 	b.ReportAllocs()
 	for b.Loop() {

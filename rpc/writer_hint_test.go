@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
-	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // A small event after a large one gets a small buffer: the queue's limit counts the bytes of
@@ -15,9 +15,9 @@ import (
 func TestEventBufferAfterALargeEvent(t *testing.T) {
 	w := NewWriter(io.Discard, 1<<30) // not started: events stay queued
 	big := &core.AssistantMessage{Content: []core.Content{{Type: core.ContentText, Text: strings.Repeat("x", 256<<10)}}}
-	w.Emit(&session.Event{Type: "message_end", Core: &core.Event{Type: core.MessageEnd, Message: big}})
+	w.Emit(&sessionapi.Event{Type: "message_end", Core: &core.Event{Type: core.MessageEnd, Message: big}})
 	update := core.AssistantEvent{Type: core.EventTextDelta, Delta: "the "}
-	delta := &session.Event{Type: "message_update", Core: &core.Event{Type: core.MessageUpdate, Update: &update, Message: &core.AssistantMessage{}}}
+	delta := &sessionapi.Event{Type: "message_update", Core: &core.Event{Type: core.MessageUpdate, Update: &update, Message: &core.AssistantMessage{}}}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	w.Emit(delta)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // eventAt is the recorded event with seq.
@@ -52,14 +53,14 @@ func TestAcceptedAfterSeqPrecedesTheInputsEvents(t *testing.T) {
 	}
 	<-entered
 
-	var steer, follow session.Accepted
+	var steer, follow sessionapi.Accepted
 	if err := keep(&steer)(h.sup.Steer(session.QueueRequest{Message: "look"})); err != nil {
 		t.Fatal(err)
 	}
 	if err := keep(&follow)(h.sup.Prompt(session.PromptRequest{Message: "later", WhenBusy: "followUp"})); err != nil {
 		t.Fatal(err)
 	}
-	for _, a := range []session.Accepted{steer, follow} {
+	for _, a := range []sessionapi.Accepted{steer, follow} {
 		if a.Disposition != session.DispositionQueued {
 			t.Fatalf("%s disposition %q, want queued", a.InputID, a.Disposition)
 		}
@@ -84,7 +85,7 @@ func TestContinueAfterSeqPrecedesItsAgentStart(t *testing.T) {
 	h := newHarness(t, harnessOpts{}, faux.Fail("bad request"), faux.Reply(faux.Text("recovered")))
 	h.prompt("hi")
 	failed := h.settle()
-	var c session.Accepted
+	var c sessionapi.Accepted
 	if err := keep(&c)(h.sup.Continue()); err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestContinueAfterSeqPrecedesItsAgentStart(t *testing.T) {
 // names it); an id already used in the session is refused and nothing is accepted.
 func TestPromptTakesTheNamedInputID(t *testing.T) {
 	h := newHarness(t, harnessOpts{}, faux.Reply(faux.Text("one")), faux.Reply(faux.Text("two")))
-	var a session.Accepted
+	var a sessionapi.Accepted
 	if err := keep(&a)(h.sup.Prompt(session.PromptRequest{Message: "hi", InputID: "in7"})); err != nil {
 		t.Fatal(err)
 	}

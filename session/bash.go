@@ -5,13 +5,14 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // ShellRunner runs a command for the bash method; onUpdate receives throttled snapshots of
 // the output so far (replace semantics). The binary wires the tools package's shell runner.
 // onUpdate receives throttled snapshots of the output's tail (replace semantics), onChunk
 // every piece of output as it arrives (pi 1.6.0's bash_execution_update deltas).
-type ShellRunner func(ctx context.Context, command string, timeout time.Duration, onUpdate func(output string), onChunk func(delta string)) (BashResult, error)
+type ShellRunner func(ctx context.Context, command string, timeout time.Duration, onUpdate func(output string), onChunk func(delta string)) (sessionapi.BashResult, error)
 
 // BashOptions are the options of [Supervisor.BashWith].
 type BashOptions struct {
@@ -40,12 +41,12 @@ type bashState struct {
 // events; when it ends, a bashExecution message enters the context at once if the session is
 // idle, otherwise when the next busy period starts. The Pending finishes with the result and
 // the seq of the last event it caused; its Cancel kills the command, as AbortBash does.
-func (s *Supervisor) Bash(command string, timeout time.Duration) (*Pending[BashResult], error) {
+func (s *Supervisor) Bash(command string, timeout time.Duration) (*Pending[sessionapi.BashResult], error) {
 	return s.BashWith(command, BashOptions{Timeout: timeout})
 }
 
 // BashWith is [Supervisor.Bash] with pi's options: output chunks and excludeFromContext.
-func (s *Supervisor) BashWith(command string, o BashOptions) (*Pending[BashResult], error) {
+func (s *Supervisor) BashWith(command string, o BashOptions) (*Pending[sessionapi.BashResult], error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.readyLocked(); err != nil {
@@ -61,7 +62,7 @@ func (s *Supervisor) BashWith(command string, o BashOptions) (*Pending[BashResul
 	runCtx, cancel := context.WithCancel(context.Background())
 	s.bash.running, s.bash.cancel = true, cancel
 	shell := s.cfg.Shell
-	done := newPending[BashResult]()
+	done := newPending[sessionapi.BashResult]()
 	done.cancel = cancel
 	go func() {
 		defer cancel()
@@ -71,7 +72,7 @@ func (s *Supervisor) BashWith(command string, o BashOptions) (*Pending[BashResul
 	return done, nil
 }
 
-func (s *Supervisor) runBash(ctx context.Context, shell ShellRunner, id, command string, o BashOptions) (BashResult, int64, error) {
+func (s *Supervisor) runBash(ctx context.Context, shell ShellRunner, id, command string, o BashOptions) (sessionapi.BashResult, int64, error) {
 	onChunk := func(string) {}
 	if o.OnChunk != nil {
 		onChunk = func(delta string) {
@@ -81,7 +82,7 @@ func (s *Supervisor) runBash(ctx context.Context, shell ShellRunner, id, command
 	}
 	res, err := shell(ctx, command, o.Timeout, func(output string) {
 		s.mu.Lock()
-		s.emitLocked(EventBashUpdate, BashUpdate{BashID: id, Output: output})
+		s.emitLocked(sessionapi.EventBashUpdate, sessionapi.BashUpdate{BashID: id, Output: output})
 		s.mu.Unlock()
 		// Backpressure like the agent's runs: a client that stops reading pauses the
 		// command's output instead of growing the server's memory.
@@ -92,7 +93,7 @@ func (s *Supervisor) runBash(ctx context.Context, shell ShellRunner, id, command
 	defer s.mu.Unlock()
 	s.bash.running, s.bash.cancel = false, nil
 	if err != nil {
-		return BashResult{}, s.sink.LastSeq(), &Error{Kind: KindInvalidState, Message: err.Error()}
+		return sessionapi.BashResult{}, s.sink.LastSeq(), &Error{Kind: KindInvalidState, Message: err.Error()}
 	}
 	msg := &core.BashExecutionMessage{
 		Command: command, Output: res.Output, ExitCode: res.ExitCode, Cancelled: res.Cancelled,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 	"github.com/pi-rpc/pi-rpc/tools"
 )
 
@@ -21,11 +22,11 @@ type stalledSink struct {
 	waits int
 }
 
-func (s *stalledSink) Emit(ev *session.Event) int64 {
+func (s *stalledSink) Emit(ev *sessionapi.Event) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.seq++
-	if u, ok := ev.Payload.(session.BashUpdate); ok {
+	if u, ok := ev.Payload.(sessionapi.BashUpdate); ok {
 		s.bytes += len(u.Output)
 	}
 	return s.seq
@@ -43,9 +44,9 @@ func TestBashUpdatesWaitForTheClient(t *testing.T) {
 	store := session.NewMemoryStore("s", func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return "2026-01-01T00:00:00.000Z" })
 	sup := session.New(session.Config{
 		Agent: core.Options{}, Store: store, Sink: sink,
-		Shell: func(ctx context.Context, command string, timeout time.Duration, onUpdate, _ func(string)) (session.BashResult, error) {
+		Shell: func(ctx context.Context, command string, timeout time.Duration, onUpdate, _ func(string)) (sessionapi.BashResult, error) {
 			res, err := tools.RunShell(ctx, tools.ShellOptions{Command: command, Dir: dir, Timeout: timeout, OnUpdate: func(s tools.ShellSnapshot) { onUpdate(s.Output) }})
-			return session.BashResult{Output: res.Output}, err
+			return sessionapi.BashResult{Output: res.Output}, err
 		},
 	})
 	_, err := result(sup.Bash("for i in $(seq 30); do head -c 40000 /dev/zero | tr '\\0' x; echo; sleep 0.1; done", 0))

@@ -9,6 +9,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // A bash command that ends during a busy period waits for the next input; a session switch in
@@ -30,11 +31,11 @@ func TestPendingBashStaysWithItsSession(t *testing.T) {
 	sink := &recordingSink{}
 	sup := session.New(session.Config{
 		Agent: core.Options{Provider: model, Model: model.Model()}, Store: store, Sink: sink,
-		Shell: func(ctx context.Context, command string, timeout time.Duration, onUpdate, _ func(string)) (session.BashResult, error) {
-			return session.BashResult{Output: "secret from session 1"}, nil
+		Shell: func(ctx context.Context, command string, timeout time.Duration, onUpdate, _ func(string)) (sessionapi.BashResult, error) {
+			return sessionapi.BashResult{Output: "secret from session 1"}, nil
 		},
 	})
-	var a session.Accepted
+	var a sessionapi.Accepted
 	if err := keep(&a)(sup.Prompt(session.PromptRequest{Message: "work"})); err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // entriesForBranchSummary is pi's collectEntriesForBranchSummary: the entries from the old
@@ -46,7 +47,7 @@ func (s *Supervisor) branchSummary(p *period, provider core.Provider, model core
 	}
 	msgs, ops := prepareBranchEntries(entries, window-branchSummaryReserve)
 	readFiles, modifiedFiles := ops.Lists()
-	details, _ := jsonMarshal(CompactionDetails{ReadFiles: readFiles, ModifiedFiles: modifiedFiles})
+	details, _ := jsonMarshal(sessionapi.CompactionDetails{ReadFiles: readFiles, ModifiedFiles: modifiedFiles})
 	if len(msgs) == 0 {
 		return "No content to summarize", details, nil
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // The loop takes the steer off its queue, then emits turn_start (during which the session may
@@ -25,7 +26,7 @@ func TestCancelInputAfterTheLoopTookIt(t *testing.T) {
 		faux.Reply(faux.ToolCall("noop", map[string]any{})),
 		faux.Reply(faux.Text("done")),
 	)
-	var steer session.Accepted
+	var steer sessionapi.Accepted
 	turnStarts := 0
 	var cancelErr error
 	cancelled := false

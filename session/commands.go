@@ -1,19 +1,21 @@
 package session
 
+import "github.com/pi-rpc/pi-rpc/sessionapi"
+
 // CommandSet is what a session asks of its slash commands (package resources: pi's prompt
 // templates and Agent Skills).
 type CommandSet interface {
 	// Commands lists them, in pi's order: templates, then skills.
-	Commands() []Command
+	Commands() []sessionapi.Command
 	// Expand returns text with a leading /skill:name or /template expanded, or text itself
 	// when it names neither.
 	Expand(text string) string
 }
 
 // Commands lists the session's slash commands; none without a CommandSet.
-func (s *Supervisor) Commands() []Command {
+func (s *Supervisor) Commands() []sessionapi.Command {
 	if s.cfg.Commands == nil {
-		return []Command{}
+		return []sessionapi.Command{}
 	}
 	return s.cfg.Commands.Commands()
 }

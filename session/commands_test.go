@@ -9,13 +9,14 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // upperCommands is a CommandSet whose one command /up shouts its arguments.
 type upperCommands struct{}
 
-func (upperCommands) Commands() []session.Command {
-	return []session.Command{{Name: "up", Description: "Shout", Source: session.CommandPrompt}}
+func (upperCommands) Commands() []sessionapi.Command {
+	return []sessionapi.Command{{Name: "up", Description: "Shout", Source: sessionapi.CommandPrompt}}
 }
 
 func (upperCommands) Expand(text string) string {

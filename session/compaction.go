@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // CompactionSettings is the compaction policy, pi's compaction settings
@@ -151,7 +152,7 @@ func compactionMessages(entries []*Entry) []core.Message {
 // A failed request returns "Summarization failed: <error>" ("Turn prefix summarization
 // failed: …" for the second); a cancelled one returns an error that wraps ctx's error, so
 // errors.Is(err, context.Canceled) detects an abort.
-func Compact(ctx context.Context, p core.Provider, model core.Model, thinking core.ThinkingLevel, prep *CompactionPreparation, customInstructions string) (*CompactionResult, error) {
+func Compact(ctx context.Context, p core.Provider, model core.Model, thinking core.ThinkingLevel, prep *CompactionPreparation, customInstructions string) (*sessionapi.CompactionResult, error) {
 	return compactWith(ctx, &summarizer{provider: p, model: model, thinking: summaryThinking(model, thinking), reserve: prep.Settings.ReserveTokens}, prep, customInstructions)
 }
 
@@ -164,17 +165,17 @@ type SummaryRetry struct {
 	ContextWindow int
 	// Wait sleeps for d or until ctx ends.
 	Wait         func(ctx context.Context, d time.Duration) error
-	Scheduled    func(SummarizationRetryScheduled)
+	Scheduled    func(sessionapi.SummarizationRetryScheduled)
 	AttemptStart func()
 	Finished     func()
 }
 
 // CompactWithRetry is [Compact] with retries of failed summary requests.
-func CompactWithRetry(ctx context.Context, p core.Provider, model core.Model, thinking core.ThinkingLevel, prep *CompactionPreparation, customInstructions string, retry *SummaryRetry) (*CompactionResult, error) {
+func CompactWithRetry(ctx context.Context, p core.Provider, model core.Model, thinking core.ThinkingLevel, prep *CompactionPreparation, customInstructions string, retry *SummaryRetry) (*sessionapi.CompactionResult, error) {
 	return compactWith(ctx, &summarizer{provider: p, model: model, thinking: summaryThinking(model, thinking), reserve: prep.Settings.ReserveTokens, retry: retry}, prep, customInstructions)
 }
 
-func compactWith(ctx context.Context, s *summarizer, prep *CompactionPreparation, customInstructions string) (*CompactionResult, error) {
+func compactWith(ctx context.Context, s *summarizer, prep *CompactionPreparation, customInstructions string) (*sessionapi.CompactionResult, error) {
 	if prep.FirstKeptEntryID == "" {
 		return nil, errors.New("First kept entry has no UUID - session may need migration")
 	}
@@ -190,12 +191,12 @@ func compactWith(ctx context.Context, s *summarizer, prep *CompactionPreparation
 		summary += turnContextSeparator + prefix
 	}
 	readFiles, modifiedFiles := prep.FileOps.Lists()
-	return &CompactionResult{
+	return &sessionapi.CompactionResult{
 		Summary:          summary + formatFileOperations(readFiles, modifiedFiles),
 		FirstKeptEntryID: prep.FirstKeptEntryID,
 		TokensBefore:     prep.TokensBefore,
 		Usage:            s.usage,
-		Details:          &CompactionDetails{ReadFiles: readFiles, ModifiedFiles: modifiedFiles},
+		Details:          &sessionapi.CompactionDetails{ReadFiles: readFiles, ModifiedFiles: modifiedFiles},
 	}, nil
 }
 
@@ -331,7 +332,7 @@ func (s *summarizer) complete(ctx context.Context, req *core.Request, failure st
 			return text, err
 		}
 		if r.Scheduled != nil {
-			r.Scheduled(SummarizationRetryScheduled{Attempt: attempt, MaxAttempts: r.Settings.MaxRetries,
+			r.Scheduled(sessionapi.SummarizationRetryScheduled{Attempt: attempt, MaxAttempts: r.Settings.MaxRetries,
 				DelayMs: delay.Milliseconds(), ErrorMessage: cmp.Or(final.ErrorMessage, "Unknown error")})
 		}
 		if werr := r.Wait(ctx, delay); werr != nil {

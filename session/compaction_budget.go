@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // ForWindow fits the settings to a model whose context window is window tokens (see
@@ -75,7 +76,7 @@ func contextTokens(path []*Entry) int {
 // it is dropped before the retry, so a cut that kept only it would keep nothing. When nothing
 // can be compacted it returns errNothingToCompact, "Already compacted", or, for an overflow,
 // the error that names the prompt's size and the window.
-func prepareAutoCompaction(path []*Entry, s CompactionSettings, window int, reason CompactionReason) (*CompactionPreparation, error) {
+func prepareAutoCompaction(path []*Entry, s CompactionSettings, window int, reason sessionapi.CompactionReason) (*CompactionPreparation, error) {
 	overflow := reason == CompactionOverflow
 	s = s.ForWindow(window)
 	end := len(path)

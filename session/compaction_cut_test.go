@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 func cptMsg(id string, m core.Message) *Entry {
 	return &Entry{Type: EntryMessage, ID: id, Message: m}
 }
 
-func cptMeta(id string, typ EntryType) *Entry {
+func cptMeta(id string, typ sessionapi.EntryType) *Entry {
 	return &Entry{Type: typ, ID: id, ThinkingLevel: core.ThinkingHigh}
 }
 

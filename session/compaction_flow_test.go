@@ -8,6 +8,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // smallModel is a model whose context window makes compaction easy to trigger.
@@ -113,7 +114,7 @@ func TestThresholdCompactionThenQueuedInput(t *testing.T) {
 	)
 	h.history()
 	n := len(h.sink.outline())
-	var a session.Accepted
+	var a sessionapi.Accepted
 	queued := false
 	h.sup.Agent().Subscribe(func(_ context.Context, ev core.Event) {
 		if ev.Type == core.AgentEnd && !queued {
@@ -166,7 +167,7 @@ func TestManualCompaction(t *testing.T) {
 	if _, err := result(h.sup.Compact("")); err == nil {
 		t.Fatal("second compaction succeeded, want Already compacted / nothing to compact")
 	}
-	var kinds []session.EntryType
+	var kinds []sessionapi.EntryType
 	for _, e := range h.store.Entries() {
 		kinds = append(kinds, e.Type)
 	}

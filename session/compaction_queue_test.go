@@ -6,6 +6,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // A steer accepted during a manual compaction joins its busy period (disposition "queued")
@@ -29,7 +30,7 @@ func TestSteerDuringManualCompactionIsDelivered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var a session.Accepted
+	var a sessionapi.Accepted
 	if err := keep(&a)(h.sup.Steer(session.QueueRequest{Message: "steer during compaction"})); err != nil {
 		t.Fatal(err)
 	}

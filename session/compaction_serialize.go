@@ -7,6 +7,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // toolResultMaxChars caps a tool result in a summary request: the gist is enough to
@@ -143,7 +144,7 @@ func (f *FileOperations) addMessage(m core.Message) {
 
 // addDetails carries on the lists of a previous compaction (its modified files count as
 // edited).
-func (f *FileOperations) addDetails(d *CompactionDetails) {
+func (f *FileOperations) addDetails(d *sessionapi.CompactionDetails) {
 	for _, p := range d.ReadFiles {
 		f.Read[p] = true
 	}

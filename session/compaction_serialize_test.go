@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 var updateCompaction = flag.Bool("update-compaction", false, "rewrite the goldens in session/testdata/compaction")
@@ -96,7 +97,7 @@ func TestTruncateForSummary(t *testing.T) {
 
 func TestFileOperations(t *testing.T) {
 	f := newFileOperations()
-	f.addDetails(&CompactionDetails{ReadFiles: []string{"notes.txt", "b.go"}, ModifiedFiles: []string{"go.mod"}})
+	f.addDetails(&sessionapi.CompactionDetails{ReadFiles: []string{"notes.txt", "b.go"}, ModifiedFiles: []string{"go.mod"}})
 	f.addMessage(cptAssistant(core.StopReasonToolUse, 0, 0,
 		core.ToolCallBlock("1", "read", map[string]any{"path": "b.go"}),
 		core.ToolCallBlock("2", "write", map[string]any{"path": "b.go"}),

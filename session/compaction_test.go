@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // cptStamp gives entry n a timestamp one second after entry n-1.
@@ -36,7 +37,7 @@ func splitTurnBranch() (path []*Entry, keep int) {
 	result := func(name, text string) *core.ToolResultMessage {
 		return &core.ToolResultMessage{ToolCallID: "x", ToolName: name, Content: []core.Content{core.TextBlock(text)}}
 	}
-	details, _ := json.Marshal(CompactionDetails{ReadFiles: []string{"notes.txt"}, ModifiedFiles: []string{"go.mod"}})
+	details, _ := json.Marshal(sessionapi.CompactionDetails{ReadFiles: []string{"notes.txt"}, ModifiedFiles: []string{"go.mod"}})
 	path = cptBranch(
 		cptMsg("", cptUser("Set up the project skeleton.", 1)),
 		cptMsg("", cptAssistant(core.StopReasonToolUse, 900, 2, core.TextBlock("Creating go.mod."),
@@ -138,7 +139,7 @@ func TestPrepareCompactionFirst(t *testing.T) {
 
 func TestPrepareCompactionBoundary(t *testing.T) {
 	withCompaction := func(firstKept string, fromHook bool) []*Entry {
-		details, _ := json.Marshal(CompactionDetails{ReadFiles: []string{"old.txt"}, ModifiedFiles: []string{}})
+		details, _ := json.Marshal(sessionapi.CompactionDetails{ReadFiles: []string{"old.txt"}, ModifiedFiles: []string{}})
 		es := append(cptPairs(2), &Entry{Type: EntryCompaction, Summary: "old", FirstKeptEntryID: firstKept, Details: details, FromHook: fromHook})
 		return cptBranch(append(es, cptPairs(2)...)...)
 	}
@@ -238,7 +239,7 @@ func (r *cptRecorder) dump() string {
 	return b.String()
 }
 
-func dumpResult(res *CompactionResult) string {
+func dumpResult(res *sessionapi.CompactionResult) string {
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // longFile is a linear session: a model change, a thinking level change, then rounds of
@@ -79,9 +80,9 @@ func TestStartSessionProjectsTheContextOnFirstUse(t *testing.T) {
 // discardSink numbers events and keeps none.
 type discardSink struct{}
 
-func (discardSink) Emit(*Event) int64        { return 0 }
-func (discardSink) LastSeq() int64           { return 0 }
-func (discardSink) Wait(ctx context.Context) {}
+func (discardSink) Emit(*sessionapi.Event) int64 { return 0 }
+func (discardSink) LastSeq() int64               { return 0 }
+func (discardSink) Wait(ctx context.Context)     {}
 
 // branchContext over heads says what BuildContext over the decoded branch says, for every
 // session file of the suites.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/internal/clock"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 
 	"github.com/pi-rpc/pi-rpc/core"
 )
@@ -107,7 +108,7 @@ func (s *Supervisor) promptLocked(p *period, in *input) outcome {
 	}
 	run, err := s.agent.Prompt(ins...)
 	if err != nil {
-		p.failure = &SettleError{Kind: SettleErrorProvider, Message: err.Error()}
+		p.failure = &sessionapi.SettleError{Kind: SettleErrorProvider, Message: err.Error()}
 		return settles
 	}
 	return outcome{run: run}
@@ -128,7 +129,7 @@ func (s *Supervisor) afterRun(p *period) *stage {
 				decide: func() outcome {
 					if err != nil {
 						if p.failure == nil && !p.aborted {
-							p.failure = &SettleError{Kind: SettleErrorOverflow, Message: err.Error()}
+							p.failure = &sessionapi.SettleError{Kind: SettleErrorOverflow, Message: err.Error()}
 						}
 						return settles
 					}
@@ -176,7 +177,7 @@ func (s *Supervisor) continueLocked(p *period, why resume) outcome {
 	run, err := s.agent.Continue(s.queuesLocked())
 	if err != nil {
 		if p.failure == nil {
-			p.failure = &SettleError{Kind: SettleErrorProvider, Message: err.Error()}
+			p.failure = &sessionapi.SettleError{Kind: SettleErrorProvider, Message: err.Error()}
 		}
 		return settles
 	}
@@ -192,7 +193,7 @@ func (s *Supervisor) backoffLocked(p *period, n next) outcome {
 	s.omitRetriedFailureLocked()
 	delay := time.Duration(n.delay) * time.Millisecond
 	s.ledger.retryUntil = s.clock.Now().Add(delay).UnixMilli()
-	s.emitLocked(EventAutoRetryStart, AutoRetryStart{Attempt: p.retryAttempt, MaxAttempts: s.cfg.Retry.MaxRetries, DelayMs: n.delay, ErrorMessage: n.error})
+	s.emitLocked(sessionapi.EventAutoRetryStart, sessionapi.AutoRetryStart{Attempt: p.retryAttempt, MaxAttempts: s.cfg.Retry.MaxRetries, DelayMs: n.delay, ErrorMessage: n.error})
 	return outcome{next: &stage{
 		work: func() {
 			select {
@@ -203,7 +204,7 @@ func (s *Supervisor) backoffLocked(p *period, n next) outcome {
 		decide: func() outcome {
 			s.ledger.retryUntil = 0
 			if p.aborted {
-				s.emitLocked(EventAutoRetryEnd, AutoRetryEnd{Success: false, Attempt: p.retryAttempt, FinalError: "Retry cancelled"})
+				s.emitLocked(sessionapi.EventAutoRetryEnd, sessionapi.AutoRetryEnd{Success: false, Attempt: p.retryAttempt, FinalError: "Retry cancelled"})
 				return settles
 			}
 			return s.continueLocked(p, resumeRetry)
@@ -220,7 +221,7 @@ var (
 
 // compactionRun says which compaction runCompaction runs.
 type compactionRun struct {
-	reason CompactionReason
+	reason sessionapi.CompactionReason
 	// willRetry is compaction_end's willRetry: the period retries the reply after it.
 	willRetry bool
 	// instructions are the user's focus for a manual compaction.
@@ -232,7 +233,7 @@ type compactionRun struct {
 
 // runCompaction runs an automatic or manual compaction inside the period: compaction_start,
 // the summary request, the compaction entry, the rebuilt context, compaction_end.
-func (s *Supervisor) runCompaction(p *period, c compactionRun) (*CompactionResult, error) {
+func (s *Supervisor) runCompaction(p *period, c compactionRun) (*sessionapi.CompactionResult, error) {
 	reason := c.reason
 	s.mu.Lock()
 	if c.onlyIfDue && !s.needsPrePromptCompactionLocked() {
@@ -242,20 +243,20 @@ func (s *Supervisor) runCompaction(p *period, c compactionRun) (*CompactionResul
 	st := s.agent.State()
 	provider := s.cfg.Agent.Provider
 	s.ledger.compacting = true
-	s.emitLocked(EventCompactionStart, CompactionStart{Reason: reason})
+	s.emitLocked(sessionapi.EventCompactionStart, sessionapi.CompactionStart{Reason: reason})
 	prep, err := prepareAutoCompaction(Branch(s.store), s.cfg.Compaction, st.Model.ContextWindow, reason)
 	if err != nil {
-		end := CompactionEnd{Reason: reason}
+		end := sessionapi.CompactionEnd{Reason: reason}
 		switch reason {
 		case CompactionManual:
 			end.ErrorMessage = "Compaction failed: " + err.Error()
 		case CompactionOverflow:
 			// The overflow cannot be recovered from: say why, on the event and the settle.
 			end.ErrorMessage = "Context overflow recovery failed: " + err.Error()
-			p.failure = &SettleError{Kind: SettleErrorOverflow, Message: end.ErrorMessage}
+			p.failure = &sessionapi.SettleError{Kind: SettleErrorOverflow, Message: end.ErrorMessage}
 		}
 		s.ledger.compacting = false
-		s.emitLocked(EventCompactionEnd, end)
+		s.emitLocked(sessionapi.EventCompactionEnd, end)
 		s.mu.Unlock()
 		return nil, err
 	}
@@ -271,19 +272,19 @@ func (s *Supervisor) runCompaction(p *period, c compactionRun) (*CompactionResul
 	defer s.mu.Unlock()
 	s.ledger.compacting = false
 	if p.aborted {
-		s.emitLocked(EventCompactionEnd, CompactionEnd{Reason: reason, Aborted: true})
+		s.emitLocked(sessionapi.EventCompactionEnd, sessionapi.CompactionEnd{Reason: reason, Aborted: true})
 		return nil, errors.New("Compaction cancelled")
 	}
 	if err != nil {
-		prefix := map[CompactionReason]string{
+		prefix := map[sessionapi.CompactionReason]string{
 			CompactionOverflow:  "Context overflow recovery failed: ",
 			CompactionThreshold: "Auto-compaction failed: ",
 			CompactionManual:    "Compaction failed: ",
 		}[reason]
 		msg := prefix + err.Error()
-		s.emitLocked(EventCompactionEnd, CompactionEnd{Reason: reason, ErrorMessage: msg})
+		s.emitLocked(sessionapi.EventCompactionEnd, sessionapi.CompactionEnd{Reason: reason, ErrorMessage: msg})
 		if reason == CompactionOverflow {
-			p.failure = &SettleError{Kind: SettleErrorOverflow, Message: msg}
+			p.failure = &sessionapi.SettleError{Kind: SettleErrorOverflow, Message: msg}
 		}
 		return nil, errors.New(msg)
 	}
@@ -300,7 +301,7 @@ func (s *Supervisor) runCompaction(p *period, c compactionRun) (*CompactionResul
 	for _, m := range after {
 		result.EstimatedTokensAfter += EstimateTokens(m)
 	}
-	s.emitLocked(EventCompactionEnd, CompactionEnd{Reason: reason, Result: result, WillRetry: c.willRetry})
+	s.emitLocked(sessionapi.EventCompactionEnd, sessionapi.CompactionEnd{Reason: reason, Result: result, WillRetry: c.willRetry})
 	return result, nil
 }
 
@@ -322,7 +323,7 @@ func (s *Supervisor) omitRetriedFailureLocked() {
 	}
 	edit := &Entry{Type: EntryContextEdit, TargetID: last.ID}
 	s.appendLocked(edit)
-	s.emitLocked(EventEntryAppended, edit)
+	s.emitLocked(sessionapi.EventEntryAppended, edit)
 }
 
 // systemDeclarationLocked is the system message a prompt starts with when the context
@@ -358,7 +359,7 @@ func (s *Supervisor) currentSystemMessageLocked() *core.SystemMessage {
 
 // summaryRetry retries a compaction's failed summary requests with the session's retry
 // settings, announcing each retry with the summarization_retry_* events.
-func (s *Supervisor) summaryRetry(reason CompactionReason, contextWindow int) *SummaryRetry {
+func (s *Supervisor) summaryRetry(reason sessionapi.CompactionReason, contextWindow int) *SummaryRetry {
 	emit := func(typ string, payload any) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -375,11 +376,11 @@ func (s *Supervisor) summaryRetry(reason CompactionReason, contextWindow int) *S
 				return ctx.Err()
 			}
 		},
-		Scheduled: func(e SummarizationRetryScheduled) { emit(EventSummarizationRetryScheduled, e) },
+		Scheduled: func(e sessionapi.SummarizationRetryScheduled) { emit(sessionapi.EventSummarizationRetryScheduled, e) },
 		AttemptStart: func() {
-			emit(EventSummarizationRetryAttemptStart, SummarizationRetryAttemptStart{Source: "compaction", Reason: reason})
+			emit(sessionapi.EventSummarizationRetryAttemptStart, sessionapi.SummarizationRetryAttemptStart{Source: "compaction", Reason: reason})
 		},
-		Finished: func() { emit(EventSummarizationRetryFinished, SummarizationRetryFinished{}) },
+		Finished: func() { emit(sessionapi.EventSummarizationRetryFinished, sessionapi.SummarizationRetryFinished{}) },
 	}
 }
 
@@ -394,7 +395,7 @@ func lastIsCompaction(path []*Entry) bool {
 // Only the period's driver calls it (drive), once.
 func (s *Supervisor) settleLocked(p *period) {
 	if p.retryExhausted != "" {
-		s.emitLocked(EventAutoRetryEnd, AutoRetryEnd{Success: false, Attempt: p.retryAttempt - 1, FinalError: p.retryExhausted})
+		s.emitLocked(sessionapi.EventAutoRetryEnd, sessionapi.AutoRetryEnd{Success: false, Attempt: p.retryAttempt - 1, FinalError: p.retryExhausted})
 		p.retryExhausted = ""
 	}
 	// Nothing stays queued while idle: inputs still queued when a period ends (an abort, a
@@ -410,14 +411,14 @@ func (s *Supervisor) settleLocked(p *period) {
 	if removed {
 		s.emitQueueLocked()
 	}
-	settled := &Settled{Inputs: p.outcomes(), Aborted: p.aborted, Error: p.failure}
+	settled := &sessionapi.Settled{Inputs: p.outcomes(), Aborted: p.aborted, Error: p.failure}
 	if settled.Error == nil && s.persistErr != nil && !s.persistReported {
-		settled.Error = &SettleError{Kind: SettleErrorPersistence, Message: s.persistErr.Error()}
+		settled.Error = &sessionapi.SettleError{Kind: SettleErrorPersistence, Message: s.persistErr.Error()}
 	}
 	s.persistReported = s.persistErr != nil
 	s.ledger = ledger{permissionsPending: s.ledger.permissionsPending}
 	s.period = nil
-	settled.LastSeq = s.emitLocked(EventAgentSettled, settled)
+	settled.LastSeq = s.emitLocked(sessionapi.EventAgentSettled, settled)
 	s.lastSettled = settled
 	for _, in := range settled.Inputs {
 		s.settledByInput[in.InputID] = settled
@@ -437,7 +438,7 @@ func (s *Supervisor) settleLocked(p *period) {
 // Pending finishes after compaction_end and the period's agent_settled (or, when inputs were
 // queued meanwhile, once the run that delivers them has started); its Seq is the last event
 // by then. A compaction with nothing to do fails at once, without a busy period.
-func (s *Supervisor) Compact(instructions string) (*Pending[*CompactionResult], error) {
+func (s *Supervisor) Compact(instructions string) (*Pending[*sessionapi.CompactionResult], error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.readyLocked(); err != nil {
@@ -452,13 +453,13 @@ func (s *Supervisor) Compact(instructions string) (*Pending[*CompactionResult], 
 	if _, err := prepareAutoCompaction(Branch(s.store), s.cfg.Compaction, s.agent.State().Model.ContextWindow, CompactionManual); err != nil {
 		// Nothing to do: answer at once, without a busy period, after the compaction's
 		// start and its failed end (as pi 1.6.0 announces a refused compaction).
-		s.emitLocked(EventCompactionStart, CompactionStart{Reason: CompactionManual})
-		s.emitLocked(EventCompactionEnd, CompactionEnd{Reason: CompactionManual, ErrorMessage: "Compaction failed: " + err.Error()})
+		s.emitLocked(sessionapi.EventCompactionStart, sessionapi.CompactionStart{Reason: CompactionManual})
+		s.emitLocked(sessionapi.EventCompactionEnd, sessionapi.CompactionEnd{Reason: CompactionManual, ErrorMessage: "Compaction failed: " + err.Error()})
 		return nil, &Error{Kind: KindInvalidState, Message: err.Error()}
 	}
 	p := s.newPeriodLocked()
-	done := newPending[*CompactionResult]()
-	var result *CompactionResult
+	done := newPending[*sessionapi.CompactionResult]()
+	var result *sessionapi.CompactionResult
 	var err error
 	s.startDriverLocked(p, outcome{next: &stage{
 		work: func() {

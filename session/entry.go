@@ -7,22 +7,23 @@ import (
 	"sync"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // The entry types of pi's session format, version 3.
 const (
-	EntryMessage             EntryType = "message"
-	EntryThinkingLevelChange EntryType = "thinking_level_change"
-	EntryModelChange         EntryType = "model_change"
-	EntryCompaction          EntryType = "compaction"
-	EntryBranchSummary       EntryType = "branch_summary"
-	EntryCustom              EntryType = "custom"
-	EntryCustomMessage       EntryType = "custom_message"
-	EntryLabel               EntryType = "label"
-	EntrySessionInfo         EntryType = "session_info"
+	EntryMessage             sessionapi.EntryType = "message"
+	EntryThinkingLevelChange sessionapi.EntryType = "thinking_level_change"
+	EntryModelChange         sessionapi.EntryType = "model_change"
+	EntryCompaction          sessionapi.EntryType = "compaction"
+	EntryBranchSummary       sessionapi.EntryType = "branch_summary"
+	EntryCustom              sessionapi.EntryType = "custom"
+	EntryCustomMessage       sessionapi.EntryType = "custom_message"
+	EntryLabel               sessionapi.EntryType = "label"
+	EntrySessionInfo         sessionapi.EntryType = "session_info"
 	// pi 1.6.0's entries: usage outside assistant messages, and edits of the model context.
-	EntryUsage       EntryType = "usage"
-	EntryContextEdit EntryType = "context_edit"
+	EntryUsage       sessionapi.EntryType = "usage"
+	EntryContextEdit sessionapi.EntryType = "context_edit"
 )
 
 // Entry is one node of the session tree. It is one flat struct; Type says which fields apply,
@@ -30,7 +31,7 @@ const (
 // original line in Raw so that copying them (a fork) preserves fields this version does not
 // know.
 type Entry struct {
-	Type EntryType
+	Type sessionapi.EntryType
 	// ID is 8 hex digits; ParentID is empty for a root.
 	ID        string
 	ParentID  string
@@ -80,10 +81,10 @@ type Entry struct {
 }
 
 type entryHead struct {
-	Type      EntryType `json:"type"`
-	ID        string    `json:"id"`
-	ParentID  *string   `json:"parentId"`
-	Timestamp string    `json:"timestamp"`
+	Type      sessionapi.EntryType `json:"type"`
+	ID        string               `json:"id"`
+	ParentID  *string              `json:"parentId"`
+	Timestamp string               `json:"timestamp"`
 }
 
 func (e *Entry) head() entryHead {
@@ -343,11 +344,11 @@ func recoverStringContent(data []byte, path string, w *entryJSON) error {
 }
 
 // CompactionFileDetails decodes a compaction entry's details, if it has the standard shape.
-func (e *Entry) CompactionFileDetails() *CompactionDetails {
+func (e *Entry) CompactionFileDetails() *sessionapi.CompactionDetails {
 	if len(e.Details) == 0 {
 		return nil
 	}
-	var d CompactionDetails
+	var d sessionapi.CompactionDetails
 	if json.Unmarshal(e.Details, &d) != nil {
 		return nil
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/protocol"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 var epoch = testkit.Epoch
@@ -30,7 +31,7 @@ type recordingSink struct {
 
 // Emit encodes the event as the JSON-RPC front end does, so the tests read the events'
 // fields by their wire names.
-func (r *recordingSink) Emit(ev *session.Event) int64 {
+func (r *recordingSink) Emit(ev *sessionapi.Event) int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.seq++
@@ -189,8 +190,8 @@ func result[T any](p *session.Pending[T], err error) (T, error) {
 
 // keep records the answer of an input method that accepted its input and returns the
 // method's error: keep(&a)(sup.Prompt(req)).
-func keep(got *session.Accepted) func(session.Accepted, error) error {
-	return func(a session.Accepted, err error) error {
+func keep(got *sessionapi.Accepted) func(sessionapi.Accepted, error) error {
+	return func(a sessionapi.Accepted, err error) error {
 		if err == nil {
 			*got = a
 		}
@@ -198,9 +199,9 @@ func keep(got *session.Accepted) func(session.Accepted, error) error {
 	}
 }
 
-func (h *harness) prompt(text string) session.Accepted {
+func (h *harness) prompt(text string) sessionapi.Accepted {
 	h.t.Helper()
-	var a session.Accepted
+	var a sessionapi.Accepted
 	if err := keep(&a)(h.sup.Prompt(session.PromptRequest{Message: text})); err != nil {
 		h.t.Fatalf("Prompt(%q): %v", text, err)
 	}
@@ -208,7 +209,7 @@ func (h *harness) prompt(text string) session.Accepted {
 }
 
 // settle waits for the current busy period to settle (a hang detector, not a timing bound).
-func (h *harness) settle() *session.Settled {
+func (h *harness) settle() *sessionapi.Settled {
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -261,7 +262,7 @@ func eq[T comparable](t *testing.T, what string, got, want []T) {
 	}
 }
 
-func outcomes(st *session.Settled) []string {
+func outcomes(st *sessionapi.Settled) []string {
 	var out []string
 	for _, in := range st.Inputs {
 		out = append(out, in.InputID+"="+string(in.Outcome))

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // Models is a process's model catalogue and the providers that serve it.
@@ -46,7 +47,7 @@ type OpenRequest struct {
 	// end's per-session MCP servers; ACP's, and the client's file and terminal access).
 	Extra any
 	// Sink receives the session's events.
-	Sink Sink
+	Sink sessionapi.Sink
 	// IDs is set by the host: the process's id source.
 	IDs *IDs
 }
@@ -64,7 +65,7 @@ type Opened struct {
 
 // Lister lists the saved sessions of a working directory (the process's for ""), newest
 // first, a page of at most limit after cursor; the next page's cursor is "" after the last.
-type Lister func(cwd, cursor string, limit int) ([]SessionInfo, string, error)
+type Lister func(cwd, cursor string, limit int) ([]sessionapi.SessionInfo, string, error)
 
 // Opener builds and starts a session: the process's configuration (tools, system prompt,
 // session directory, MCP servers) lives with it, in cmd/pi-rpc.
@@ -255,7 +256,7 @@ func (h *Host) removeLocked(o *Opened) {
 }
 
 // ListSaved lists the saved sessions of cwd (see [Lister]); a host without a lister has none.
-func (h *Host) ListSaved(cwd, cursor string, limit int) ([]SessionInfo, string, error) {
+func (h *Host) ListSaved(cwd, cursor string, limit int) ([]sessionapi.SessionInfo, string, error) {
 	if h.cfg.List == nil {
 		return nil, "", nil
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // hostModels serves faux-1, and "keyless", whose provider has no key.
@@ -200,9 +201,9 @@ func TestHostListSaved(t *testing.T) {
 		t.Fatalf("ListSaved without a lister = %v, %q, %v", infos, next, err)
 	}
 	var asked string
-	host := session.NewHost(session.HostConfig{List: func(cwd, cursor string, limit int) ([]session.SessionInfo, string, error) {
+	host := session.NewHost(session.HostConfig{List: func(cwd, cursor string, limit int) ([]sessionapi.SessionInfo, string, error) {
 		asked = fmt.Sprintf("%s|%s|%d", cwd, cursor, limit)
-		return []session.SessionInfo{{ID: "s1", Cwd: cwd}}, "next", nil
+		return []sessionapi.SessionInfo{{ID: "s1", Cwd: cwd}}, "next", nil
 	}})
 	infos, next, err := host.ListSaved("/w", "c", 5)
 	if err != nil || len(infos) != 1 || infos[0].ID != "s1" || next != "next" || asked != "/w|c|5" {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // PromptRequest is a prompt.
@@ -28,12 +29,12 @@ type PromptRequest struct {
 // them. It holds back the events emitted during the call, then queues the answer ahead of
 // them, or right after Accepted.AfterSeq, the seq of the last event before the input's
 // first one (docs/architecture.md#adding-a-front-end).
-func (s *Supervisor) Prompt(req PromptRequest) (Accepted, error) {
+func (s *Supervisor) Prompt(req PromptRequest) (sessionapi.Accepted, error) {
 	req.Message = s.expand(req.Message)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.acceptableLocked(req.InputID); err != nil {
-		return Accepted{}, err
+		return sessionapi.Accepted{}, err
 	}
 	if s.period != nil {
 		switch req.WhenBusy {
@@ -42,12 +43,12 @@ func (s *Supervisor) Prompt(req PromptRequest) (Accepted, error) {
 		case "followUp":
 			return s.queueLocked(kindFollowUp, req.InputID, req.Message, req.Images), nil
 		case "reject":
-			return Accepted{}, errBusy("Agent is busy")
+			return sessionapi.Accepted{}, errBusy("Agent is busy")
 		}
-		return Accepted{}, errBusy(`Agent is busy. Send the message with whenBusy "steer" or "followUp" to queue it, or wait for agent_settled.`, "steer", "followUp")
+		return sessionapi.Accepted{}, errBusy(`Agent is busy. Send the message with whenBusy "steer" or "followUp" to queue it, or wait for agent_settled.`, "steer", "followUp")
 	}
 	if err := s.providerLocked(); err != nil {
-		return Accepted{}, err
+		return sessionapi.Accepted{}, err
 	}
 	return s.startLocked(kindPrompt, req.InputID, req.Message, req.Images), nil
 }
@@ -75,42 +76,42 @@ type QueueRequest struct {
 // Steer queues a message for delivery after the current tool batch, or starts a run when
 // idle. The answer is ordered as [Supervisor.Prompt]'s: its AfterSeq precedes the
 // queue_update (or the agent_start) the input causes.
-func (s *Supervisor) Steer(req QueueRequest) (Accepted, error) {
+func (s *Supervisor) Steer(req QueueRequest) (sessionapi.Accepted, error) {
 	return s.enqueue(kindSteer, req)
 }
 
 // FollowUp queues a message for delivery when the agent would stop, or starts a run when
 // idle. The answer is ordered as [Supervisor.Steer]'s.
-func (s *Supervisor) FollowUp(req QueueRequest) (Accepted, error) {
+func (s *Supervisor) FollowUp(req QueueRequest) (sessionapi.Accepted, error) {
 	return s.enqueue(kindFollowUp, req)
 }
 
-func (s *Supervisor) enqueue(kind inputKind, req QueueRequest) (Accepted, error) {
+func (s *Supervisor) enqueue(kind inputKind, req QueueRequest) (sessionapi.Accepted, error) {
 	req.Message = s.expand(req.Message)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.readyLocked(); err != nil {
-		return Accepted{}, err
+		return sessionapi.Accepted{}, err
 	}
 	if s.period != nil {
 		return s.queueLocked(kind, "", req.Message, req.Images), nil
 	}
 	if req.WhenIdle == "reject" {
-		return Accepted{}, &Error{Kind: KindInvalidState, Message: "Agent is idle: nothing to queue behind (whenIdle is \"reject\")"}
+		return sessionapi.Accepted{}, &Error{Kind: KindInvalidState, Message: "Agent is idle: nothing to queue behind (whenIdle is \"reject\")"}
 	}
 	if err := s.providerLocked(); err != nil {
-		return Accepted{}, err
+		return sessionapi.Accepted{}, err
 	}
 	return s.startLocked(kind, "", req.Message, req.Images), nil
 }
 
 // acceptedLocked is the answer to an input accepted now, before its first event.
-func (s *Supervisor) acceptedLocked(in *input, d Disposition) Accepted {
-	return Accepted{InputID: in.id, Disposition: d, AfterSeq: s.sink.LastSeq()}
+func (s *Supervisor) acceptedLocked(in *input, d sessionapi.Disposition) sessionapi.Accepted {
+	return sessionapi.Accepted{InputID: in.id, Disposition: d, AfterSeq: s.sink.LastSeq()}
 }
 
 // queueLocked adds an input to the current period's queue.
-func (s *Supervisor) queueLocked(kind inputKind, id, text string, images []core.Content) Accepted {
+func (s *Supervisor) queueLocked(kind inputKind, id, text string, images []core.Content) sessionapi.Accepted {
 	in := s.newInputLocked(kind, id, text, images)
 	in.state = stateQueued
 	s.period.inputs = append(s.period.inputs, in)
@@ -119,8 +120,8 @@ func (s *Supervisor) queueLocked(kind inputKind, id, text string, images []core.
 	return a
 }
 
-func (s *Supervisor) queueSnapshotLocked() QueueUpdate {
-	q := QueueUpdate{Steering: []QueuedInput{}, FollowUp: []QueuedInput{}}
+func (s *Supervisor) queueSnapshotLocked() sessionapi.QueueUpdate {
+	q := sessionapi.QueueUpdate{Steering: []sessionapi.QueuedInput{}, FollowUp: []sessionapi.QueuedInput{}}
 	if s.period == nil {
 		return q
 	}
@@ -138,11 +139,11 @@ func (s *Supervisor) queueSnapshotLocked() QueueUpdate {
 }
 
 func (s *Supervisor) emitQueueLocked() {
-	s.emitLocked(EventQueueUpdate, s.queueSnapshotLocked())
+	s.emitLocked(sessionapi.EventQueueUpdate, s.queueSnapshotLocked())
 }
 
 // startLocked starts a busy period with an input and its run.
-func (s *Supervisor) startLocked(kind inputKind, id, text string, images []core.Content) Accepted {
+func (s *Supervisor) startLocked(kind inputKind, id, text string, images []core.Content) sessionapi.Accepted {
 	in := s.newInputLocked(kind, id, text, images)
 	in.state = stateDelivered
 	p := s.newPeriodLocked()
@@ -160,7 +161,7 @@ func (s *Supervisor) startLocked(kind inputKind, id, text string, images []core.
 func (s *Supervisor) newPeriodLocked() *period {
 	s.flushBashLocked()
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &period{ctx: ctx, cancel: cancel, settling: newPending[*Settled]()}
+	p := &period{ctx: ctx, cancel: cancel, settling: newPending[*sessionapi.Settled]()}
 	s.period = p
 	return p
 }
@@ -169,17 +170,17 @@ func (s *Supervisor) newPeriodLocked() *period {
 // ends in tool calls without results, the run first records an error result for each (see
 // interruptedToolResults) and then calls the model. The answer is ordered as
 // [Supervisor.Prompt]'s.
-func (s *Supervisor) Continue() (Accepted, error) {
+func (s *Supervisor) Continue() (sessionapi.Accepted, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.readyLocked(); err != nil {
-		return Accepted{}, err
+		return sessionapi.Accepted{}, err
 	}
 	if s.period != nil {
-		return Accepted{}, errBusy("Agent is busy; wait for agent_settled before continuing")
+		return sessionapi.Accepted{}, errBusy("Agent is busy; wait for agent_settled before continuing")
 	}
 	if err := s.providerLocked(); err != nil {
-		return Accepted{}, err
+		return sessionapi.Accepted{}, err
 	}
 	s.flushBashLocked()
 	var run *core.Run
@@ -197,9 +198,9 @@ func (s *Supervisor) Continue() (Accepted, error) {
 	}
 	switch {
 	case errors.Is(err, core.ErrNoMessages), errors.Is(err, core.ErrNothingToResume):
-		return Accepted{}, &Error{Kind: KindInvalidState, Message: err.Error()}
+		return sessionapi.Accepted{}, &Error{Kind: KindInvalidState, Message: err.Error()}
 	case err != nil:
-		return Accepted{}, &Error{Kind: KindInvalidState, Message: err.Error()}
+		return sessionapi.Accepted{}, &Error{Kind: KindInvalidState, Message: err.Error()}
 	}
 	in := s.newInputLocked(kindContinue, "", "", nil)
 	in.state = stateDelivered
@@ -231,10 +232,10 @@ func (s *Supervisor) abortLocked(p *period) {
 }
 
 // ClearQueues removes every queued input; they settle as cancelled with the period.
-func (s *Supervisor) ClearQueues() QueueUpdate {
+func (s *Supervisor) ClearQueues() sessionapi.QueueUpdate {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	removed := QueueUpdate{Steering: []QueuedInput{}, FollowUp: []QueuedInput{}}
+	removed := sessionapi.QueueUpdate{Steering: []sessionapi.QueuedInput{}, FollowUp: []sessionapi.QueuedInput{}}
 	if s.period == nil {
 		return removed
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // inputKind is what created an input.
@@ -43,7 +44,9 @@ type input struct {
 	state inputState
 }
 
-func (in *input) queued() QueuedInput { return QueuedInput{InputID: in.id, Text: in.text} }
+func (in *input) queued() sessionapi.QueuedInput {
+	return sessionapi.QueuedInput{InputID: in.id, Text: in.text}
+}
 
 // period is one busy period: from the input that found the session idle (or a manual
 // compaction) to its agent_settled.
@@ -55,7 +58,7 @@ type period struct {
 	cancel  context.CancelFunc
 	aborted bool
 	// failure is set when the period ends in failure.
-	failure *SettleError
+	failure *sessionapi.SettleError
 	// retryAttempt counts retries of the current failure (pi's _retryAttempt).
 	retryAttempt int
 	// overflowRecovered is set once a compact-and-retry was attempted for an overflow.
@@ -65,7 +68,7 @@ type period struct {
 	// retryExhausted is the final error when retries ran out, for auto_retry_end.
 	retryExhausted string
 	// settling finishes with the period's agent_settled payload; waits for the period return it.
-	settling *Pending[*Settled]
+	settling *Pending[*sessionapi.Settled]
 }
 
 // nextKind is a decision taken at agent_end.
@@ -109,7 +112,7 @@ func (p *period) deliver(in *input) {
 
 // outcomes settles every input of the period: completed ones stay completed, queued ones are
 // cancelled, delivered ones take the period's outcome.
-func (p *period) outcomes() []InputOutcome {
+func (p *period) outcomes() []sessionapi.InputOutcome {
 	periodOutcome := OutcomeCompleted
 	switch {
 	case p.aborted:
@@ -117,7 +120,7 @@ func (p *period) outcomes() []InputOutcome {
 	case p.failure != nil:
 		periodOutcome = OutcomeFailed
 	}
-	out := make([]InputOutcome, 0, len(p.inputs))
+	out := make([]sessionapi.InputOutcome, 0, len(p.inputs))
 	for _, in := range p.inputs {
 		o := periodOutcome
 		switch in.state {
@@ -126,7 +129,7 @@ func (p *period) outcomes() []InputOutcome {
 		case stateQueued, stateTaken, stateCancelled:
 			o = OutcomeCancelled
 		}
-		out = append(out, InputOutcome{InputID: in.id, Outcome: o})
+		out = append(out, sessionapi.InputOutcome{InputID: in.id, Outcome: o})
 	}
 	return out
 }

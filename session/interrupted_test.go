@@ -8,6 +8,7 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // Lines of a session whose process was killed while tools ran: the assistant's tool calls
@@ -58,7 +59,7 @@ func TestContinueAfterKilledMidTool(t *testing.T) {
 				t.Fatalf("warnings %v", ref.Warnings)
 			}
 			n := len(h.sink.outline())
-			var a session.Accepted
+			var a sessionapi.Accepted
 			if err := keep(&a)(h.sup.Continue()); err != nil {
 				t.Fatalf("Continue: %v", err)
 			}

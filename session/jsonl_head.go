@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 	"github.com/tidwall/gjson"
 )
 
@@ -59,7 +60,7 @@ func headField(h *lineHead, key string, v gjson.Result) error {
 	case strings.EqualFold(key, "type"):
 		var s string
 		s, err = headString(v, "type")
-		h.Type = EntryType(s)
+		h.Type = sessionapi.EntryType(s)
 	case strings.EqualFold(key, "id"):
 		h.ID, err = headString(v, "id")
 	case strings.EqualFold(key, "parentId"):

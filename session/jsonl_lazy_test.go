@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // lazyFile is a session with two branches from the first user message: a1 -> a2 -> a3 (the
@@ -222,10 +223,10 @@ func FuzzScanHead(f *testing.F) {
 		}
 		// The scanner reads no timestamp.
 		type headOnly struct {
-			Type     EntryType    `json:"type"`
-			ID       string       `json:"id"`
-			ParentID *string      `json:"parentId"`
-			Message  *messageHead `json:"message"`
+			Type     sessionapi.EntryType `json:"type"`
+			ID       string               `json:"id"`
+			ParentID *string              `json:"parentId"`
+			Message  *messageHead         `json:"message"`
 		}
 		var scanned lineHead
 		var want headOnly

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 	"runtime"
 	"sync"
 )
@@ -276,7 +277,7 @@ func decodeHead(b []byte, sc *entryScratch) (*node, error) {
 }
 
 // entryTypes maps each known type to its constant, so that heads share one string per type.
-var entryTypes = map[EntryType]EntryType{
+var entryTypes = map[sessionapi.EntryType]sessionapi.EntryType{
 	EntryMessage: EntryMessage, EntryThinkingLevelChange: EntryThinkingLevelChange,
 	EntryModelChange: EntryModelChange, EntryCompaction: EntryCompaction,
 	EntryBranchSummary: EntryBranchSummary, EntryCustom: EntryCustom,

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // onCoreEvent receives every agent event on the run goroutine: it updates the ledger and the
@@ -39,7 +40,9 @@ func (s *Supervisor) onCoreEvent(ctx context.Context, ev core.Event) {
 				if p.retryAttempt > 0 {
 					attempt := p.retryAttempt
 					p.retryAttempt = 0
-					after = append(after, func() { s.emitLocked(EventAutoRetryEnd, AutoRetryEnd{Success: true, Attempt: attempt}) })
+					after = append(after, func() {
+						s.emitLocked(sessionapi.EventAutoRetryEnd, sessionapi.AutoRetryEnd{Success: true, Attempt: attempt})
+					})
 				}
 			}
 		}
@@ -51,7 +54,7 @@ func (s *Supervisor) onCoreEvent(ctx context.Context, ev core.Event) {
 			s.ledger.toolsRunning = slices.Delete(s.ledger.toolsRunning, i, i+1)
 		}
 		if plan, ok := planUpdate(&ev); ok {
-			after = append(after, func() { s.emitLocked(EventPlanUpdate, plan) })
+			after = append(after, func() { s.emitLocked(sessionapi.EventPlanUpdate, plan) })
 		}
 	case core.AgentEnd:
 		s.ledger.streaming = false
@@ -73,7 +76,7 @@ func (s *Supervisor) onCoreEvent(ctx context.Context, ev core.Event) {
 
 // emitCoreLocked hands a core event to the sink, which gives it its seq.
 func (s *Supervisor) emitCoreLocked(ev *core.Event) {
-	s.sink.Emit(&Event{Type: string(ev.Type), RunID: s.runID, SessionID: s.store.SessionID(), Core: ev})
+	s.sink.Emit(&sessionapi.Event{Type: string(ev.Type), RunID: s.runID, SessionID: s.store.SessionID(), Core: ev})
 }
 
 // decideLocked decides, at a run's agent_end, what the period does next (pi's auto-retry and
@@ -113,7 +116,7 @@ func (s *Supervisor) decideLocked(p *period, produced []core.Message) bool {
 			if p.overflowRecovered {
 				msg = "Context overflow recovery failed after one compact-and-retry attempt. Try reducing context or switching to a larger-context model."
 			}
-			p.failure = &SettleError{Kind: SettleErrorOverflow, Message: msg}
+			p.failure = &sessionapi.SettleError{Kind: SettleErrorOverflow, Message: msg}
 		case kind == core.ErrorRetryable && s.options.AutoRetry:
 			p.retryAttempt++
 			if p.retryAttempt <= s.cfg.Retry.MaxRetries {
@@ -124,13 +127,13 @@ func (s *Supervisor) decideLocked(p *period, produced []core.Message) bool {
 				}
 			}
 			p.retryExhausted = last.ErrorMessage
-			p.failure = &SettleError{Kind: SettleErrorProvider, Message: last.ErrorMessage}
+			p.failure = &sessionapi.SettleError{Kind: SettleErrorProvider, Message: last.ErrorMessage}
 		case kind == core.ErrorAuth:
-			p.failure = &SettleError{Kind: SettleErrorAuth, Message: last.ErrorMessage}
+			p.failure = &sessionapi.SettleError{Kind: SettleErrorAuth, Message: last.ErrorMessage}
 		case kind == core.ErrorOverflow:
-			p.failure = &SettleError{Kind: SettleErrorOverflow, Message: last.ErrorMessage}
+			p.failure = &sessionapi.SettleError{Kind: SettleErrorOverflow, Message: last.ErrorMessage}
 		default:
-			p.failure = &SettleError{Kind: SettleErrorProvider, Message: last.ErrorMessage}
+			p.failure = &sessionapi.SettleError{Kind: SettleErrorProvider, Message: last.ErrorMessage}
 		}
 		s.logFailedReplyLocked(p, last)
 		// A failed reply can still leave the context over the threshold (estimated, as in pi); the

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // timeNow is the wall clock of file names and timestamps; tests replace it.
@@ -221,12 +222,12 @@ func hasSessionHeader(path string) bool {
 
 // ReadInfo reads a session file's summary without locking it; false if it is not a session
 // file.
-func ReadInfo(path string) (SessionInfo, bool) {
+func ReadInfo(path string) (sessionapi.SessionInfo, bool) {
 	l, err := ReadFile(path)
 	if err != nil || !l.HasHeader {
-		return SessionInfo{}, false
+		return sessionapi.SessionInfo{}, false
 	}
-	info := SessionInfo{ID: l.Header.ID, File: path, Cwd: l.Header.Cwd}
+	info := sessionapi.SessionInfo{ID: l.Header.ID, File: path, Cwd: l.Header.Cwd}
 	var last int64
 	for _, e := range l.Entries {
 		if e.Type == EntrySessionInfo {
@@ -283,23 +284,23 @@ func messageText(content []core.Content, sep string) string {
 // List returns a cwd's sessions ("" for this one), newest first, a page at a time: limit
 // sessions after cursor (the nextCursor of the previous page), and the cursor of the next
 // page ("" after the last). Files that are not sessions are left out.
-func (c *Catalog) List(cwd, cursor string, limit int) ([]SessionInfo, string, error) {
+func (c *Catalog) List(cwd, cursor string, limit int) ([]sessionapi.SessionInfo, string, error) {
 	if limit <= 0 {
 		limit = 50
 	}
 	if cwd == "" {
 		cwd = c.Cwd
 	}
-	var after *SessionInfo
+	var after *sessionapi.SessionInfo
 	if cursor != "" {
 		raw, err := base64.RawURLEncoding.DecodeString(cursor)
 		mod, file, ok := strings.Cut(string(raw), "\x00")
 		if err != nil || !ok {
 			return nil, "", fmt.Errorf("invalid cursor %q", cursor)
 		}
-		after = &SessionInfo{Modified: mod, File: file}
+		after = &sessionapi.SessionInfo{Modified: mod, File: file}
 	}
-	var all []SessionInfo
+	var all []sessionapi.SessionInfo
 	for _, f := range sessionFiles(c.DirFor(cwd)) {
 		info, ok := ReadInfo(f)
 		if !ok || (c.CustomDir && info.Cwd != cwd) {
@@ -307,7 +308,7 @@ func (c *Catalog) List(cwd, cursor string, limit int) ([]SessionInfo, string, er
 		}
 		all = append(all, info)
 	}
-	order := func(a, b SessionInfo) int {
+	order := func(a, b sessionapi.SessionInfo) int {
 		return cmp.Or(strings.Compare(b.Modified, a.Modified), strings.Compare(a.File, b.File))
 	}
 	slices.SortFunc(all, order)
@@ -325,7 +326,7 @@ func (c *Catalog) List(cwd, cursor string, limit int) ([]SessionInfo, string, er
 		next = base64.RawURLEncoding.EncodeToString([]byte(last.Modified + "\x00" + last.File))
 	}
 	if all == nil {
-		all = []SessionInfo{}
+		all = []sessionapi.SessionInfo{}
 	}
 	return all, next, nil
 }

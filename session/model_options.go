@@ -2,6 +2,7 @@ package session
 
 import (
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // SetProvider switches the provider serving the model (setModel across providers) and clears
@@ -24,7 +25,7 @@ func (s *Supervisor) SetModel(m core.Model) {
 	defer s.mu.Unlock()
 	s.agent.SetModel(m)
 	s.appendLocked(&Entry{Type: EntryModelChange, Provider: m.Provider, ModelID: m.ID})
-	s.emitLocked(EventModelChanged, ModelChanged{Model: m})
+	s.emitLocked(sessionapi.EventModelChanged, sessionapi.ModelChanged{Model: m})
 	st := s.agent.State()
 	s.setThinkingLocked(st.Model.ClampThinkingLevel(st.ThinkingLevel))
 }
@@ -43,7 +44,7 @@ func (s *Supervisor) setThinkingLocked(l core.ThinkingLevel) core.ThinkingLevel 
 	}
 	s.agent.SetThinkingLevel(l)
 	s.appendLocked(&Entry{Type: EntryThinkingLevelChange, ThinkingLevel: l})
-	s.emitLocked(EventThinkingLevelChanged, ThinkingLevelChanged{Level: l})
+	s.emitLocked(sessionapi.EventThinkingLevelChanged, sessionapi.ThinkingLevelChanged{Level: l})
 	return l
 }
 
@@ -58,7 +59,7 @@ type OptionsPatch struct {
 }
 
 // SetOptions applies a patch and returns the options in force.
-func (s *Supervisor) SetOptions(p OptionsPatch) Options {
+func (s *Supervisor) SetOptions(p OptionsPatch) sessionapi.Options {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if p.SteeringMode != nil {

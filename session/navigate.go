@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // Navigation is where navigateTree moves the leaf.
@@ -22,7 +23,7 @@ type Navigation struct {
 // and the summary becomes a branch_summary entry at the new position: that request runs as a
 // busy period (inputs: []) that abort cancels, started now so that a request arriving next
 // finds the session busy, and the Pending finishes after its agent_settled.
-func (s *Supervisor) NavigateTree(to Navigation) (*Pending[*NavigateResult], error) {
+func (s *Supervisor) NavigateTree(to Navigation) (*Pending[*sessionapi.NavigateResult], error) {
 	entryID := to.EntryID
 	s.mu.Lock()
 	if err := s.idleLocked("navigating the tree"); err != nil {
@@ -37,7 +38,7 @@ func (s *Supervisor) NavigateTree(to Navigation) (*Pending[*NavigateResult], err
 	}
 	if entryID == oldLeaf {
 		s.mu.Unlock()
-		return donePending(&NavigateResult{LeafID: &oldLeaf}, 0, nil), nil
+		return donePending(&sessionapi.NavigateResult{LeafID: &oldLeaf}, 0, nil), nil
 	}
 	newLeaf, text := entryID, ""
 	switch {
@@ -60,16 +61,16 @@ func (s *Supervisor) NavigateTree(to Navigation) (*Pending[*NavigateResult], err
 			return nil, &Error{Kind: KindNotFound, Message: err.Error()}
 		}
 		s.switchLocked(s.store, SwitchNavigate)
-		return donePending(&NavigateResult{LeafID: leafRef(s.store.Leaf()), Text: text}, 0, nil), nil
+		return donePending(&sessionapi.NavigateResult{LeafID: leafRef(s.store.Leaf()), Text: text}, 0, nil), nil
 	}
 	defer s.mu.Unlock()
 	p := s.newPeriodLocked()
 	model, provider := s.agent.State().Model, s.cfg.Agent.Provider
-	done := newPending[*NavigateResult]()
+	done := newPending[*sessionapi.NavigateResult]()
 	var summary string
 	var details []byte
 	var summaryErr, err error
-	var res *NavigateResult
+	var res *sessionapi.NavigateResult
 	s.startDriverLocked(p, outcome{next: &stage{
 		work: func() { summary, details, summaryErr = s.branchSummary(p, provider, model, toSummarize) },
 		decide: func() outcome {
@@ -86,9 +87,9 @@ func (s *Supervisor) NavigateTree(to Navigation) (*Pending[*NavigateResult], err
 
 // navigateLocked moves the leaf once the branch left is summarised (or the summary failed,
 // or the period was aborted); the period then settles.
-func (s *Supervisor) navigateLocked(p *period, summary string, details []byte, err error, newLeaf, text string) (*NavigateResult, error) {
+func (s *Supervisor) navigateLocked(p *period, summary string, details []byte, err error, newLeaf, text string) (*sessionapi.NavigateResult, error) {
 	if p.aborted {
-		return &NavigateResult{LeafID: leafRef(s.store.Leaf()), Cancelled: true}, nil
+		return &sessionapi.NavigateResult{LeafID: leafRef(s.store.Leaf()), Cancelled: true}, nil
 	}
 	if err != nil {
 		return nil, &Error{Kind: KindInvalidState, Message: "Branch summarization failed: " + err.Error()}
@@ -103,7 +104,7 @@ func (s *Supervisor) navigateLocked(p *period, summary string, details []byte, e
 	entry := &Entry{Type: EntryBranchSummary, ParentID: newLeaf, FromID: fromID, Summary: summary, Details: details}
 	s.appendLocked(entry)
 	s.switchLocked(s.store, SwitchNavigate)
-	return &NavigateResult{LeafID: leafRef(s.store.Leaf()), Text: text, SummaryEntryID: entry.ID}, nil
+	return &sessionapi.NavigateResult{LeafID: leafRef(s.store.Leaf()), Text: text, SummaryEntryID: entry.ID}, nil
 }
 
 func leafRef(id string) *string {

@@ -9,6 +9,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // The user's bash command runs on the session's own goroutine: Bash returns at once with
@@ -21,11 +22,11 @@ func TestBashPending(t *testing.T) {
 	sink := &recordingSink{}
 	sup := session.New(session.Config{
 		Agent: core.Options{Provider: faux.New()}, Store: store, Sink: sink,
-		Shell: func(ctx context.Context, command string, timeout time.Duration, onUpdate, _ func(string)) (session.BashResult, error) {
+		Shell: func(ctx context.Context, command string, timeout time.Duration, onUpdate, _ func(string)) (sessionapi.BashResult, error) {
 			onUpdate("partial")
 			close(running)
 			<-ctx.Done()
-			return session.BashResult{Output: "partial", Cancelled: true}, nil
+			return sessionapi.BashResult{Output: "partial", Cancelled: true}, nil
 		},
 	})
 	run, err := sup.Bash("sleep forever", 0)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // Approval modes (docs/permissions.md#approval-modes).
@@ -147,8 +148,8 @@ func (s *Supervisor) beforeToolCall(ctx context.Context, c *core.BeforeToolCallC
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.ledger.permissionsPending = slices.DeleteFunc(s.ledger.permissionsPending, func(p PendingPermission) bool { return p.RequestID == req.RequestID })
-	s.emitLocked(EventPermissionResolved, PermissionResolved{RequestID: req.RequestID, ToolCallID: req.ToolCallID, Decision: answer.Decision, By: answer.By, Reason: answer.Reason})
+	s.ledger.permissionsPending = slices.DeleteFunc(s.ledger.permissionsPending, func(p sessionapi.PendingPermission) bool { return p.RequestID == req.RequestID })
+	s.emitLocked(sessionapi.EventPermissionResolved, sessionapi.PermissionResolved{RequestID: req.RequestID, ToolCallID: req.ToolCallID, Decision: answer.Decision, By: answer.By, Reason: answer.Reason})
 	switch answer.Decision {
 	case DecisionAllowAlways:
 		s.allowed[name] = true
@@ -179,8 +180,8 @@ func (s *Supervisor) requestLocked(c *core.BeforeToolCallContext) PermissionRequ
 		ToolName:   c.Call.Name,
 		Args:       c.Args,
 	}
-	s.ledger.permissionsPending = append(s.ledger.permissionsPending, PendingPermission{RequestID: req.RequestID, ToolCallID: req.ToolCallID})
-	req.AfterSeq = s.emitLocked(EventPermissionRequested, PermissionRequested{RequestID: req.RequestID, ToolCallID: req.ToolCallID, ToolName: req.ToolName})
+	s.ledger.permissionsPending = append(s.ledger.permissionsPending, sessionapi.PendingPermission{RequestID: req.RequestID, ToolCallID: req.ToolCallID})
+	req.AfterSeq = s.emitLocked(sessionapi.EventPermissionRequested, sessionapi.PermissionRequested{RequestID: req.RequestID, ToolCallID: req.ToolCallID, ToolName: req.ToolName})
 	return req
 }
 
@@ -188,8 +189,8 @@ func (s *Supervisor) requestLocked(c *core.BeforeToolCallContext) PermissionRequ
 // client sees every decision.
 func (s *Supervisor) resolvePolicyLocked(c *core.BeforeToolCallContext, decision, reason string) {
 	id := s.ids.permission()
-	s.emitLocked(EventPermissionRequested, PermissionRequested{RequestID: id, ToolCallID: c.Call.ID, ToolName: c.Call.Name})
-	s.emitLocked(EventPermissionResolved, PermissionResolved{RequestID: id, ToolCallID: c.Call.ID, Decision: decision, By: ByPolicy, Reason: reason})
+	s.emitLocked(sessionapi.EventPermissionRequested, sessionapi.PermissionRequested{RequestID: id, ToolCallID: c.Call.ID, ToolName: c.Call.Name})
+	s.emitLocked(sessionapi.EventPermissionResolved, sessionapi.PermissionResolved{RequestID: id, ToolCallID: c.Call.ID, Decision: decision, By: ByPolicy, Reason: reason})
 }
 
 // SettleApprovalDefault fixes the approval mode when initialize is answered, unless --approval

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // A branch as pi 1.6.0 writes it: a leading system message, a failed reply hidden by a
@@ -138,8 +139,8 @@ func TestPi16FileOpens(t *testing.T) {
 // usage, the usage entry's and the compaction's.
 func TestStatsCountUsageEntriesAsPi16(t *testing.T) {
 	st := fileStats(decodePi16Branch(t))
-	want := Stats{UserMessages: 2, AssistantMessages: 2, TotalMessages: 6,
-		Tokens: TokenStats{Input: 100, Output: 3, CacheRead: 50, Total: 153}}
+	want := sessionapi.Stats{UserMessages: 2, AssistantMessages: 2, TotalMessages: 6,
+		Tokens: sessionapi.TokenStats{Input: 100, Output: 3, CacheRead: 50, Total: 153}}
 	if st != want {
 		t.Fatalf("stats = %+v\nwant    %+v", st, want)
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
-	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 	"github.com/pi-rpc/pi-rpc/tools"
 )
 
@@ -31,7 +31,7 @@ func TestPlanUpdateFollowsEachPlanCall(t *testing.T) {
 	evs := h.sink.snapshot()
 	var plans []map[string]any
 	for i, ev := range evs {
-		if ev["type"] != session.EventPlanUpdate {
+		if ev["type"] != sessionapi.EventPlanUpdate {
 			continue
 		}
 		prev := evs[i-1]

@@ -12,6 +12,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // randomReplies is a faux factory step: a text reply or, now and then, a tool call, decided
@@ -110,7 +111,7 @@ func TestPropertyPeriods(t *testing.T) {
 			h.model.AppendResponses(randomReplies(seed))
 		}
 		var accepted []string
-		record := func(a session.Accepted, err error) {
+		record := func(a sessionapi.Accepted, err error) {
 			if err == nil {
 				accepted = append(accepted, a.InputID)
 			}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 	"strings"
 )
 
@@ -40,7 +41,7 @@ func (s *Supervisor) SessionName() string {
 }
 
 // Tree returns every entry of the session, flat, with the leaf.
-func (s *Supervisor) Tree() TreeView {
+func (s *Supervisor) Tree() sessionapi.TreeView {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return BuildTree(s.store.Entries(), s.store.Leaf())
@@ -97,7 +98,7 @@ func (s *Supervisor) FileEntries(since string, limit int) (EntriesPage, error) {
 
 // Stats returns getSessionStats' result: pi 1.6.0's counts over the whole file (fileStats)
 // and the current context's usage.
-func (s *Supervisor) Stats() Stats {
+func (s *Supervisor) Stats() sessionapi.Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := fileStats(s.store.Entries())

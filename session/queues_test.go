@@ -7,6 +7,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // The session owns the queues and their modes: two steers queued during a tool are delivered
@@ -37,7 +38,7 @@ func TestQueueModesAreTheSessions(t *testing.T) {
 				ToolInfo: core.ToolInfo{Name: "noop", Parameters: []byte(`{"type":"object"}`)},
 				Run: func(ctx context.Context, call core.ToolCall, update func(core.ToolResult)) (core.ToolResult, error) {
 					for _, text := range []string{"first steer", "second steer"} {
-						var a session.Accepted
+						var a sessionapi.Accepted
 						if err := keep(&a)(h.sup.Steer(session.QueueRequest{Message: text})); err != nil {
 							t.Errorf("steer: %v", err)
 						}

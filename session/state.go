@@ -4,20 +4,21 @@ import (
 	"slices"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // Snapshot is the supervisor's part of getState, consistent with the events up to LastSeq.
 type Snapshot struct {
-	Model         core.Model         `json:"model"`
-	ThinkingLevel core.ThinkingLevel `json:"thinkingLevel"`
-	Options       Options            `json:"options"`
-	SessionID     string             `json:"sessionId"`
-	SessionFile   string             `json:"sessionFile,omitempty"`
-	SessionName   string             `json:"sessionName,omitempty"`
-	Settled       bool               `json:"settled"`
-	Busy          BusyState          `json:"busy"`
-	BashRunning   bool               `json:"bashRunning"`
-	LastSeq       int64              `json:"lastSeq"`
+	Model         core.Model           `json:"model"`
+	ThinkingLevel core.ThinkingLevel   `json:"thinkingLevel"`
+	Options       sessionapi.Options   `json:"options"`
+	SessionID     string               `json:"sessionId"`
+	SessionFile   string               `json:"sessionFile,omitempty"`
+	SessionName   string               `json:"sessionName,omitempty"`
+	Settled       bool                 `json:"settled"`
+	Busy          sessionapi.BusyState `json:"busy"`
+	BashRunning   bool                 `json:"bashRunning"`
+	LastSeq       int64                `json:"lastSeq"`
 }
 
 // State returns a snapshot computed under the lock that assigns seq.
@@ -28,7 +29,7 @@ func (s *Supervisor) State() Snapshot {
 	q := s.queueSnapshotLocked()
 	perms := slices.Clone(s.ledger.permissionsPending)
 	if perms == nil {
-		perms = []PendingPermission{}
+		perms = []sessionapi.PendingPermission{}
 	}
 	tools := slices.Clone(s.ledger.toolsRunning)
 	if tools == nil {
@@ -42,7 +43,7 @@ func (s *Supervisor) State() Snapshot {
 		SessionFile:   s.store.File(),
 		SessionName:   sessionNameOf(s.store),
 		Settled:       s.period == nil,
-		Busy: BusyState{
+		Busy: sessionapi.BusyState{
 			Running:            s.period != nil,
 			Streaming:          s.ledger.streaming,
 			ToolsRunning:       tools,

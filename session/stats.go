@@ -1,6 +1,9 @@
 package session
 
-import "github.com/pi-rpc/pi-rpc/core"
+import (
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
+)
 
 // fileStats counts as pi 1.6.0's getSessionStats does (agent-session.js): over every entry of
 // the file, every branch and the history a compaction summarised included, so the token and
@@ -9,8 +12,8 @@ import "github.com/pi-rpc/pi-rpc/core"
 // warming and other model calls outside the conversation) and what generating a compaction's
 // or branch summary's summary used. The session's entries are kept in memory with
 // --no-session too, so the stats are the same without a file.
-func fileStats(entries []*Entry) Stats {
-	var st Stats
+func fileStats(entries []*Entry) sessionapi.Stats {
+	var st sessionapi.Stats
 	var usage core.Usage
 	add := func(u *core.Usage) {
 		if u != nil {
@@ -38,7 +41,7 @@ func fileStats(entries []*Entry) Stats {
 			count(e.Message)
 		}
 	}
-	st.Tokens = TokenStats{Input: usage.Input, Output: usage.Output, CacheRead: usage.CacheRead, CacheWrite: usage.CacheWrite,
+	st.Tokens = sessionapi.TokenStats{Input: usage.Input, Output: usage.Output, CacheRead: usage.CacheRead, CacheWrite: usage.CacheWrite,
 		Total: usage.Input + usage.Output + usage.CacheRead + usage.CacheWrite}
 	st.Cost = usage.Cost.Total
 	return st

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 	"runtime"
 	"slices"
 	"strings"
@@ -60,7 +61,7 @@ type Tree struct {
 type node struct {
 	ID       string
 	ParentID string
-	Type     EntryType
+	Type     sessionapi.EntryType
 	// raw is the entry's line (nil for an entry made in this process); e is the decoded
 	// entry, nil until it is first needed.
 	raw []byte

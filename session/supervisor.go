@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/pi-rpc/pi-rpc/internal/clock"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 
 	"github.com/rs/zerolog"
 
@@ -46,8 +47,8 @@ func errBusy(message string, suggest ...string) *Error {
 
 // The dispositions.
 const (
-	DispositionStarted Disposition = "started"
-	DispositionQueued  Disposition = "queued"
+	DispositionStarted sessionapi.Disposition = "started"
+	DispositionQueued  sessionapi.Disposition = "queued"
 )
 
 // Config configures a [Supervisor].
@@ -58,7 +59,7 @@ type Config struct {
 	// provider): inputs that need the model fail with it.
 	ProviderProblem string
 	Store           Store
-	Sink            Sink
+	Sink            sessionapi.Sink
 	Clock           clock.Clock
 	Retry           RetrySettings
 	Compaction      CompactionSettings
@@ -110,14 +111,14 @@ type Supervisor struct {
 	mu              sync.Mutex
 	cfg             Config
 	store           Store
-	sink            Sink
+	sink            sessionapi.Sink
 	runID           string
 	period          *period
-	settledByInput  map[string]*Settled
+	settledByInput  map[string]*sessionapi.Settled
 	knownInputs     map[string]bool
-	lastSettled     *Settled
+	lastSettled     *sessionapi.Settled
 	ledger          ledger
-	options         Options
+	options         sessionapi.Options
 	persistErr      error
 	persistReported bool
 	shuttingDown    bool
@@ -133,7 +134,7 @@ type ledger struct {
 	toolsRunning       []string
 	retryUntil         int64
 	compacting         bool
-	permissionsPending []PendingPermission
+	permissionsPending []sessionapi.PendingPermission
 }
 
 // New returns an idle supervisor.
@@ -157,7 +158,7 @@ func New(cfg Config) *Supervisor {
 		cfg:            cfg,
 		store:          cfg.Store,
 		sink:           cfg.Sink,
-		settledByInput: map[string]*Settled{},
+		settledByInput: map[string]*sessionapi.Settled{},
 		knownInputs:    map[string]bool{},
 		allowed:        map[string]bool{},
 	}
@@ -174,7 +175,7 @@ func New(cfg Config) *Supervisor {
 	}
 	s.agent = core.New(opts)
 	st := s.agent.State()
-	s.options = Options{
+	s.options = sessionapi.Options{
 		SteeringMode:   core.QueueOneAtATime,
 		FollowUpMode:   core.QueueOneAtATime,
 		AutoRetry:      cfg.Retry.Enabled,
@@ -192,7 +193,7 @@ func (s *Supervisor) Agent() *core.Agent { return s.agent }
 // emitLocked hands a session event to the sink, which gives it its seq. The caller holds
 // s.mu.
 func (s *Supervisor) emitLocked(typ string, payload any) int64 {
-	return s.sink.Emit(&Event{Type: typ, RunID: s.runID, SessionID: s.store.SessionID(), Payload: payload})
+	return s.sink.Emit(&sessionapi.Event{Type: typ, RunID: s.runID, SessionID: s.store.SessionID(), Payload: payload})
 }
 
 // newInputLocked makes an input with id, or a new id when id is empty.
@@ -229,7 +230,7 @@ func (s *Supervisor) appendLocked(e *Entry) {
 	// on memory-only; the failure is reported once.
 	if err := s.store.Append(e); err != nil && s.persistErr == nil {
 		s.persistErr = err
-		s.emitLocked(EventSessionError, SessionError{Message: fmt.Sprintf("Cannot write the session file, the session is memory-only from now on: %v", err)})
+		s.emitLocked(sessionapi.EventSessionError, sessionapi.SessionError{Message: fmt.Sprintf("Cannot write the session file, the session is memory-only from now on: %v", err)})
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 func TestPromptSettlesOnce(t *testing.T) {
@@ -30,7 +31,7 @@ func TestPromptSettlesOnce(t *testing.T) {
 
 func TestSteerWhileIdleStartsRun(t *testing.T) {
 	h := newHarness(t, harnessOpts{}, faux.Reply(faux.Text("ok")))
-	var a session.Accepted
+	var a sessionapi.Accepted
 	if err := keep(&a)(h.sup.Steer(session.QueueRequest{Message: "look here"})); err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestFollowUpWhileBusy(t *testing.T) {
 	// The run's first events come from its own goroutine: wait until it is inside the reply,
 	// so the follow-up's place among them is known.
 	<-entered
-	var a session.Accepted
+	var a sessionapi.Accepted
 	if err := keep(&a)(h.sup.FollowUp(session.QueueRequest{Message: "and then"})); err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestPromptWhileBusy(t *testing.T) {
 	release := make(chan struct{})
 	h := newHarness(t, harnessOpts{}, blockingStep(release, "first"), faux.Reply(faux.Text("second")))
 	h.prompt("hi")
-	var a session.Accepted
+	var a sessionapi.Accepted
 	err := keep(&a)(h.sup.Prompt(session.PromptRequest{Message: "again"}))
 	var se *session.Error
 	if !errors.As(err, &se) || se.Kind != session.KindBusy || se.Data["suggest"] == nil {
@@ -130,7 +131,7 @@ func TestPromptWhileBusy(t *testing.T) {
 func TestSteerBetweenAgentEndAndSettleJoinsPeriod(t *testing.T) {
 	h := newHarness(t, harnessOpts{}, faux.Reply(faux.Text("first")), faux.Reply(faux.Text("second")))
 	var once bool
-	var steer session.Accepted
+	var steer sessionapi.Accepted
 	h.sup.Agent().Subscribe(func(_ context.Context, ev core.Event) {
 		if ev.Type == core.AgentEnd && !once {
 			once = true
@@ -165,7 +166,7 @@ func TestAbortWithQueuedFollowUp(t *testing.T) {
 		}
 	})
 	h.prompt("hi")
-	var a session.Accepted
+	var a sessionapi.Accepted
 	if err := keep(&a)(h.sup.FollowUp(session.QueueRequest{Message: "later"})); err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +267,7 @@ func TestRetriesExhaustedCancelsQueuedFollowUp(t *testing.T) {
 	h.sup.Agent().Subscribe(func(context.Context, core.Event) {})
 	h.fireTimers(stop)
 	h.prompt("hi")
-	var a session.Accepted
+	var a sessionapi.Accepted
 	if err := keep(&a)(h.sup.FollowUp(session.QueueRequest{Message: "later"})); err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +317,7 @@ func TestClearQueuesAndCancelInput(t *testing.T) {
 	h := newHarness(t, harnessOpts{}, blockingStepEntered(release, entered, "first"), faux.Reply(faux.Text("second")))
 	h.prompt("hi")
 	<-entered
-	var a, b, c session.Accepted
+	var a, b, c sessionapi.Accepted
 	_ = keep(&a)(h.sup.Steer(session.QueueRequest{Message: "s"}))
 	_ = keep(&b)(h.sup.FollowUp(session.QueueRequest{Message: "f1"}))
 	_ = keep(&c)(h.sup.FollowUp(session.QueueRequest{Message: "f2"}))
@@ -351,7 +352,7 @@ func TestWaitSettledByInput(t *testing.T) {
 		t.Fatalf("WaitSettled idle = %+v, %v", st, err)
 	}
 	a := h.prompt("hi")
-	got := make(chan *session.Settled)
+	got := make(chan *sessionapi.Settled)
 	go func() {
 		st, _ := h.sup.WaitSettled(ctx, a.InputID)
 		got <- st
@@ -376,7 +377,7 @@ func TestWaitSettledByInput(t *testing.T) {
 
 func TestContinueRules(t *testing.T) {
 	h := newHarness(t, harnessOpts{}, faux.Fail("bad request"), faux.Reply(faux.Text("recovered")))
-	var a session.Accepted
+	var a sessionapi.Accepted
 	var se *session.Error
 	if err := keep(&a)(h.sup.Continue()); !errors.As(err, &se) || se.Kind != session.KindInvalidState || se.Message != "No messages to continue from" {
 		t.Fatalf("Continue on empty = %v", err)
@@ -400,7 +401,7 @@ func TestContinueRules(t *testing.T) {
 func TestProviderNotConfigured(t *testing.T) {
 	h := newHarness(t, harnessOpts{})
 	sup := session.New(session.Config{Store: session.NewMemoryStore("s", func() string { return "00000001" }, func() string { return "" }), Sink: h.sink, ProviderProblem: "No API key: set OPENAI_API_KEY"})
-	var a session.Accepted
+	var a sessionapi.Accepted
 	var se *session.Error
 	if err := keep(&a)(sup.Prompt(session.PromptRequest{Message: "hi"})); !errors.As(err, &se) || se.Kind != session.KindProviderNotConfigured || se.Message != "No API key: set OPENAI_API_KEY" {
 		t.Fatalf("Prompt = %v", err)
@@ -445,7 +446,7 @@ func TestShutdownAbortsAndRefuses(t *testing.T) {
 	if types[len(types)-1] != "agent_settled" {
 		t.Fatalf("last event %s, want agent_settled", types[len(types)-1])
 	}
-	var a session.Accepted
+	var a sessionapi.Accepted
 	var se *session.Error
 	if err := keep(&a)(h.sup.Prompt(session.PromptRequest{Message: "x"})); !errors.As(err, &se) || se.Kind != session.KindShuttingDown {
 		t.Fatalf("Prompt after shutdown = %v", err)
@@ -465,10 +466,10 @@ func TestModelAndThinkingChanges(t *testing.T) {
 	if lvl := h.sup.State().ThinkingLevel; lvl != core.ThinkingOff {
 		t.Fatalf("thinking after switching to a non-reasoning model = %v", lvl)
 	}
-	var kinds []session.EntryType
+	var kinds []sessionapi.EntryType
 	for _, e := range h.store.Entries() {
 		kinds = append(kinds, e.Type)
 	}
-	eq(t, "entries", kinds, []session.EntryType{"model_change", "thinking_level_change", "model_change", "thinking_level_change"})
+	eq(t, "entries", kinds, []sessionapi.EntryType{"model_change", "thinking_level_change", "model_change", "thinking_level_change"})
 	h.check()
 }

@@ -6,14 +6,15 @@ import (
 	"os"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // The switch reasons, one per method that switches.
 const (
-	SwitchNew      SwitchReason = "new"
-	SwitchOpen     SwitchReason = "open"
-	SwitchFork     SwitchReason = "fork"
-	SwitchNavigate SwitchReason = "navigate"
+	SwitchNew      sessionapi.SwitchReason = "new"
+	SwitchOpen     sessionapi.SwitchReason = "open"
+	SwitchFork     sessionapi.SwitchReason = "fork"
+	SwitchNavigate sessionapi.SwitchReason = "navigate"
 )
 
 // catalog returns the configured session catalog, or one keeping sessions in memory.
@@ -63,7 +64,7 @@ func (s *Supervisor) loadBranchLocked(how branchLoad) {
 			s.cfg.Agent.Provider = p
 			s.agent.SetModel(m)
 			if emit {
-				s.emitLocked(EventModelChanged, ModelChanged{Model: m})
+				s.emitLocked(sessionapi.EventModelChanged, sessionapi.ModelChanged{Model: m})
 			}
 		}
 	}
@@ -77,7 +78,7 @@ func (s *Supervisor) loadBranchLocked(how branchLoad) {
 	if level != st.ThinkingLevel {
 		s.agent.SetThinkingLevel(level)
 		if emit {
-			s.emitLocked(EventThinkingLevelChanged, ThinkingLevelChanged{Level: level})
+			s.emitLocked(sessionapi.EventThinkingLevelChanged, sessionapi.ThinkingLevelChanged{Level: level})
 		}
 	}
 	switch {
@@ -96,7 +97,7 @@ func (s *Supervisor) loadBranchLocked(how branchLoad) {
 // its lock), rebuilds the agent from the new branch, clears the persistence failure (a new
 // file gets a new chance) and emits session_changed. The caller checked the session is idle
 // and resets allowAlways grants after unlocking.
-func (s *Supervisor) switchLocked(next Store, reason SwitchReason) {
+func (s *Supervisor) switchLocked(next Store, reason sessionapi.SwitchReason) {
 	prev := s.store
 	// Commands the user ran during the last busy period belong to the session being left.
 	s.flushBashLocked()
@@ -110,7 +111,7 @@ func (s *Supervisor) switchLocked(next Store, reason SwitchReason) {
 	}
 	s.store = next
 	s.persistErr, s.persistReported = nil, false
-	s.emitLocked(EventSessionChanged, SessionChanged{PreviousSessionID: prev.SessionID(), SessionFile: next.File(), Reason: reason})
+	s.emitLocked(sessionapi.EventSessionChanged, sessionapi.SessionChanged{PreviousSessionID: prev.SessionID(), SessionFile: next.File(), Reason: reason})
 	s.loadBranchLocked(branchLoad{announce: true, record: reason != SwitchNavigate})
 }
 
@@ -126,7 +127,7 @@ func (s *Supervisor) idleLocked(what string) error {
 }
 
 // NewSession switches to a new, empty session.
-func (s *Supervisor) NewSession() (*SessionRef, error) {
+func (s *Supervisor) NewSession() (*sessionapi.SessionRef, error) {
 	s.mu.Lock()
 	if err := s.idleLocked("starting a new session"); err != nil {
 		s.mu.Unlock()
@@ -138,7 +139,7 @@ func (s *Supervisor) NewSession() (*SessionRef, error) {
 		return nil, &Error{Kind: KindInvalidState, Message: "Cannot create the session: " + err.Error()}
 	}
 	s.switchLocked(next, SwitchNew)
-	ref := &SessionRef{SessionID: next.SessionID(), SessionFile: next.File()}
+	ref := &sessionapi.SessionRef{SessionID: next.SessionID(), SessionFile: next.File()}
 	s.mu.Unlock()
 	s.ResetPermissionGrants()
 	return ref, nil
@@ -147,7 +148,7 @@ func (s *Supervisor) NewSession() (*SessionRef, error) {
 // OpenSession switches to an existing session: a file path, or a session id or unique
 // prefix of one. A session another process appends to is refused (-32011 "Session file is
 // in use by pi-rpc pid N").
-func (s *Supervisor) OpenSession(ref string) (*SessionRef, error) {
+func (s *Supervisor) OpenSession(ref string) (*sessionapi.SessionRef, error) {
 	s.mu.Lock()
 	if err := s.idleLocked("opening a session"); err != nil {
 		s.mu.Unlock()
@@ -186,7 +187,7 @@ func (s *Supervisor) OpenSession(ref string) (*SessionRef, error) {
 		return nil, &Error{Kind: KindInvalidState, Message: "Cannot open the session: " + err.Error()}
 	}
 	s.switchLocked(next, SwitchOpen)
-	out := &SessionRef{SessionID: next.SessionID(), SessionFile: next.File()}
+	out := &sessionapi.SessionRef{SessionID: next.SessionID(), SessionFile: next.File()}
 	if fs, ok := next.(*FileStore); ok {
 		out.Warnings = fs.Warnings()
 	}
@@ -226,7 +227,7 @@ func newMemoryStoreWith(id string, entries []*Entry, opts FileOptions) *MemorySt
 // ForkSession starts a new session holding the branch up to (not including) a user message,
 // as pi's fork does: the new file's header names the old one as parentSession, labels on the
 // copied branch are carried over, and the message's text is returned for the client's editor.
-func (s *Supervisor) ForkSession(entryID string) (*ForkResult, error) {
+func (s *Supervisor) ForkSession(entryID string) (*sessionapi.ForkResult, error) {
 	s.mu.Lock()
 	if err := s.idleLocked("forking"); err != nil {
 		s.mu.Unlock()
@@ -252,7 +253,7 @@ func (s *Supervisor) ForkSession(entryID string) (*ForkResult, error) {
 		return nil, &Error{Kind: KindInvalidState, Message: "Cannot create the forked session: " + err.Error()}
 	}
 	s.switchLocked(next, SwitchFork)
-	out := &ForkResult{SessionID: next.SessionID(), SessionFile: next.File(), Text: messageText(u.Content, "")}
+	out := &sessionapi.ForkResult{SessionID: next.SessionID(), SessionFile: next.File(), Text: messageText(u.Content, "")}
 	s.mu.Unlock()
 	s.ResetPermissionGrants()
 	return out, nil

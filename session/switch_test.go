@@ -9,6 +9,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // fileHarness is a supervisor over file sessions in a temp directory.
@@ -33,7 +34,7 @@ func fileHarness(t *testing.T, steps ...faux.Step) (*harness, *session.Catalog) 
 	return h, cat
 }
 
-func userIDs(tv session.TreeView) []string {
+func userIDs(tv sessionapi.TreeView) []string {
 	var out []string
 	for _, n := range tv.Nodes {
 		if n.Role == core.RoleUser {

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // Labels resolves the label of each entry: the latest label entry for a target wins, and an
@@ -38,14 +39,14 @@ func SessionName(entries []*Entry) string {
 }
 
 // BuildTree returns the flat tree of a store.
-func BuildTree(entries []*Entry, leaf string) TreeView {
+func BuildTree(entries []*Entry, leaf string) sessionapi.TreeView {
 	labels := Labels(entries)
-	v := TreeView{Nodes: make([]TreeNode, 0, len(entries))}
+	v := sessionapi.TreeView{Nodes: make([]sessionapi.TreeNode, 0, len(entries))}
 	if leaf != "" {
 		v.LeafID = &leaf
 	}
 	for _, e := range entries {
-		n := TreeNode{ID: e.ID, Type: e.Type, Preview: preview(e), Label: labels[e.ID], Timestamp: e.Timestamp}
+		n := sessionapi.TreeNode{ID: e.ID, Type: e.Type, Preview: preview(e), Label: labels[e.ID], Timestamp: e.Timestamp}
 		if e.ParentID != "" {
 			p := e.ParentID
 			n.ParentID = &p
@@ -177,11 +178,11 @@ func PageBranch(path []*Entry, since string, limit int) (EntriesPage, bool, erro
 
 // contextUsage is pi's getContextUsage: unknown after the latest compaction until an
 // assistant reply after it reports usage, otherwise the context estimate.
-func contextUsage(messages []core.Message, branch []*Entry, model core.Model) *ContextUsage {
+func contextUsage(messages []core.Message, branch []*Entry, model core.Model) *sessionapi.ContextUsage {
 	if model.ContextWindow <= 0 {
 		return nil
 	}
-	cu := &ContextUsage{ContextWindow: model.ContextWindow}
+	cu := &sessionapi.ContextUsage{ContextWindow: model.ContextWindow}
 	if c := lastCompactionIndex(branch); c >= 0 {
 		fresh := false
 		for i := len(branch) - 1; i > c; i-- {

@@ -3,11 +3,12 @@ package session
 import (
 	"context"
 	"fmt"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // WaitSettled waits for the agent_settled that settles inputID, or, without an id, the one
 // ending the current busy period (when idle: the last one, or an empty payload if none).
-func (s *Supervisor) WaitSettled(ctx context.Context, inputID string) (*Settled, error) {
+func (s *Supervisor) WaitSettled(ctx context.Context, inputID string) (*sessionapi.Settled, error) {
 	w, err := s.Wait(inputID)
 	if err != nil {
 		return nil, err
@@ -19,7 +20,7 @@ func (s *Supervisor) WaitSettled(ctx context.Context, inputID string) (*Settled,
 // Pending whose Seq is that agent_settled's. A front end calls it while handling the
 // request, so a request that arrives after it (a prompt starting the next period) cannot
 // change its answer.
-func (s *Supervisor) Wait(inputID string) (*Pending[*Settled], error) {
+func (s *Supervisor) Wait(inputID string) (*Pending[*sessionapi.Settled], error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if inputID == "" {
@@ -28,7 +29,7 @@ func (s *Supervisor) Wait(inputID string) (*Pending[*Settled], error) {
 		}
 		st := s.lastSettled
 		if st == nil {
-			st = &Settled{Inputs: []InputOutcome{}, LastSeq: s.sink.LastSeq()}
+			st = &sessionapi.Settled{Inputs: []sessionapi.InputOutcome{}, LastSeq: s.sink.LastSeq()}
 		}
 		return donePending(st, st.LastSeq, nil), nil
 	}

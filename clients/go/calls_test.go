@@ -10,7 +10,7 @@ import (
 	piclient "github.com/pi-rpc/pi-rpc/clients/go"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/protocol"
-	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // TestEveryMethodHasATypedCall checks the package doc's promise: every method of the schema's
@@ -157,7 +157,7 @@ func TestBashCalls(t *testing.T) {
 	}()
 	// The first bash_update with output shows the command is running.
 	for {
-		ev, _ := waitEvent(ctx, t, c, session.EventBashUpdate)
+		ev, _ := waitEvent(ctx, t, c, sessionapi.EventBashUpdate)
 		var u protocol.BashUpdateEvent
 		if err := ev.Decode(&u); err != nil {
 			t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/protocol"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 	"github.com/pi-rpc/pi-rpc/tools"
 )
 
@@ -106,7 +107,7 @@ func TestEveryEventTypeRoundTrips(t *testing.T) {
 	must[*protocol.CompactResult](t, "Compact")(c.Compact(ctx, protocol.CompactParams{}))
 	must[*protocol.BashResult](t, "Bash")(c.Bash(ctx, protocol.BashParams{Command: "echo hi"}))
 	must[*protocol.SessionResult](t, "NewSession")(c.NewSession(ctx))
-	changed, events := waitEvent(ctx, t, c, session.EventSessionChanged)
+	changed, events := waitEvent(ctx, t, c, sessionapi.EventSessionChanged)
 	events = append(events, changed)
 
 	// A second server whose session file cannot be written emits session_error.
@@ -114,7 +115,7 @@ func TestEveryEventTypeRoundTrips(t *testing.T) {
 		faux.Reply(faux.Text("ok")))
 	in2 := must[*protocol.InputResult](t, "Prompt")(failing.c.Prompt(ctx, protocol.PromptParams{Message: "hi"}))
 	must[*protocol.Settled](t, "WaitSettled")(failing.c.WaitSettled(ctx, in2.InputID))
-	errEv, _ := waitEvent(ctx, t, failing.c, session.EventSessionError)
+	errEv, _ := waitEvent(ctx, t, failing.c, sessionapi.EventSessionError)
 	events = append(events, errEv)
 
 	// An MCP server's start, as cmd/pi-rpc's MCP host reports it through the session.
@@ -122,7 +123,7 @@ func TestEveryEventTypeRoundTrips(t *testing.T) {
 		Name: "fs", Transport: "stdio", State: "connected", Source: "initialize", ServerInfo: &protocol.ServerInfo{Name: "fs", Version: "1"},
 		Tools: []protocol.MCPToolStatus{{Name: "mcp__fs__read", ServerTool: "read", Description: "Reads", ReadOnly: true}},
 	}})
-	mcpEv, _ := waitEvent(ctx, t, c, session.EventMCPServerStatus)
+	mcpEv, _ := waitEvent(ctx, t, c, sessionapi.EventMCPServerStatus)
 	events = append(events, mcpEv)
 
 	seen := map[string]int{}

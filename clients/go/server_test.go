@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/internal/testkit"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 
 	"github.com/rs/zerolog"
 
@@ -115,10 +116,10 @@ func startServer(t *testing.T, o serverOpts, steps ...faux.Step) *testServer {
 		// A small verbatim tail, so that a short conversation has something to compact.
 		Compaction: session.CompactionSettings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 1},
 		Approval:   o.approval, ApprovalFixed: o.approval != "",
-		Shell: func(ctx context.Context, command string, timeout time.Duration, onUpdate, _ func(string)) (session.BashResult, error) {
+		Shell: func(ctx context.Context, command string, timeout time.Duration, onUpdate, _ func(string)) (sessionapi.BashResult, error) {
 			res, err := tools.RunShell(ctx, tools.ShellOptions{Command: command, Dir: dir, Timeout: timeout,
 				OnUpdate: func(s tools.ShellSnapshot) { onUpdate(s.Output) }})
-			return session.BashResult{Output: res.Output, ExitCode: res.ExitCode, Cancelled: res.Cancelled, Truncated: res.Truncated, FullOutputPath: res.FullOutputPath}, err
+			return sessionapi.BashResult{Output: res.Output, ExitCode: res.ExitCode, Cancelled: res.Cancelled, Truncated: res.Truncated, FullOutputPath: res.FullOutputPath}, err
 		},
 	})
 	sup.StartSession()

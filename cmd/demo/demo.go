@@ -14,7 +14,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/clients/go"
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/protocol"
-	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // fauxScript is the scripted model of the offline demo: one response per model call, in the
@@ -176,7 +176,7 @@ func (d *demo) toolLoop(ctx context.Context) error {
 	}
 	steered := false
 	_, err := d.period(ctx, func(ev piclient.Event) error {
-		if ev.Type != session.EventPermissionRequested || steered {
+		if ev.Type != sessionapi.EventPermissionRequested || steered {
 			return nil
 		}
 		steered = true
@@ -323,7 +323,7 @@ func (d *demo) queue(ctx context.Context, method string, call func(context.Conte
 
 // period prints events until agent_settled ends the busy period, calling on after printing
 // each so that a step can act at a precise point of the run.
-func (d *demo) period(ctx context.Context, on func(piclient.Event) error) (*session.Settled, error) {
+func (d *demo) period(ctx context.Context, on func(piclient.Event) error) (*sessionapi.Settled, error) {
 	for {
 		ev, err := d.c.NextEvent(ctx)
 		if err != nil {
@@ -337,8 +337,8 @@ func (d *demo) period(ctx context.Context, on func(piclient.Event) error) (*sess
 				return nil, err
 			}
 		}
-		if ev.Type == session.EventAgentSettled {
-			var s session.Settled
+		if ev.Type == sessionapi.EventAgentSettled {
+			var s sessionapi.Settled
 			if err := ev.Decode(&s); err != nil {
 				return nil, err
 			}

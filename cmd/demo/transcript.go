@@ -13,7 +13,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/clients/go"
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/protocol"
-	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // transcript prints the conversation compactly: one line per request and per event of
@@ -192,20 +192,20 @@ func (t *transcript) describe(ev piclient.Event) (string, error) {
 			mark = "failed"
 		}
 		return fmt.Sprintf("tool %s %s: %s", e.ToolName, mark, t.resultText(e.Result.Content)), nil
-	case session.EventQueueUpdate:
-		var q session.QueueUpdate
+	case sessionapi.EventQueueUpdate:
+		var q sessionapi.QueueUpdate
 		if err := ev.Decode(&q); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("queue_update steering=%s followUp=%s", queued(q.Steering), queued(q.FollowUp)), nil
-	case session.EventPermissionRequested:
-		var p session.PermissionRequested
+	case sessionapi.EventPermissionRequested:
+		var p sessionapi.PermissionRequested
 		if err := ev.Decode(&p); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("permission_requested %s for %s", p.RequestID, p.ToolName), nil
-	case session.EventPermissionResolved:
-		var p session.PermissionResolved
+	case sessionapi.EventPermissionResolved:
+		var p sessionapi.PermissionResolved
 		if err := ev.Decode(&p); err != nil {
 			return "", err
 		}
@@ -214,8 +214,8 @@ func (t *transcript) describe(ev piclient.Event) (string, error) {
 			out += " " + quote(p.Reason, 80)
 		}
 		return out, nil
-	case session.EventAgentSettled:
-		var s session.Settled
+	case sessionapi.EventAgentSettled:
+		var s sessionapi.Settled
 		if err := ev.Decode(&s); err != nil {
 			return "", err
 		}
@@ -225,7 +225,7 @@ func (t *transcript) describe(ev piclient.Event) (string, error) {
 }
 
 // settled renders an agent_settled payload (also waitSettled's result).
-func settled(s *session.Settled) string {
+func settled(s *sessionapi.Settled) string {
 	parts := make([]string, len(s.Inputs))
 	for i, in := range s.Inputs {
 		parts[i] = in.InputID + " " + string(in.Outcome)
@@ -237,7 +237,7 @@ func settled(s *session.Settled) string {
 	return out
 }
 
-func queued(q []session.QueuedInput) string {
+func queued(q []sessionapi.QueuedInput) string {
 	ids := make([]string, len(q))
 	for i, in := range q {
 		ids[i] = in.InputID

@@ -23,6 +23,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/protocol"
 	"github.com/pi-rpc/pi-rpc/rpc"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 	"github.com/pi-rpc/pi-rpc/tools"
 )
 
@@ -199,7 +200,7 @@ func serve(cfg *config, setup *agentSetup, sessions *startSessions, host *mcpHos
 // the tools package's runner: process group, throttled updates, tail truncation, kill on
 // cancel.
 func shellRunner(cwd, shell string, sb tools.Confinement) session.ShellRunner {
-	return func(ctx context.Context, command string, timeout time.Duration, onUpdate, onChunk func(string)) (session.BashResult, error) {
+	return func(ctx context.Context, command string, timeout time.Duration, onUpdate, onChunk func(string)) (sessionapi.BashResult, error) {
 		res, err := tools.RunShell(ctx, tools.ShellOptions{
 			Command:  command,
 			Dir:      cwd,
@@ -209,7 +210,7 @@ func shellRunner(cwd, shell string, sb tools.Confinement) session.ShellRunner {
 			OnChunk:  onChunk,
 			Sandbox:  sb,
 		})
-		return session.BashResult{Output: res.Output, ExitCode: res.ExitCode, Cancelled: res.Cancelled, Truncated: res.Truncated, FullOutputPath: res.FullOutputPath}, err
+		return sessionapi.BashResult{Output: res.Output, ExitCode: res.ExitCode, Cancelled: res.Cancelled, Truncated: res.Truncated, FullOutputPath: res.FullOutputPath}, err
 	}
 }
 

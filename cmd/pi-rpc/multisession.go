@@ -14,13 +14,14 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/protocol"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 	"github.com/pi-rpc/pi-rpc/tools"
 	"github.com/pi-rpc/pi-rpc/tools/mcp"
 )
 
 // newSupervisor builds a started session from the command line's configuration, for the
 // agent setup of its working directory, on the store sessions opened.
-func newSupervisor(cfg *config, setup *agentSetup, tools []core.Tool, providerProblem string, sessions *startSessions, sink session.Sink, ids *session.IDs, gate session.ToolsGate, log zerolog.Logger) *session.Supervisor {
+func newSupervisor(cfg *config, setup *agentSetup, tools []core.Tool, providerProblem string, sessions *startSessions, sink sessionapi.Sink, ids *session.IDs, gate session.ToolsGate, log zerolog.Logger) *session.Supervisor {
 	var commands session.CommandSet
 	if setup.commands != nil {
 		commands = setup.commands
@@ -57,7 +58,7 @@ func newSupervisor(cfg *config, setup *agentSetup, tools []core.Tool, providerPr
 type sessionSpec struct {
 	cwd, model, sessionFile string
 	toolNames               []string
-	sink                    session.Sink
+	sink                    sessionapi.Sink
 	ids                     *session.IDs
 	access                  tools.Access
 	// beforeToolCall is the agent's hook for the calls the session lets run (ACP's
@@ -172,7 +173,7 @@ func newSessionHost(cfg *config, base *agentSetup, open session.Opener) *session
 // savedSessions lists the saved sessions of a cwd (the process's for "") in the session
 // directory the command line gives that cwd.
 func savedSessions(cfg *config, base *agentSetup) session.Lister {
-	return func(cwd, cursor string, limit int) ([]session.SessionInfo, string, error) {
+	return func(cwd, cursor string, limit int) ([]sessionapi.SessionInfo, string, error) {
 		s := *base
 		if cwd != "" {
 			s.cwd = cwd

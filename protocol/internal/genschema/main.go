@@ -24,6 +24,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/protocol"
 	"github.com/pi-rpc/pi-rpc/session"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 const module = "github.com/pi-rpc/pi-rpc"
@@ -112,9 +113,9 @@ var enums = []enum{
 	{reflect.TypeFor[core.QueueMode](), strs(core.QueueOneAtATime, core.QueueAll)},
 	{reflect.TypeFor[core.ExecutionMode](), strs(core.ExecutionParallel, core.ExecutionSequential)},
 	{reflect.TypeFor[core.StopReason](), strs(core.StopReasonStop, core.StopReasonLength, core.StopReasonToolUse, core.StopReasonError, core.StopReasonAborted)},
-	{reflect.TypeFor[session.Outcome](), strs(session.OutcomeCompleted, session.OutcomeAborted, session.OutcomeFailed, session.OutcomeCancelled)},
-	{reflect.TypeFor[session.SettleErrorKind](), strs(session.SettleErrorProvider, session.SettleErrorOverflow, session.SettleErrorAuth, session.SettleErrorPersistence)},
-	{reflect.TypeFor[session.CompactionReason](), strs(session.CompactionManual, session.CompactionThreshold, session.CompactionOverflow)},
+	{reflect.TypeFor[sessionapi.Outcome](), strs(session.OutcomeCompleted, session.OutcomeAborted, session.OutcomeFailed, session.OutcomeCancelled)},
+	{reflect.TypeFor[sessionapi.SettleErrorKind](), strs(session.SettleErrorProvider, session.SettleErrorOverflow, session.SettleErrorAuth, session.SettleErrorPersistence)},
+	{reflect.TypeFor[sessionapi.CompactionReason](), strs(session.CompactionManual, session.CompactionThreshold, session.CompactionOverflow)},
 }
 
 // thinkingLevelMap is core.Model's map from level to provider value, whose values may be null.
