@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/internal/clock"
+	"github.com/pi-rpc/pi-rpc/internal/toolschema"
 )
 
 // Tool-result texts the loop writes itself.
@@ -141,7 +142,7 @@ func (l *loop) prepare(msg *AssistantMessage, s *callState) {
 	args, err := callHook(func() (map[string]any, error) {
 		raw := s.call.Arguments
 		if p, ok := s.tool.(ArgumentPreparer); ok {
-			prepared, err := p.PrepareArguments(cloneJSON(raw).(map[string]any))
+			prepared, err := p.PrepareArguments(toolschema.Clone(raw).(map[string]any))
 			if err != nil {
 				return nil, err
 			}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/pi-rpc/pi-rpc/internal/partialjson"
+	"github.com/pi-rpc/pi-rpc/internal/toolschema"
 )
 
 // MessageBuilder builds a streamed assistant message and the [AssistantEvent]s that describe
@@ -51,7 +52,7 @@ type streamCall struct {
 // message shares no map or slice with the parser's live value, and, when the fragments made
 // one complete object, their text (compacted), so the model gets back its own key order.
 func (c *streamCall) finish(block *Content) {
-	block.Arguments = cloneJSON(c.args.Value()).(map[string]any)
+	block.Arguments = toolschema.Clone(c.args.Value()).(map[string]any)
 	block.RawArguments = nil
 	if text, ok := c.args.Complete(); ok {
 		block.RawArguments = normalizeArguments(text)
@@ -286,24 +287,4 @@ func (b *MessageBuilder) setFailure(reason StopReason, failure *ProviderError) {
 // Aborted is the failure a provider reports when its context is cancelled.
 func Aborted() *ProviderError {
 	return &ProviderError{Kind: ErrorAborted, Message: "Request was aborted"}
-}
-
-// cloneJSON deep-copies a value made of JSON maps, slices and scalars.
-func cloneJSON(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, x := range v {
-			out[k] = cloneJSON(x)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, x := range v {
-			out[i] = cloneJSON(x)
-		}
-		return out
-	default:
-		return v
-	}
 }

@@ -7,19 +7,20 @@ import (
 	"strings"
 )
 
-// cloneJSON deep-copies a value made of JSON maps, slices and scalars.
-func cloneJSON(v any) any {
+// Clone deep-copies a value made of JSON maps, slices and scalars (tool arguments): the
+// validator coerces a copy, and core hands each tool and each hook arguments of its own.
+func Clone(v any) any {
 	switch v := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, x := range v {
-			out[k] = cloneJSON(x)
+			out[k] = Clone(x)
 		}
 		return out
 	case []any:
 		out := make([]any, len(v))
 		for i, x := range v {
-			out[i] = cloneJSON(x)
+			out[i] = Clone(x)
 		}
 		return out
 	default:

@@ -103,7 +103,7 @@ func (c *Cache) Validate(name string, params json.RawMessage, args map[string]an
 	if s.err != nil {
 		return nil, s.err
 	}
-	out := cloneJSON(args).(map[string]any)
+	out := Clone(args).(map[string]any)
 	if s.resolved == nil {
 		return out, nil
 	}
