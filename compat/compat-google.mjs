@@ -12,21 +12,11 @@
 // and temp dir is removed at exit.
 import { writeFileSync, readFileSync } from "node:fs";
 import { createServer, request } from "node:http";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import { RpcProcess, cleanup, piEnv, startMock, tempDir } from "./pirpc.mjs";
+import { RpcProcess, cleanup, compatArgs, fail, piEnv, startMock, tempDir } from "./pirpc.mjs";
 
-if (process.argv.length !== 5) {
-	console.error("usage: compat-google.mjs <pi 1.6.0 package dir> <pi-rpc> <mock-openai>");
-	process.exit(2);
-}
-const [pkg, piRpcBin, mockBin] = process.argv.slice(2).map((p) => resolve(p));
-
-function fail(msg) {
-	console.error(`compat: FAIL: ${msg}`);
-	cleanup();
-	process.exit(1);
-}
+const [pkg, piRpcBin, mockBin] = compatArgs("compat-google.mjs", "pi 1.6.0");
 
 // Base64, as Gemini's signatures are (pi drops a signature that is not).
 const sigThought = "c2lnLXRob3VnaHQ=";

@@ -14,21 +14,10 @@
 // same messages. Every process and temp dir is removed at exit.
 import { readFileSync, writeFileSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
-import { join, resolve } from "node:path";
-import { RpcProcess, cleanup, piEnv, startMock, tempDir } from "./pirpc.mjs";
+import { join } from "node:path";
+import { RpcProcess, cleanup, compatArgs, fail, piEnv, startMock, tempDir } from "./pirpc.mjs";
 
-if (process.argv.length !== 5) {
-	console.error("usage: compat.mjs <pi package dir> <pi-rpc> <mock-openai>");
-	process.exit(2);
-}
-// Absolute, since the pi-mode runs start in their own working directories.
-const [pkg, piRpcBin, mockBin] = process.argv.slice(2).map((p) => resolve(p));
-
-function fail(msg) {
-	console.error(`compat: FAIL: ${msg}`);
-	cleanup();
-	process.exit(1);
-}
+const [pkg, piRpcBin, mockBin] = compatArgs("compat.mjs", "pi");
 
 const work = tempDir("compat-work-");
 const home = tempDir("compat-home-");

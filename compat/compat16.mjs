@@ -12,20 +12,10 @@
 // continued file to the same messages. Every process and temp dir is removed at exit.
 import { readFileSync, writeFileSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
-import { join, resolve } from "node:path";
-import { RpcProcess, cleanup, piEnv, startMock, tempDir } from "./pirpc.mjs";
+import { join } from "node:path";
+import { RpcProcess, cleanup, compatArgs, fail, piEnv, startMock, tempDir } from "./pirpc.mjs";
 
-if (process.argv.length !== 5) {
-	console.error("usage: compat16.mjs <pi 1.6.0 package dir> <pi-rpc> <mock-openai>");
-	process.exit(2);
-}
-const [pkg, piRpcBin, mockBin] = process.argv.slice(2).map((p) => resolve(p));
-
-function fail(msg) {
-	console.error(`compat: FAIL: ${msg}`);
-	cleanup();
-	process.exit(1);
-}
+const [pkg, piRpcBin, mockBin] = compatArgs("compat16.mjs", "pi 1.6.0");
 
 const piRpc = { name: "pi-rpc --mode rpc", cmd: piRpcBin };
 const pi16 = { name: "pi 1.6.0", cmd: join(pkg, "dist", "cli.js") };

@@ -3,7 +3,7 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 
 const children = new Set();
@@ -27,6 +27,23 @@ for (const sig of ["SIGINT", "SIGTERM"]) {
 	});
 }
 process.on("exit", cleanup);
+
+// fail ends a compat script with its failure, after the servers it started are stopped.
+export function fail(msg) {
+	console.error(`compat: FAIL: ${msg}`);
+	cleanup();
+	process.exit(1);
+}
+
+// compatArgs reads a compat script's three arguments as absolute paths (the pi-mode runs start
+// in their own working directories): pi's package dir, pi-rpc and mock-openai.
+export function compatArgs(script, piName) {
+	if (process.argv.length !== 5) {
+		console.error(`usage: ${script} <${piName} package dir> <pi-rpc> <mock-openai>`);
+		process.exit(2);
+	}
+	return process.argv.slice(2).map((p) => resolve(p));
+}
 
 export function tempDir(prefix) {
 	const d = mkdtempSync(join(tmpdir(), prefix));
