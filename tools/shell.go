@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -79,7 +80,8 @@ type ShellResult struct {
 
 // drainGrace is how long output is still read after the shell exits, for background
 // processes that keep the pipe open (a server started with "&"): their output up to then is
-// kept, and the command does not hang on them.
+// kept, and the command does not hang on them. What the pipe already holds when it runs out
+// is read too ([drainBuffered]).
 const drainGrace = 100 * time.Millisecond
 
 // groupGoneWait bounds the wait for killed processes to disappear.
@@ -227,6 +229,9 @@ func pumpOutput(pr *os.File, acc *outputAccumulator, th *throttle, onChunk func(
 			add(san.write(buf[:n], false))
 		}
 		if rerr != nil {
+			if errors.Is(rerr, os.ErrDeadlineExceeded) {
+				drainBuffered(pr, buf, func(b []byte) { add(san.write(b, false)) })
+			}
 			add(san.write(nil, true))
 			return
 		}
