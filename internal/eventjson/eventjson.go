@@ -30,18 +30,28 @@ type Options struct {
 
 // field is one JSON field of an event of type E (a core event or an assistant-message step)
 // whose writer gets the context C (by value: a pointer to a local would escape through the
-// function values and cost the hot path an allocation).
+// function values and cost the hot path an allocation). What the writers read comes first.
 type field[E, C any] struct {
-	name string
-	key  []byte // `,"name":`
-	in   Dialect
-	// omit reports that the field is left out; nil writes it always.
+	key []byte // `,"name":`
+	// omit reports that the field is left out; nil writes it always. A field that may be
+	// left out is optional (omitempty) in its documentation.
 	omit func(e *E, c C) bool
 	put  func(dst []byte, e *E, c C) ([]byte, error)
+	in   Dialect
+	name string
+	// doc documents a JSON-RPC field in package protocol.
+	doc Doc
 }
 
-func newField[E, C any](name string, in Dialect, omit func(*E, C) bool, put func([]byte, *E, C) ([]byte, error)) field[E, C] {
-	return field[E, C]{name: name, key: []byte(`,"` + name + `":`), in: in, omit: omit, put: put}
+func newField[E, C any](name string, in Dialect, doc Doc, omit func(*E, C) bool, put func([]byte, *E, C) ([]byte, error)) field[E, C] {
+	return field[E, C]{name: name, key: []byte(`,"` + name + `":`), in: in, doc: doc, omit: omit, put: put}
+}
+
+// documented is f with another documentation (a field shared by several events, documented
+// differently in one of them).
+func (f field[E, C]) documented(d Doc) field[E, C] {
+	f.doc = d
+	return f
 }
 
 // appendFields writes the fields of the dialect, each preceded by a comma.
