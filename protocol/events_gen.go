@@ -96,6 +96,9 @@ type ToolExecutionEndEvent struct {
 	Result     ToolResult `json:"result"`
 	// IsError says the tool failed; the result's text says why.
 	IsError bool `json:"isError"`
+	// DurationMs is how long the tool ran, in milliseconds; absent when it did not run (an unknown
+	// tool, invalid arguments, a denied permission).
+	DurationMs *int64 `json:"durationMs,omitempty"`
 	RunEnvelope
 }
 

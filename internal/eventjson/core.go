@@ -69,7 +69,9 @@ var (
 			func(dst []byte, e *core.Event, _ Options) ([]byte, error) { return appendValue(dst, e.Result) }),
 		coreF("isError", Both, Doc{Type: "bool", Comment: "IsError says the tool failed; the result's text says why."}, nil,
 			func(dst []byte, e *core.Event, _ Options) ([]byte, error) { return appendBool(dst, e.IsError), nil }),
-		coreF("durationMs", Pi, Doc{}, func(e *core.Event, _ Options) bool { return e.DurationMs == nil },
+		coreF("durationMs", Both, Doc{Type: "*int64", Comment: "DurationMs is how long the tool ran, in milliseconds; " +
+			"absent when it did not run (an unknown tool, invalid arguments, a denied permission)."},
+			func(e *core.Event, _ Options) bool { return e.DurationMs == nil },
 			func(dst []byte, e *core.Event, _ Options) ([]byte, error) {
 				return strconv.AppendInt(dst, *e.DurationMs, 10), nil
 			}),

@@ -25,9 +25,9 @@
 //     own seq).
 //   - [Pi] objects are bare; message_update leads with the cumulative usage; toolcall_start
 //     always names the call (id, toolName), taken from the partial message when the
-//     provider sent them later; tool_execution_end has durationMs; start, done and error
-//     steps are pi-ai's; only the session events pi 1.6.0 has are written, some with pi's
-//     own payload (agent_settled's aborted, queue_update's texts, entry_appended's entry).
+//     provider sent them later; start, done and error steps are pi-ai's; only the session
+//     events pi 1.6.0 has are written, some with pi's own payload (agent_settled's aborted,
+//     queue_update's texts, entry_appended's entry).
 //
 // Messages are not described here: their JSON is core's (the struct tags and MarshalJSON of
 // core's message types), the same in every dialect, and each field list writes a message

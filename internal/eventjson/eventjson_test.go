@@ -16,7 +16,7 @@ func TestDialectDifferences(t *testing.T) {
 	}{
 		{core.MessageStart, []string{"message", "inputId"}, []string{"message"}},
 		{core.MessageUpdate, []string{"assistantMessageEvent", "message"}, []string{"usage", "assistantMessageEvent"}},
-		{core.ToolExecutionEnd, []string{"toolCallId", "toolName", "result", "isError"},
+		{core.ToolExecutionEnd, []string{"toolCallId", "toolName", "result", "isError", "durationMs"},
 			[]string{"toolCallId", "toolName", "result", "isError", "durationMs"}},
 		{core.AgentEnd, []string{"messages", "willRetry"}, []string{"messages", "willRetry"}},
 	}
@@ -55,6 +55,10 @@ func TestOptionalFields(t *testing.T) {
 			`"type":"message_end","message":null,"inputId":"in_1"`},
 		{"durationMs", core.Event{Type: core.ToolExecutionEnd, ToolCallID: "c", ToolName: "n", DurationMs: &d}, Options{Dialect: Pi},
 			`"type":"tool_execution_end","toolCallId":"c","toolName":"n","result":null,"isError":false,"durationMs":7`},
+		{"JSON-RPC durationMs", core.Event{Type: core.ToolExecutionEnd, ToolCallID: "c", ToolName: "n", DurationMs: &d}, Options{Dialect: JSONRPC},
+			`"type":"tool_execution_end","toolCallId":"c","toolName":"n","result":null,"isError":false,"durationMs":7`},
+		{"no durationMs for a tool that did not run", core.Event{Type: core.ToolExecutionEnd, ToolCallID: "c", ToolName: "n", IsError: true}, Options{Dialect: JSONRPC},
+			`"type":"tool_execution_end","toolCallId":"c","toolName":"n","result":null,"isError":true`},
 	}
 	for _, tc := range tests {
 		got, err := AppendCore(nil, &tc.e, tc.o)
