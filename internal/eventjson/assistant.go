@@ -6,7 +6,10 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
-type assistantField = field[core.AssistantEvent, *core.AssistantMessage]
+type (
+	assistantField = field[core.AssistantEvent, *core.AssistantMessage]
+	assistantList  = fieldList[core.AssistantEvent, *core.AssistantMessage]
+)
 
 func stepF(name string, in Dialect, doc Doc, omit func(*core.AssistantEvent, *core.AssistantMessage) bool,
 	put func([]byte, *core.AssistantEvent, *core.AssistantMessage) ([]byte, error)) assistantField {
@@ -35,20 +38,20 @@ var (
 			return appendString(dst, e.Name), nil
 		})
 
-	startFields = []assistantField{withIn(contentIndexField, JSONRPC)}
+	startFields = newList(withIn(contentIndexField, JSONRPC))
 	// pi-ai's done and error carry the stop reason and the final message.
-	doneFields = []assistantField{withIn(contentIndexField, JSONRPC), reasonField,
-		stepF("message", Pi, Doc{}, nil, appendFinal)}
-	errorFields = []assistantField{withIn(contentIndexField, JSONRPC), reasonField,
-		stepF("error", Pi, Doc{}, nil, appendFinal)}
-	blockStartFields = []assistantField{contentIndexField}
-	deltaFields      = []assistantField{contentIndexField, deltaField}
-	blockEndFields   = []assistantField{contentIndexField,
+	doneFields = newList(withIn(contentIndexField, JSONRPC), reasonField,
+		stepF("message", Pi, Doc{}, nil, appendFinal))
+	errorFields = newList(withIn(contentIndexField, JSONRPC), reasonField,
+		stepF("error", Pi, Doc{}, nil, appendFinal))
+	blockStartFields = newList(contentIndexField)
+	deltaFields      = newList(contentIndexField, deltaField)
+	blockEndFields   = newList(contentIndexField,
 		stepF("content", Both, Doc{Type: "string"}, nil, func(dst []byte, e *core.AssistantEvent, _ *core.AssistantMessage) ([]byte, error) {
 			return appendString(dst, e.Content), nil
 		}),
-	}
-	toolCallStartFields = []assistantField{contentIndexField, rpcCallIDField, rpcCallNameField,
+	)
+	toolCallStartFields = newList(contentIndexField, rpcCallIDField, rpcCallNameField,
 		// pi 1.6.0 always names the call (JsonAssistantMessageEvent).
 		stepF("id", Pi, Doc{}, nil, func(dst []byte, e *core.AssistantEvent, msg *core.AssistantMessage) ([]byte, error) {
 			id, _ := callOf(e, msg)
@@ -58,16 +61,16 @@ var (
 			_, name := callOf(e, msg)
 			return appendString(dst, name), nil
 		}),
-	}
-	toolCallDeltaFields = []assistantField{contentIndexField,
+	)
+	toolCallDeltaFields = newList(contentIndexField,
 		rpcCallIDField.documented(Doc{Type: "string", Comment: "ID and Name are present on the first delta that learns them, " +
 			"when toolcall_start did not carry them."}),
-		rpcCallNameField, deltaField}
-	toolCallEndFields = []assistantField{contentIndexField,
+		rpcCallNameField, deltaField)
+	toolCallEndFields = newList(contentIndexField,
 		stepF("toolCall", Both, Doc{Type: "ToolCall"}, nil, func(dst []byte, e *core.AssistantEvent, _ *core.AssistantMessage) ([]byte, error) {
 			return appendValue(dst, e.ToolCall)
 		}),
-	}
+	)
 
 	reasonField = stepF("reason", Pi, Doc{}, nil, func(dst []byte, e *core.AssistantEvent, _ *core.AssistantMessage) ([]byte, error) {
 		return appendString(dst, string(e.Reason)), nil
@@ -121,7 +124,7 @@ func callOf(e *core.AssistantEvent, msg *core.AssistantMessage) (id, name string
 
 // assistantFields returns the fields of a step type after "type" (contentIndex alone for a
 // type core does not have).
-func assistantFields(t core.AssistantEventType) []assistantField {
+func assistantFields(t core.AssistantEventType) *assistantList {
 	switch t {
 	case core.EventTextDelta, core.EventThinkingDelta:
 		return deltaFields

@@ -6,7 +6,10 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
-type coreField = field[core.Event, Options]
+type (
+	coreField = field[core.Event, Options]
+	coreList  = fieldList[core.Event, Options]
+)
 
 func coreF(name string, in Dialect, doc Doc, omit func(*core.Event, Options) bool, put func([]byte, *core.Event, Options) ([]byte, error)) coreField {
 	return newField(name, in, doc, omit, put)
@@ -14,14 +17,14 @@ func coreF(name string, in Dialect, doc Doc, omit func(*core.Event, Options) boo
 
 // The core events' fields, after "type".
 var (
-	agentEndFields = []coreField{
+	agentEndFields = newList(
 		coreF("messages", Both, Doc{Type: "[]Message", Comment: "Messages are the messages the run produced."}, nil,
 			func(dst []byte, e *core.Event, _ Options) ([]byte, error) { return appendMessages(dst, e.Messages) }),
 		coreF("willRetry", Both, Doc{Type: "bool", Comment: "WillRetry is true when the session will retry or compact and continue, " +
 			"so another run follows in the same busy period."}, nil,
 			func(dst []byte, e *core.Event, _ Options) ([]byte, error) { return appendBool(dst, e.WillRetry), nil }),
-	}
-	turnEndFields = []coreField{
+	)
+	turnEndFields = newList(
 		messageField.documented(Doc{Type: "AssistantMessage", Comment: "Message is the turn's assistant message."}),
 		coreF("toolResults", Both, Doc{Type: "[]ToolResultMessage", Comment: "ToolResults are the results of the turn's tool batch, " +
 			"in the order of the calls."}, nil,
@@ -32,14 +35,14 @@ var (
 				}
 				return appendValue(dst, results)
 			}),
-	}
-	messageFields = []coreField{
+	)
+	messageFields = newList(
 		messageField,
 		coreF("inputId", JSONRPC, Doc{Type: "string", Comment: "InputID is the input (prompt, steer, followUp) that produced this user message."},
 			func(e *core.Event, _ Options) bool { return e.InputID == "" },
 			func(dst []byte, e *core.Event, _ Options) ([]byte, error) { return appendString(dst, e.InputID), nil }),
-	}
-	messageUpdateFields = []coreField{
+	)
+	messageUpdateFields = newList(
 		// pi 1.6.0's message_update leads with the message's usage so far.
 		coreF("usage", Pi, Doc{}, nil, func(dst []byte, e *core.Event, _ Options) ([]byte, error) {
 			var usage core.Usage
@@ -57,14 +60,14 @@ var (
 			"that declared the partialMessages capability."},
 			func(_ *core.Event, o Options) bool { return !o.PartialMessages },
 			func(dst []byte, e *core.Event, _ Options) ([]byte, error) { return appendValue(dst, e.Message) }),
-	}
-	toolStartFields = []coreField{toolCallIDField, toolNameField,
-		argsField.documented(Doc{Type: "map[string]any", Comment: "Args are the call's arguments as the model sent them."})}
-	toolUpdateFields = []coreField{toolCallIDField, toolNameField, argsField,
+	)
+	toolStartFields = newList(toolCallIDField, toolNameField,
+		argsField.documented(Doc{Type: "map[string]any", Comment: "Args are the call's arguments as the model sent them."}))
+	toolUpdateFields = newList(toolCallIDField, toolNameField, argsField,
 		coreF("partialResult", Both, Doc{Type: "ToolResult", Comment: "PartialResult is the result so far."}, nil,
 			func(dst []byte, e *core.Event, _ Options) ([]byte, error) { return appendValue(dst, e.Result) }),
-	}
-	toolEndFields = []coreField{toolCallIDField, toolNameField,
+	)
+	toolEndFields = newList(toolCallIDField, toolNameField,
 		coreF("result", Both, Doc{Type: "ToolResult"}, nil,
 			func(dst []byte, e *core.Event, _ Options) ([]byte, error) { return appendValue(dst, e.Result) }),
 		coreF("isError", Both, Doc{Type: "bool", Comment: "IsError says the tool failed; the result's text says why."}, nil,
@@ -75,7 +78,7 @@ var (
 			func(dst []byte, e *core.Event, _ Options) ([]byte, error) {
 				return strconv.AppendInt(dst, *e.DurationMs, 10), nil
 			}),
-	}
+	)
 
 	messageField = coreF("message", Both, Doc{Type: "Message"}, nil, func(dst []byte, e *core.Event, _ Options) ([]byte, error) {
 		return appendValue(dst, e.Message)
@@ -123,7 +126,7 @@ var coreEvents = []struct {
 
 // coreFields returns the fields of a core event type after "type" (none for agent_start,
 // turn_start and types core does not have).
-func coreFields(t core.EventType) []coreField {
+func coreFields(t core.EventType) *coreList {
 	switch t {
 	case core.AgentEnd:
 		return agentEndFields

@@ -93,9 +93,12 @@ func (d typeDoc) typeDoc(typ string, fields []FieldDoc) TypeDoc {
 }
 
 // fieldDocs documents the JSON-RPC fields of a field list.
-func fieldDocs[E, C any](fs []field[E, C]) []FieldDoc {
+func fieldDocs[E, C any](l *fieldList[E, C]) []FieldDoc {
+	if l == nil {
+		return nil
+	}
 	var out []FieldDoc
-	for _, f := range fs {
+	for _, f := range l.fields {
 		if f.in&JSONRPC != 0 {
 			out = append(out, FieldDoc{Name: f.name, GoName: goName(f.name), Doc: f.doc, OmitEmpty: f.omit != nil})
 		}
@@ -129,15 +132,23 @@ func StepDocs() []TypeDoc {
 }
 
 // CarriesSessionID reports whether an event of type t carries sessionId on a connection
-// with one session.
-func CarriesSessionID(t string) bool { return sessionIDTypes[t] }
-
-var sessionIDTypes = func() map[string]bool {
-	m := map[string]bool{}
-	for _, d := range EventDocs() {
-		if d.SessionID != "" {
-			m[d.Type] = true
+// with one session. The encoder asks for every event: a scan of the few types (whose lengths
+// mostly differ from t's) costs less than hashing t for a map.
+func CarriesSessionID(t string) bool {
+	for _, s := range sessionIDTypes {
+		if s == t {
+			return true
 		}
 	}
-	return m
+	return false
+}
+
+var sessionIDTypes = func() []string {
+	var types []string
+	for _, d := range EventDocs() {
+		if d.SessionID != "" {
+			types = append(types, d.Type)
+		}
+	}
+	return types
 }()
