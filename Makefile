@@ -156,11 +156,12 @@ check-ts-generated:
 		done; \
 	fi
 
-# protocol/schema.json is checked by a test that regenerates it in memory and compares
-# (protocol/internal/genschema), so a stale schema fails make test; the TypeScript types are
-# checked by check-ts-generated.
+# protocol/events_gen.go (written from internal/eventjson) and protocol/schema.json (reflected
+# from protocol's types) are checked by tests that regenerate them in memory and compare
+# (protocol/internal/genevents, genschema), so a stale file fails make test, and make check
+# runs those two tests; the TypeScript types are checked by check-ts-generated.
 check-generated:
-	@true
+	$(GO) test -count=1 -run '^(TestEventsUpToDate|TestSchemaUpToDate)$$' ./protocol/internal/genevents ./protocol/internal/genschema
 
 ## release: pi-rpc binaries for linux, darwin and windows, amd64 and arm64 (pi-rpc-windows-*.exe),
 ## and the npm packages (clients/npm: the launcher pi-rpc-$(VERSION).tgz and

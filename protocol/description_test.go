@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
-	"github.com/pi-rpc/pi-rpc/internal/eventjson"
 	"github.com/pi-rpc/pi-rpc/protocol"
 	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
@@ -33,58 +32,30 @@ func jsonFields(t reflect.Type) []string {
 	return out
 }
 
-// withoutEnvelope drops type and the envelope fields.
-func withoutEnvelope(fs []string) []string {
-	return slices.DeleteFunc(fs, func(f string) bool {
-		return f == "type" || f == "seq" || f == "runId" || f == "sessionId"
-	})
-}
+// The documentation types of events_gen.go are written from internal/eventjson's description
+// (protocol/internal/genevents), so they cannot list other fields than the encoder writes.
+// What is still described twice is checked here: the messages, whose JSON is core's struct
+// tags and whose documentation types are messages.go's, and session_changed, whose
+// documentation lists its payload's fields (to give reason its values) instead of embedding
+// sessionapi.SessionChanged.
 
-// The documentation types (schema.json) list exactly the fields eventjson writes for the
-// JSON-RPC dialect, in its order: a field added to the description without its
-// documentation, or documented but never written, fails here.
-func TestCoreEventDocsMatchTheDescription(t *testing.T) {
-	for _, typ := range core.EventTypes {
-		doc := protocol.EventDocTypes[string(typ)]
-		got := withoutEnvelope(jsonFields(reflect.TypeOf(doc)))
-		want := eventjson.CoreFieldNames(typ, eventjson.JSONRPC)
-		if !slices.Equal(got, want) {
-			t.Errorf("%s: documented fields %v, written %v", typ, got, want)
+// session_changed documents the fields of the payload the session emits, in its order, each
+// optional exactly when the payload leaves it out.
+func TestSessionChangedDocMatchesItsPayload(t *testing.T) {
+	var got []string
+	doc := reflect.TypeFor[protocol.SessionChangedEvent]()
+	for i := range doc.NumField() {
+		if f := doc.Field(i); !f.Anonymous && f.Name != "Type" && f.Name != "SessionID" {
+			got = append(got, f.Tag.Get("json"))
 		}
 	}
-}
-
-func TestAssistantEventDocsMatchTheDescription(t *testing.T) {
-	docs := map[core.AssistantEventType]any{
-		core.EventTextStart: protocol.TextStart{}, core.EventTextDelta: protocol.TextDelta{}, core.EventTextEnd: protocol.TextEnd{},
-		core.EventThinkingStart: protocol.ThinkingStart{}, core.EventThinkingDelta: protocol.ThinkingDelta{},
-		core.EventThinkingEnd: protocol.ThinkingEnd{}, core.EventToolCallStart: protocol.ToolCallStart{},
-		core.EventToolCallDelta: protocol.ToolCallDelta{}, core.EventToolCallEnd: protocol.ToolCallEnd{},
+	var want []string
+	payload := reflect.TypeFor[sessionapi.SessionChanged]()
+	for i := range payload.NumField() {
+		want = append(want, payload.Field(i).Tag.Get("json"))
 	}
-	for typ, doc := range docs {
-		got := withoutEnvelope(jsonFields(reflect.TypeOf(doc)))
-		want := eventjson.AssistantFieldNames(typ, eventjson.JSONRPC)
-		if !slices.Equal(got, want) {
-			t.Errorf("%s: documented fields %v, written %v", typ, got, want)
-		}
-	}
-}
-
-// Every session event the protocol documents is described, so its dialects are decided.
-func TestSessionEventsDescribed(t *testing.T) {
-	for _, typ := range protocol.EventTypes {
-		if slices.Contains(core.EventTypes, core.EventType(typ)) {
-			continue
-		}
-		if !eventjson.Described(typ) {
-			t.Errorf("%s is not described in internal/eventjson", typ)
-		}
-		if !eventjson.Writes(typ, eventjson.JSONRPC) {
-			t.Errorf("%s is documented but JSON-RPC does not write it", typ)
-		}
-	}
-	if eventjson.Writes(sessionapi.EventEntryAppended, eventjson.JSONRPC) || !eventjson.Writes(sessionapi.EventEntryAppended, eventjson.Pi) {
-		t.Errorf("entry_appended is pi mode's alone")
+	if !slices.Equal(got, want) {
+		t.Errorf("SessionChangedEvent documents %q, the payload writes %q", got, want)
 	}
 }
 

@@ -11,7 +11,8 @@ import (
 
 // EventEncoder writes the engine's events as this protocol's `event` notification params
 // (docs/events.md): one flat object with the event's own fields, as internal/eventjson
-// describes them for the JSON-RPC dialect, then seq, runId and, where it belongs, sessionId. The engine emits typed values and knows no wire; what a client asked
+// describes them for the JSON-RPC dialect, then seq, runId and, where the description says
+// it belongs, sessionId. The engine emits typed values and knows no wire; what a client asked
 // for (partial messages) and what the connection needs (a sessionId on every event once it
 // has several sessions) are this encoder's options.
 //
@@ -23,13 +24,6 @@ type EventEncoder struct {
 	// EverySessionID writes sessionId on every event, not only on agent_start,
 	// agent_settled and session_changed.
 	EverySessionID bool
-}
-
-// sessionIDEvents are the events that carry sessionId on a connection with one session.
-var sessionIDEvents = map[string]bool{
-	string(core.AgentStart):        true,
-	sessionapi.EventAgentSettled:   true,
-	sessionapi.EventSessionChanged: true,
 }
 
 // Append appends the params object of ev's notification to dst.
@@ -50,7 +44,7 @@ func (e *EventEncoder) Append(dst []byte, ev *sessionapi.Event) ([]byte, error) 
 		dst = append(dst, `,"runId":`...)
 		dst = jsonstring.Append(dst, ev.RunID)
 	}
-	if ev.SessionID != "" && (e.EverySessionID || sessionIDEvents[ev.Type]) {
+	if ev.SessionID != "" && (e.EverySessionID || eventjson.CarriesSessionID(ev.Type)) {
 		dst = append(dst, `,"sessionId":`...)
 		dst = jsonstring.Append(dst, ev.SessionID)
 	}

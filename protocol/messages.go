@@ -272,75 +272,6 @@ type ToolResult struct {
 	Terminate bool `json:"terminate,omitempty"`
 }
 
-// TextStart opens text block contentIndex of the streamed message.
-type TextStart struct {
-	Type         string `json:"type" jsonschema:"enum=text_start"`
-	ContentIndex int    `json:"contentIndex"`
-}
-
-// TextDelta appends delta to text block contentIndex.
-type TextDelta struct {
-	Type         string `json:"type" jsonschema:"enum=text_delta"`
-	ContentIndex int    `json:"contentIndex"`
-	Delta        string `json:"delta"`
-}
-
-// TextEnd closes text block contentIndex; content is its whole text.
-type TextEnd struct {
-	Type         string `json:"type" jsonschema:"enum=text_end"`
-	ContentIndex int    `json:"contentIndex"`
-	Content      string `json:"content"`
-}
-
-// ThinkingStart opens thinking block contentIndex of the streamed message.
-type ThinkingStart struct {
-	Type         string `json:"type" jsonschema:"enum=thinking_start"`
-	ContentIndex int    `json:"contentIndex"`
-}
-
-// ThinkingDelta appends delta to thinking block contentIndex.
-type ThinkingDelta struct {
-	Type         string `json:"type" jsonschema:"enum=thinking_delta"`
-	ContentIndex int    `json:"contentIndex"`
-	Delta        string `json:"delta"`
-}
-
-// ThinkingEnd closes thinking block contentIndex; content is its whole reasoning.
-type ThinkingEnd struct {
-	Type         string `json:"type" jsonschema:"enum=thinking_end"`
-	ContentIndex int    `json:"contentIndex"`
-	Content      string `json:"content"`
-}
-
-// ToolCallStart opens tool-call block contentIndex. The call's id and name are present when
-// the provider sent them first; otherwise they come on the first toolcall_delta that knows
-// them.
-type ToolCallStart struct {
-	Type         string `json:"type" jsonschema:"enum=toolcall_start"`
-	ContentIndex int    `json:"contentIndex"`
-	ID           string `json:"id,omitempty"`
-	Name         string `json:"name,omitempty"`
-}
-
-// ToolCallDelta appends a raw fragment of the arguments' JSON to tool-call block
-// contentIndex.
-type ToolCallDelta struct {
-	Type         string `json:"type" jsonschema:"enum=toolcall_delta"`
-	ContentIndex int    `json:"contentIndex"`
-	// ID and Name are present on the first delta that learns them, when toolcall_start did
-	// not carry them.
-	ID    string `json:"id,omitempty"`
-	Name  string `json:"name,omitempty"`
-	Delta string `json:"delta"`
-}
-
-// ToolCallEnd closes tool-call block contentIndex with the finished call.
-type ToolCallEnd struct {
-	Type         string   `json:"type" jsonschema:"enum=toolcall_end"`
-	ContentIndex int      `json:"contentIndex"`
-	ToolCall     ToolCall `json:"toolCall"`
-}
-
 // AssistantMessageEvent is one step of a streamed model response, keyed by contentIndex
 // (steps of different blocks may interleave). It is pi's event without the partial message.
 // In Go it is one flat struct holding the fields of every step; Type says which apply.
@@ -373,8 +304,7 @@ func (e AssistantMessageEvent) MarshalJSON() ([]byte, error) {
 
 // JSONSchema implements the schema reflector's custom schema hook: a one-of union.
 func (AssistantMessageEvent) JSONSchema() *jsonschema.Schema {
-	return union("TextStart", "TextDelta", "TextEnd", "ThinkingStart", "ThinkingDelta", "ThinkingEnd",
-		"ToolCallStart", "ToolCallDelta", "ToolCallEnd")
+	return union(defNames(stepDefs)...)
 }
 
 // union returns a one-of schema over the named $defs. The generator adds the union type's

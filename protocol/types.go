@@ -5,6 +5,10 @@ import (
 	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
+// genevents writes events_gen.go from internal/eventjson; genschema then reflects schema.json
+// from the package's types, events_gen.go's included.
+//
+//go:generate go run ./internal/genevents
 //go:generate go run ./internal/genschema
 
 // Image is an image attached to a message: base64 data and its MIME type.

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	piclient "github.com/pi-rpc/pi-rpc/clients/go"
+	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/protocol"
 )
@@ -154,4 +155,34 @@ func TestNoHandlerDeclaresNothing(t *testing.T) {
 	if _, err := os.ReadFile(filepath.Join(dir, "note.txt")); err != nil {
 		t.Errorf("the write did not run in auto mode: %v", err)
 	}
+}
+
+// TestToolEndCarriesDuration: the JSON-RPC tool_execution_end of a tool that ran says how long
+// it ran (durationMs), decoded into protocol.ToolExecutionEndEvent, and it is the duration its
+// tool-result message records.
+func TestToolEndCarriesDuration(t *testing.T) {
+	ctx := limitCtx(t)
+	c, _ := spawnBinary(t, piclient.Options{})
+	if _, err := c.Initialize(ctx, protocol.InitializeParams{ProtocolVersion: protocol.ProtocolVersion}); err != nil {
+		t.Fatal(err)
+	}
+	must[*protocol.InputResult](t, "Prompt")(c.Prompt(ctx, protocol.PromptParams{Message: "save a note"}))
+	ev, _ := waitEvent(ctx, t, c, "tool_execution_end")
+	var end protocol.ToolExecutionEndEvent
+	if err := ev.Decode(&end); err != nil {
+		t.Fatal(err)
+	}
+	if end.ToolName != "write" || end.IsError || end.DurationMs == nil || *end.DurationMs < 0 {
+		t.Fatalf("tool_execution_end = %+v (durationMs %v), want write's with its duration", end, end.DurationMs)
+	}
+	ev, _ = waitEvent(ctx, t, c, "message_end")
+	var msgEnd protocol.MessageEndEvent
+	if err := ev.Decode(&msgEnd); err != nil {
+		t.Fatal(err)
+	}
+	result, ok := msgEnd.Message.Message.(*core.ToolResultMessage)
+	if !ok || result.DurationMs == nil || *result.DurationMs != *end.DurationMs {
+		t.Errorf("the tool-result message after tool_execution_end is %#v, want durationMs %d", msgEnd.Message.Message, *end.DurationMs)
+	}
+	waitEvent(ctx, t, c, "agent_settled")
 }

@@ -6,68 +6,97 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
-type assistantField = field[core.AssistantEvent, *core.AssistantMessage]
+type (
+	assistantField = field[core.AssistantEvent, *core.AssistantMessage]
+	assistantList  = fieldList[core.AssistantEvent, *core.AssistantMessage]
+)
 
-func stepF(name string, in Dialect, omit func(*core.AssistantEvent, *core.AssistantMessage) bool,
+func stepF(name string, in Dialect, doc Doc, omit func(*core.AssistantEvent, *core.AssistantMessage) bool,
 	put func([]byte, *core.AssistantEvent, *core.AssistantMessage) ([]byte, error)) assistantField {
-	return newField(name, in, omit, put)
+	return newField(name, in, doc, omit, put)
 }
 
 // The fields of the streamed assistant-message steps (pi-ai's AssistantMessageEvent without
 // its partial snapshot), after "type". The writers get the partial message, which may be nil.
 var (
-	contentIndexField = stepF("contentIndex", Both, nil, func(dst []byte, e *core.AssistantEvent, _ *core.AssistantMessage) ([]byte, error) {
-		return strconv.AppendInt(dst, int64(e.ContentIndex), 10), nil
-	})
-	deltaField = stepF("delta", Both, nil, func(dst []byte, e *core.AssistantEvent, _ *core.AssistantMessage) ([]byte, error) {
-		return appendString(dst, e.Delta), nil
-	})
+	contentIndexField = stepF("contentIndex", Both, Doc{Type: "int"}, nil,
+		func(dst []byte, e *core.AssistantEvent, _ *core.AssistantMessage) ([]byte, error) {
+			return strconv.AppendInt(dst, int64(e.ContentIndex), 10), nil
+		})
+	deltaField = stepF("delta", Both, Doc{Type: "string"}, nil,
+		func(dst []byte, e *core.AssistantEvent, _ *core.AssistantMessage) ([]byte, error) {
+			return appendString(dst, e.Delta), nil
+		})
 	// JSON-RPC names a tool call's id and name where the provider sent them, on toolcall_start
 	// or the first toolcall_delta that learns them.
-	rpcCallIDField = stepF("id", JSONRPC, func(e *core.AssistantEvent, _ *core.AssistantMessage) bool { return e.ID == "" },
+	rpcCallIDField = stepF("id", JSONRPC, Doc{Type: "string"}, func(e *core.AssistantEvent, _ *core.AssistantMessage) bool { return e.ID == "" },
 		func(dst []byte, e *core.AssistantEvent, _ *core.AssistantMessage) ([]byte, error) {
 			return appendString(dst, e.ID), nil
 		})
-	rpcCallNameField = stepF("name", JSONRPC, func(e *core.AssistantEvent, _ *core.AssistantMessage) bool { return e.Name == "" },
+	rpcCallNameField = stepF("name", JSONRPC, Doc{Type: "string"}, func(e *core.AssistantEvent, _ *core.AssistantMessage) bool { return e.Name == "" },
 		func(dst []byte, e *core.AssistantEvent, _ *core.AssistantMessage) ([]byte, error) {
 			return appendString(dst, e.Name), nil
 		})
 
-	startFields = []assistantField{withIn(contentIndexField, JSONRPC)}
+	startFields = newList(withIn(contentIndexField, JSONRPC))
 	// pi-ai's done and error carry the stop reason and the final message.
-	doneFields = []assistantField{withIn(contentIndexField, JSONRPC), reasonField,
-		stepF("message", Pi, nil, appendFinal)}
-	errorFields = []assistantField{withIn(contentIndexField, JSONRPC), reasonField,
-		stepF("error", Pi, nil, appendFinal)}
-	blockStartFields = []assistantField{contentIndexField}
-	deltaFields      = []assistantField{contentIndexField, deltaField}
-	blockEndFields   = []assistantField{contentIndexField,
-		stepF("content", Both, nil, func(dst []byte, e *core.AssistantEvent, _ *core.AssistantMessage) ([]byte, error) {
+	doneFields = newList(withIn(contentIndexField, JSONRPC), reasonField,
+		stepF("message", Pi, Doc{}, nil, appendFinal))
+	errorFields = newList(withIn(contentIndexField, JSONRPC), reasonField,
+		stepF("error", Pi, Doc{}, nil, appendFinal))
+	blockStartFields = newList(contentIndexField)
+	deltaFields      = newList(contentIndexField, deltaField)
+	blockEndFields   = newList(contentIndexField,
+		stepF("content", Both, Doc{Type: "string"}, nil, func(dst []byte, e *core.AssistantEvent, _ *core.AssistantMessage) ([]byte, error) {
 			return appendString(dst, e.Content), nil
 		}),
-	}
-	toolCallStartFields = []assistantField{contentIndexField, rpcCallIDField, rpcCallNameField,
+	)
+	toolCallStartFields = newList(contentIndexField, rpcCallIDField, rpcCallNameField,
 		// pi 1.6.0 always names the call (JsonAssistantMessageEvent).
-		stepF("id", Pi, nil, func(dst []byte, e *core.AssistantEvent, msg *core.AssistantMessage) ([]byte, error) {
+		stepF("id", Pi, Doc{}, nil, func(dst []byte, e *core.AssistantEvent, msg *core.AssistantMessage) ([]byte, error) {
 			id, _ := callOf(e, msg)
 			return appendString(dst, id), nil
 		}),
-		stepF("toolName", Pi, nil, func(dst []byte, e *core.AssistantEvent, msg *core.AssistantMessage) ([]byte, error) {
+		stepF("toolName", Pi, Doc{}, nil, func(dst []byte, e *core.AssistantEvent, msg *core.AssistantMessage) ([]byte, error) {
 			_, name := callOf(e, msg)
 			return appendString(dst, name), nil
 		}),
-	}
-	toolCallDeltaFields = []assistantField{contentIndexField, rpcCallIDField, rpcCallNameField, deltaField}
-	toolCallEndFields   = []assistantField{contentIndexField,
-		stepF("toolCall", Both, nil, func(dst []byte, e *core.AssistantEvent, _ *core.AssistantMessage) ([]byte, error) {
+	)
+	toolCallDeltaFields = newList(contentIndexField,
+		rpcCallIDField.documented(Doc{Type: "string", Comment: "ID and Name are present on the first delta that learns them, " +
+			"when toolcall_start did not carry them."}),
+		rpcCallNameField, deltaField)
+	toolCallEndFields = newList(contentIndexField,
+		stepF("toolCall", Both, Doc{Type: "ToolCall"}, nil, func(dst []byte, e *core.AssistantEvent, _ *core.AssistantMessage) ([]byte, error) {
 			return appendValue(dst, e.ToolCall)
 		}),
-	}
+	)
 
-	reasonField = stepF("reason", Pi, nil, func(dst []byte, e *core.AssistantEvent, _ *core.AssistantMessage) ([]byte, error) {
+	reasonField = stepF("reason", Pi, Doc{}, nil, func(dst []byte, e *core.AssistantEvent, _ *core.AssistantMessage) ([]byte, error) {
 		return appendString(dst, string(e.Reason)), nil
 	})
 )
+
+// documentedSteps are the steps a JSON-RPC message_update carries, in order, with their
+// documentation; their fields are assistantFields'. core's loop turns a stream's start, done
+// and error into message_start and message_end, so no message_update carries them; pi mode
+// writes pi-ai's own.
+var documentedSteps = []struct {
+	t   core.AssistantEventType
+	doc typeDoc
+}{
+	{core.EventTextStart, typeDoc{goName: "TextStart", comment: "TextStart opens text block contentIndex of the streamed message."}},
+	{core.EventTextDelta, typeDoc{goName: "TextDelta", comment: "TextDelta appends delta to text block contentIndex."}},
+	{core.EventTextEnd, typeDoc{goName: "TextEnd", comment: "TextEnd closes text block contentIndex; content is its whole text."}},
+	{core.EventThinkingStart, typeDoc{goName: "ThinkingStart", comment: "ThinkingStart opens thinking block contentIndex of the streamed message."}},
+	{core.EventThinkingDelta, typeDoc{goName: "ThinkingDelta", comment: "ThinkingDelta appends delta to thinking block contentIndex."}},
+	{core.EventThinkingEnd, typeDoc{goName: "ThinkingEnd", comment: "ThinkingEnd closes thinking block contentIndex; content is its whole reasoning."}},
+	{core.EventToolCallStart, typeDoc{goName: "ToolCallStart", comment: "ToolCallStart opens tool-call block contentIndex. The call's id " +
+		"and name are present when the provider sent them first; otherwise they come on the first toolcall_delta that knows them."}},
+	{core.EventToolCallDelta, typeDoc{goName: "ToolCallDelta", comment: "ToolCallDelta appends a raw fragment of the arguments' JSON " +
+		"to tool-call block contentIndex."}},
+	{core.EventToolCallEnd, typeDoc{goName: "ToolCallEnd", comment: "ToolCallEnd closes tool-call block contentIndex with the finished call."}},
+}
 
 func withIn(f assistantField, in Dialect) assistantField {
 	f.in = in
@@ -95,7 +124,7 @@ func callOf(e *core.AssistantEvent, msg *core.AssistantMessage) (id, name string
 
 // assistantFields returns the fields of a step type after "type" (contentIndex alone for a
 // type core does not have).
-func assistantFields(t core.AssistantEventType) []assistantField {
+func assistantFields(t core.AssistantEventType) *assistantList {
 	switch t {
 	case core.EventTextDelta, core.EventThinkingDelta:
 		return deltaFields

@@ -16,7 +16,7 @@ func TestDialectDifferences(t *testing.T) {
 	}{
 		{core.MessageStart, []string{"message", "inputId"}, []string{"message"}},
 		{core.MessageUpdate, []string{"assistantMessageEvent", "message"}, []string{"usage", "assistantMessageEvent"}},
-		{core.ToolExecutionEnd, []string{"toolCallId", "toolName", "result", "isError"},
+		{core.ToolExecutionEnd, []string{"toolCallId", "toolName", "result", "isError", "durationMs"},
 			[]string{"toolCallId", "toolName", "result", "isError", "durationMs"}},
 		{core.AgentEnd, []string{"messages", "willRetry"}, []string{"messages", "willRetry"}},
 	}
@@ -55,6 +55,10 @@ func TestOptionalFields(t *testing.T) {
 			`"type":"message_end","message":null,"inputId":"in_1"`},
 		{"durationMs", core.Event{Type: core.ToolExecutionEnd, ToolCallID: "c", ToolName: "n", DurationMs: &d}, Options{Dialect: Pi},
 			`"type":"tool_execution_end","toolCallId":"c","toolName":"n","result":null,"isError":false,"durationMs":7`},
+		{"JSON-RPC durationMs", core.Event{Type: core.ToolExecutionEnd, ToolCallID: "c", ToolName: "n", DurationMs: &d}, Options{Dialect: JSONRPC},
+			`"type":"tool_execution_end","toolCallId":"c","toolName":"n","result":null,"isError":false,"durationMs":7`},
+		{"no durationMs for a tool that did not run", core.Event{Type: core.ToolExecutionEnd, ToolCallID: "c", ToolName: "n", IsError: true}, Options{Dialect: JSONRPC},
+			`"type":"tool_execution_end","toolCallId":"c","toolName":"n","result":null,"isError":true`},
 	}
 	for _, tc := range tests {
 		got, err := AppendCore(nil, &tc.e, tc.o)
@@ -79,5 +83,78 @@ func TestSessionEventsByDialect(t *testing.T) {
 	}
 	if _, ok, _ := AppendSession(nil, &sessionapi.Event{Type: "some_future_event"}, JSONRPC); !ok {
 		t.Errorf("JSON-RPC drops an undescribed event")
+	}
+}
+
+// Every core event type is documented, in core's order, and every step a message_update
+// carries; the session events JSON-RPC writes are documented, pi's alone are not.
+func TestDocumentedTypes(t *testing.T) {
+	var events, steps []string
+	for _, d := range EventDocs() {
+		events = append(events, d.Type)
+	}
+	for _, d := range StepDocs() {
+		steps = append(steps, d.Type)
+	}
+	for i, typ := range core.EventTypes {
+		if i >= len(events) || events[i] != string(typ) {
+			t.Fatalf("documented events %v do not start with core's %v", events, core.EventTypes)
+		}
+	}
+	for _, typ := range []core.AssistantEventType{core.EventTextStart, core.EventTextDelta, core.EventTextEnd,
+		core.EventThinkingStart, core.EventThinkingDelta, core.EventThinkingEnd,
+		core.EventToolCallStart, core.EventToolCallDelta, core.EventToolCallEnd} {
+		if !slices.Contains(steps, string(typ)) {
+			t.Errorf("step %s is not documented (%v)", typ, steps)
+		}
+	}
+	for _, se := range sessionEvents {
+		if documented := slices.Contains(events, se.t); documented != Writes(se.t, JSONRPC) {
+			t.Errorf("%s: documented %v, written by JSON-RPC %v", se.t, documented, Writes(se.t, JSONRPC))
+		}
+	}
+	if Writes(sessionapi.EventEntryAppended, JSONRPC) || !Writes(sessionapi.EventEntryAppended, Pi) {
+		t.Errorf("entry_appended is pi mode's alone")
+	}
+}
+
+// A documented field says its Go type, its Go name follows from its JSON name, and it is
+// optional exactly when the dialect may leave it out.
+func TestFieldDocs(t *testing.T) {
+	for _, d := range append(EventDocs(), StepDocs()...) {
+		for _, f := range d.Fields {
+			if f.Type == "" {
+				t.Errorf("%s.%s has no Doc.Type", d.Type, f.Name)
+			}
+		}
+	}
+	var end TypeDoc
+	for _, d := range EventDocs() {
+		if d.Type == string(core.MessageEnd) {
+			end = d
+		}
+	}
+	want := []FieldDoc{{Name: "message", GoName: "Message", Doc: Doc{Type: "Message"}},
+		{Name: "inputId", GoName: "InputID", Doc: Doc{Type: "string", Comment: "InputID is the input (prompt, steer, followUp) that produced this user message."}, OmitEmpty: true}}
+	if !slices.Equal(end.Fields, want) || end.Envelope != runEnvelope || end.SessionID != "" {
+		t.Errorf("message_end documented as %+v", end)
+	}
+	for name, want := range map[string]string{"toolCallId": "ToolCallID", "id": "ID", "durationMs": "DurationMs", "args": "Args"} {
+		if got := goName(name); got != want {
+			t.Errorf("goName(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// The events that carry sessionId on a connection with one session are the documented ones.
+func TestCarriesSessionID(t *testing.T) {
+	var got []string
+	for _, d := range EventDocs() {
+		if CarriesSessionID(d.Type) {
+			got = append(got, d.Type)
+		}
+	}
+	if want := []string{"agent_start", "agent_settled", "session_changed"}; !slices.Equal(got, want) {
+		t.Errorf("sessionId on %v, want %v", got, want)
 	}
 }

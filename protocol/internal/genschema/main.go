@@ -70,9 +70,6 @@ var docTypes = []any{
 	protocol.UserMessage{}, protocol.AssistantMessage{}, protocol.ToolResultMessage{},
 	protocol.BashExecutionMessage{}, protocol.CustomMessage{}, protocol.BranchSummaryMessage{},
 	protocol.CompactionSummaryMessage{}, protocol.SystemMessage{}, protocol.Message{}, protocol.ToolResult{},
-	protocol.TextStart{}, protocol.TextDelta{}, protocol.TextEnd{},
-	protocol.ThinkingStart{}, protocol.ThinkingDelta{}, protocol.ThinkingEnd{},
-	protocol.ToolCallStart{}, protocol.ToolCallDelta{}, protocol.ToolCallEnd{},
 	protocol.AssistantMessageEvent{}, protocol.Event{},
 	protocol.PermissionRequestParams{}, protocol.PermissionRequestResult{}, protocol.ErrorData{},
 }
@@ -266,6 +263,7 @@ func (g *generator) definitions() (jsonschema.Definitions, error) {
 	for _, typ := range protocol.EventTypes {
 		roots = append(roots, protocol.EventDocTypes[typ])
 	}
+	roots = append(roots, protocol.AssistantEventDocTypes...)
 	roots = append(roots, docTypes...)
 	var fields []reflect.StructField
 	seen := map[reflect.Type]bool{}

@@ -1239,6 +1239,10 @@ export interface ToolExecutionEndEvent {
    */
   isError: boolean;
   /**
+   * DurationMs is how long the tool ran, in milliseconds; absent when it did not run (an unknown tool, invalid arguments, a denied permission).
+   */
+  durationMs?: number;
+  /**
    * Seq numbers the connection's events from 1, without gaps.
    */
   seq: number;
