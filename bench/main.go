@@ -292,6 +292,9 @@ func runOnce(cfg *config, sc scenario, t *target, script string) (sample, error)
 		p.kill()
 	}
 	rss, finErr := p.finish()
+	if ps := p.cmd.ProcessState; ps != nil {
+		s.cpu = ps.UserTime() + ps.SystemTime()
+	}
 	if s.rss == 0 { // the ACP scenario measures its process tree itself
 		s.rss = rss
 	}
@@ -390,6 +393,7 @@ func summarize(v []float64) stat {
 
 func wallOf(s sample) float64 { return ms(s.wall) }
 func rssOf(s sample) float64  { return mb(s.rss) }
+func cpuOf(s sample) float64  { return ms(s.cpu) }
 
 func mb(b int64) float64 { return float64(b) / (1 << 20) }
 

@@ -31,10 +31,11 @@ func metricsFor(sc scenario) []metric {
 	case 7:
 		rows = append(rows,
 			metric{"response bytes", func(s sample) float64 { return s.extra["response bytes"] }, fmtBytes},
-			metric{"second call, ms", func(s sample) float64 { return s.extra["again ms"] }, fmtMs})
+			metric{"second call, ms", func(s sample) float64 { return s.extra["again ms"] }, fmtMs},
+			metric{"second call's server CPU (user + sys), ms", func(s sample) float64 { return s.extra["again cpu ms"] }, fmtMs})
 	}
 	rows = append(rows, sc.metrics...)
-	return append(rows, metric{"peak RSS, MB", rssOf, fmtMB})
+	return append(rows, metric{"server CPU, spawn → exit (user + sys), ms", cpuOf, fmtMs}, metric{"peak RSS, MB", rssOf, fmtMB})
 }
 
 func fmtCount(v float64) string {

@@ -12,13 +12,16 @@ import (
 
 // Cache compiles each tool's parameter schema once, the first time the tool is called.
 type Cache struct {
-	mu      sync.Mutex
+	mu sync.Mutex
+	// schemas holds each tool's compiled schema by tool name; a tool whose schema changed
+	// (an MCP server's tools list) is compiled again.
 	schemas map[string]*compiled
 }
 
 // compiled is a tool's parameter schema: resolved by google/jsonschema-go, and as plain JSON
 // values (numbers as json.Number) for coercion.
 type compiled struct {
+	params   json.RawMessage // the schema as given, to tell a changed one
 	resolved *jsonschema.Resolved
 	doc      map[string]any
 	err      error
@@ -32,21 +35,23 @@ func NewCache() *Cache {
 	return &Cache{schemas: map[string]*compiled{}}
 }
 
+// get returns the tool's compiled schema, compiling it on first use. It allocates nothing
+// once the schema is compiled: a key built of name and schema would cost a copy of the schema
+// on every call (TestValidateAllocations).
 func (c *Cache) get(name string, params json.RawMessage) *compiled {
-	key := name + "\x00" + string(params)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if s, ok := c.schemas[key]; ok {
+	if s, ok := c.schemas[name]; ok && bytes.Equal(s.params, params) {
 		return s
 	}
 	s := compile(name, params)
-	c.schemas[key] = s
+	c.schemas[name] = s
 	return s
 }
 
 // compile compiles a tool's parameter schema; an empty one accepts every object.
 func compile(name string, params json.RawMessage) *compiled {
-	s := &compiled{}
+	s := &compiled{params: bytes.Clone(params)}
 	if len(bytes.TrimSpace(params)) == 0 {
 		return s
 	}

@@ -99,3 +99,37 @@ func BenchmarkValidate(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCompile compiles the edit tool's schema, as a session's first edit call does.
+func BenchmarkCompile(b *testing.B) {
+	params := []byte(`{"type":"object","properties":{"path":{"type":"string"},"edits":{"type":"array","items":{"type":"object","properties":{"oldText":{"type":"string"},"newText":{"type":"string"}},"required":["oldText","newText"],"additionalProperties":false}}},"required":["path","edits"]}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if s := compile("edit", params); s.err != nil {
+			b.Fatal(s.err)
+		}
+	}
+}
+
+// TestValidateAllocations: once a tool's schema is compiled, finding it again allocates
+// nothing (a key made of the name and the schema copied the schema on every call), and a
+// changed schema under the same name is compiled again.
+func TestValidateAllocations(t *testing.T) {
+	params := []byte(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)
+	c := NewCache()
+	first := c.get("read", params)
+	if allocs := testing.AllocsPerRun(100, func() {
+		if c.get("read", params) != first {
+			t.Fatal("the compiled schema was not reused")
+		}
+	}); allocs != 0 {
+		t.Fatalf("finding a compiled schema: %v allocations, want 0", allocs)
+	}
+	changed := []byte(`{"type":"object","properties":{"path":{"type":"number"}},"required":["path"]}`)
+	if _, err := c.Validate("read", changed, map[string]any{"path": "a"}); err == nil {
+		t.Fatal("a changed schema under the same name was not compiled again")
+	}
+	if _, err := c.Validate("read", params, map[string]any{"path": "a"}); err != nil {
+		t.Fatalf("the first schema again: %v", err)
+	}
+}
