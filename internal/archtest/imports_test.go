@@ -35,6 +35,8 @@ var allowed = map[string][]string{
 	"llm/anthropic":        {"core", "llm/internal/"},
 	"llm/google":           {"core", "llm/internal/"},
 	"llm/internal/":        {"core"},
+	// What the providers do alike with their Config: the key's origin and the idle default.
+	"llm/internal/endpoint": {"core", "llm/internal/failure", "llm/internal/idle"},
 	// The providers' shared test helpers drive the mocks over an in-memory pipe.
 	"llm/internal/providertest": {"core", "internal/mockhttp"},
 	// The provider mock's dialects share only its server.

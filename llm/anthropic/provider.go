@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/internal/clock"
@@ -17,6 +16,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/internal/endpoint"
 	"github.com/pi-rpc/pi-rpc/llm/internal/failure"
 	"github.com/pi-rpc/pi-rpc/llm/internal/idle"
 )
@@ -66,30 +66,16 @@ type Provider struct {
 
 // New returns a provider for cfg. It fails only for an unusable BaseURL.
 func New(cfg Config) (*Provider, error) {
-	u, err := url.Parse(cfg.BaseURL)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return nil, fmt.Errorf("anthropic: base URL %q is not an absolute http(s) URL", cfg.BaseURL)
+	ep, err := endpoint.New("anthropic", endpoint.Settings(cfg))
+	if err != nil {
+		return nil, err
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("anthropic: base URL %q: scheme must be http or https", cfg.BaseURL)
-	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
-	}
-	p := &Provider{cfg: cfg, clock: cfg.Clock, idle: cfg.IdleTimeout, keyOrigin: failure.KeyOrigin(cfg.KeySource, cfg.APIKey != "", cfg.Headers),
-		logURL: failure.LogURL(u.JoinPath("v1", "messages"))}
-	if p.clock == nil {
-		p.clock = clock.System
-	}
-	if p.idle == 0 {
-		p.idle = DefaultIdleTimeout
-	}
+	p := &Provider{cfg: cfg, clock: ep.Clock, idle: ep.Idle, keyOrigin: ep.KeyOrigin, logURL: failure.LogURL(ep.URL.JoinPath("v1", "messages"))}
 	opts := []option.RequestOption{
 		// No ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL or profile from the environment: the
 		// binary passes what it resolved, and tests get exactly what they configure.
 		option.WithoutEnvironmentDefaults(),
-		option.WithHTTPClient(hc),
+		option.WithHTTPClient(ep.Client),
 		option.WithBaseURL(cfg.BaseURL),
 		// Retries belong to the session's supervisor (auto_retry_* events).
 		option.WithMaxRetries(0),

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/internal/endpoint"
 	"github.com/pi-rpc/pi-rpc/llm/internal/idle"
 )
 
@@ -70,27 +71,14 @@ var versionSegment = regexp.MustCompile(`^v\d+(?:(?:alpha|beta)\d*)?$`)
 
 // New returns a provider for cfg. It fails only for an unusable BaseURL.
 func New(cfg Config) (*Provider, error) {
-	u, err := url.Parse(cfg.BaseURL)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return nil, fmt.Errorf("google: base URL %q is not an absolute http(s) URL", cfg.BaseURL)
+	ep, err := endpoint.New("google", endpoint.Settings(cfg))
+	if err != nil {
+		return nil, err
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("google: base URL %q: scheme must be http or https", cfg.BaseURL)
-	}
-	root, version := splitVersion(u)
-	hc := &http.Client{}
-	if cfg.HTTPClient != nil {
-		c := *cfg.HTTPClient
-		hc = &c
-	}
+	root, version := splitVersion(ep.URL)
+	hc := ep.Client
 	hc.Transport = &transport{base: hc.Transport, key: cfg.APIKey}
-	p := &Provider{cfg: cfg, clock: cfg.Clock, idle: cfg.IdleTimeout}
-	if p.clock == nil {
-		p.clock = clock.System
-	}
-	if p.idle == 0 {
-		p.idle = DefaultIdleTimeout
-	}
+	p := &Provider{cfg: cfg, clock: ep.Clock, idle: ep.Idle}
 	headers := http.Header{}
 	for k, v := range cfg.Headers {
 		headers.Set(k, v)

@@ -17,6 +17,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/internal/endpoint"
 	"github.com/pi-rpc/pi-rpc/llm/internal/failure"
 	"github.com/pi-rpc/pi-rpc/llm/internal/idle"
 )
@@ -80,19 +81,12 @@ type Provider struct {
 
 // New returns a provider for cfg. It fails only for an unusable BaseURL.
 func New(cfg Config) (*Provider, error) {
-	u, err := url.Parse(cfg.BaseURL)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return nil, fmt.Errorf("openai: base URL %q is not an absolute http(s) URL", cfg.BaseURL)
+	ep, err := endpoint.New("openai", endpoint.Settings{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, KeySource: cfg.KeySource,
+		Headers: cfg.Headers, IdleTimeout: cfg.IdleTimeout, HTTPClient: cfg.HTTPClient, Clock: cfg.Clock})
+	if err != nil {
+		return nil, err
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("openai: base URL %q: scheme must be http or https", cfg.BaseURL)
-	}
-	hc := &http.Client{}
-	if cfg.HTTPClient != nil {
-		// A copy, so that the redirect policy below is this provider's alone.
-		c := *cfg.HTTPClient
-		hc = &c
-	}
+	u, hc := ep.URL, ep.Client // hc is a copy, so the redirect policy below is this provider's alone
 	hc.CheckRedirect = sameOriginRedirects(u, hc.CheckRedirect)
 	// The path is resolved below the base URL's path, which is taken as a directory.
 	if !strings.HasSuffix(u.Path, "/") {
@@ -109,19 +103,13 @@ func New(cfg Config) (*Provider, error) {
 	default:
 		return nil, fmt.Errorf("openai: api %q is not served by this package", cfg.API)
 	}
-	endpoint, err := root.Parse(path)
+	target, err := root.Parse(path)
 	if err != nil {
 		return nil, fmt.Errorf("openai: base URL %q: %w", cfg.BaseURL, err)
 	}
-	p := &Provider{cfg: cfg, clock: cfg.Clock, idle: cfg.IdleTimeout, host: strings.ToLower(u.Hostname()),
-		keyOrigin: failure.KeyOrigin(cfg.KeySource, cfg.APIKey != "", cfg.Headers), logURL: failure.LogURL(endpoint),
+	p := &Provider{cfg: cfg, clock: ep.Clock, idle: ep.Idle, host: strings.ToLower(u.Hostname()),
+		keyOrigin: ep.KeyOrigin, logURL: failure.LogURL(target),
 		responses: IsResponsesAPI(cfg.API), path: path}
-	if p.clock == nil {
-		p.clock = clock.System
-	}
-	if p.idle == 0 {
-		p.idle = DefaultIdleTimeout
-	}
 	opts := []option.RequestOption{
 		option.WithHTTPClient(hc),
 		// pi-rpc's session layer retries, visibly; the SDK's own retries stay off.
