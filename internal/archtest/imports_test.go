@@ -38,7 +38,7 @@ var allowed = map[string][]string{
 	// What the providers do alike with their Config: the key's origin and the idle default.
 	"llm/internal/endpoint": {"core", "llm/internal/failure", "llm/internal/idle"},
 	// The providers' shared test helpers drive the mocks over an in-memory pipe.
-	"llm/internal/providertest": {"core", "internal/mockhttp"},
+	"llm/internal/providertest": {"core", "internal/mockhttp", "llm/internal/endpoint"},
 	// The provider mock's dialects share only its server.
 	"internal/mockhttp":      {},
 	"internal/mockopenai":    {"internal/mockhttp"},

@@ -61,6 +61,12 @@ type Config struct {
 	Deployments map[string]string
 }
 
+// settings are the fields every provider's Config has.
+func (c Config) settings() endpoint.Settings {
+	return endpoint.Settings{BaseURL: c.BaseURL, APIKey: c.APIKey, KeySource: c.KeySource, Headers: c.Headers,
+		IdleTimeout: c.IdleTimeout, HTTPClient: c.HTTPClient, Clock: c.Clock}
+}
+
 // Provider streams Chat Completions from one OpenAI-compatible endpoint, or Responses from
 // OpenAI or Azure OpenAI ([Config.API]), through the openai-go client. It implements
 // [core.Provider] and is safe for concurrent use.
@@ -81,8 +87,7 @@ type Provider struct {
 
 // New returns a provider for cfg. It fails only for an unusable BaseURL.
 func New(cfg Config) (*Provider, error) {
-	ep, err := endpoint.New("openai", endpoint.Settings{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, KeySource: cfg.KeySource,
-		Headers: cfg.Headers, IdleTimeout: cfg.IdleTimeout, HTTPClient: cfg.HTTPClient, Clock: cfg.Clock})
+	ep, err := endpoint.New("openai", cfg.settings())
 	if err != nil {
 		return nil, err
 	}
