@@ -2,9 +2,7 @@ package openai
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strconv"
 	"testing"
@@ -12,16 +10,8 @@ import (
 	oa "github.com/openai/openai-go/v3"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
-
-// bodyTransport answers every request with the same in-memory SSE body.
-type bodyTransport struct{ body []byte }
-
-func (t bodyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	_, _ = io.Copy(io.Discard, req.Body)
-	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
-		Body: io.NopCloser(bytes.NewReader(t.body)), Request: req}, nil
-}
 
 const benchChunks = 2000
 
@@ -59,24 +49,11 @@ func BenchmarkStream(b *testing.B) {
 	}{{"text", false}, {"toolargs", true}} {
 		b.Run(bc.name, func(b *testing.B) {
 			p, err := New(Config{BaseURL: "http://bench.invalid/v1", APIKey: "k", KeySource: "bench",
-				HTTPClient: &http.Client{Transport: bodyTransport{benchBody(bc.toolArgs)}}})
+				HTTPClient: &http.Client{Transport: providertest.BodyTransport{Body: benchBody(bc.toolArgs)}}})
 			if err != nil {
 				b.Fatal(err)
 			}
-			req := &core.Request{Model: modelByID(b, "gpt-4.1"), Messages: []core.Message{core.NewUserMessage("hi", nil, 1)}}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				var last core.AssistantEvent
-				for ev := range p.Stream(context.Background(), req) {
-					last = ev
-				}
-				if last.Type != core.EventDone {
-					b.Fatalf("stream ended with %s: %s", last.Type, last.Partial.ErrorMessage)
-				}
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchChunks, "ns/chunk")
+			providertest.BenchStream(b, p, hiRequest(b, "gpt-4.1"), benchChunks)
 		})
 	}
 }

@@ -72,27 +72,16 @@ func TestRequestHeaders(t *testing.T) {
 		})
 	}
 	t.Run("no key, no Authorization", func(t *testing.T) {
-		ct := &headerTransport{}
+		ct := newCapture()
 		p, err := New(Config{BaseURL: "http://127.0.0.1:1/v1", IdleTimeout: -1, HTTPClient: &http.Client{Transport: ct}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		run(t, context.Background(), p, hiRequest(t, "gpt-4.1"))
-		if _, ok := ct.header["Authorization"]; ok {
-			t.Errorf("Authorization sent: %q", ct.header.Get("Authorization"))
+		if _, ok := ct.Header["Authorization"]; ok {
+			t.Errorf("Authorization sent: %q", ct.Header.Get("Authorization"))
 		}
 	})
-}
-
-type headerTransport struct {
-	captureTransport
-	header http.Header
-	url    string
-}
-
-func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	h.header, h.url = req.Header.Clone(), req.URL.String()
-	return h.captureTransport.RoundTrip(req)
 }
 
 // TestEndpoint resolves chat/completions below the base URL's path, with or without its
@@ -106,14 +95,14 @@ func TestEndpoint(t *testing.T) {
 		"http://localhost:11434/":          "http://localhost:11434/chat/completions",
 		"https://example.com/a%20b/v1?x=1": "https://example.com/a%20b/v1/chat/completions",
 	} {
-		ht := &headerTransport{}
+		ht := newCapture()
 		p, err := New(Config{BaseURL: base, IdleTimeout: -1, HTTPClient: &http.Client{Transport: ht}})
 		if err != nil {
 			t.Fatalf("%s: %v", base, err)
 		}
 		run(t, context.Background(), p, hiRequest(t, "gpt-4.1"))
-		if ht.url != want {
-			t.Errorf("%s: request to %s, want %s", base, ht.url, want)
+		if ht.URL != want {
+			t.Errorf("%s: request to %s, want %s", base, ht.URL, want)
 		}
 	}
 	for _, base := range []string{"", "api.openai.com/v1", "ftp://x/v1", "http://"} {
