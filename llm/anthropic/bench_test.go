@@ -9,6 +9,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm"
 	"github.com/pi-rpc/pi-rpc/llm/internal/failure"
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
@@ -51,8 +52,7 @@ func BenchmarkStream(b *testing.B) {
 		toolArgs bool
 	}{{"text", false}, {"toolargs", true}} {
 		b.Run(bc.name, func(b *testing.B) {
-			p, err := New(Config{BaseURL: "http://bench.invalid", APIKey: "k", KeySource: "bench",
-				HTTPClient: &http.Client{Transport: providertest.BodyTransport{Body: benchBody(bc.toolArgs)}}})
+			p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: "http://bench.invalid", APIKey: "k", KeySource: "bench", HTTPClient: &http.Client{Transport: providertest.BodyTransport{Body: benchBody(bc.toolArgs)}}}})
 			if err != nil {
 				b.Fatal(err)
 			}

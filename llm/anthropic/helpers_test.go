@@ -7,7 +7,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/mockanthropic"
 	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
-	"github.com/pi-rpc/pi-rpc/llm/internal/endpoint"
+	"github.com/pi-rpc/pi-rpc/llm"
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
@@ -22,17 +22,17 @@ func modelByID(t testing.TB, id string) core.Model {
 func newMockProvider(t *testing.T, cfg Config, responses ...mockanthropic.Response) (*Provider, *mockanthropic.Server) {
 	t.Helper()
 	srv := mockanthropic.New(&mockanthropic.Script{Responses: responses})
-	return providertest.MockProvider(t, endpoint.Settings(cfg), srv, newFromSettings), srv
+	return providertest.MockProvider(t, cfg.Endpoint, srv, newFromEndpoint), srv
 }
 
-func newFromSettings(s endpoint.Settings) (*Provider, error) { return New(Config(s)) }
+func newFromEndpoint(e llm.Endpoint) (*Provider, error) { return New(Config{Endpoint: e}) }
 
 // mock is this provider and its mock as the shared suites see them: Anthropic's stream
 // has message_start, ping and content_block_start before the first text delta.
 func mock(t testing.TB) providertest.Mock[mockanthropic.Response] {
 	return providertest.Mock[mockanthropic.Response]{
 		Model: modelByID(t, "claude-sonnet-4-5"), Describe: describer,
-		New: func(s endpoint.Settings) (core.Provider, error) { return newFromSettings(s) },
+		New: func(e llm.Endpoint) (core.Provider, error) { return newFromEndpoint(e) },
 		Server: func(s *mockanthropic.Script) *mockhttp.Server[mockanthropic.Response] {
 			return mockanthropic.NewHandler(s).Server
 		},

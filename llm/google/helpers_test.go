@@ -10,7 +10,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/mockgoogle"
 	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
-	"github.com/pi-rpc/pi-rpc/llm/internal/endpoint"
+	"github.com/pi-rpc/pi-rpc/llm"
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
@@ -28,17 +28,17 @@ func newMockProvider(t *testing.T, cfg Config, responses ...mockgoogle.Response)
 		cfg.Clock = testkit.Fixed(time.UnixMilli(1700000000000)) // steady tool-call ids
 	}
 	srv := mockgoogle.New(&mockgoogle.Script{Responses: responses})
-	return providertest.MockProvider(t, endpoint.Settings(cfg), srv, newFromSettings), srv
+	return providertest.MockProvider(t, cfg.Endpoint, srv, newFromEndpoint), srv
 }
 
-func newFromSettings(s endpoint.Settings) (*Provider, error) { return New(Config(s)) }
+func newFromEndpoint(e llm.Endpoint) (*Provider, error) { return New(Config{Endpoint: e}) }
 
 // mock is this provider and its mock as the shared suites see them: Gemini's first chunk
 // already holds the first text.
 func mock(t testing.TB) providertest.Mock[mockgoogle.Response] {
 	return providertest.Mock[mockgoogle.Response]{
 		Model: modelByID(t, "gemini-2.5-flash"), Describe: describer,
-		New: func(s endpoint.Settings) (core.Provider, error) { return newFromSettings(s) },
+		New: func(e llm.Endpoint) (core.Provider, error) { return newFromEndpoint(e) },
 		Server: func(s *mockgoogle.Script) *mockhttp.Server[mockgoogle.Response] {
 			return mockgoogle.NewHandler(s).Server
 		},

@@ -10,6 +10,7 @@ import (
 	oa "github.com/openai/openai-go/v3"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm"
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
@@ -48,8 +49,7 @@ func BenchmarkStream(b *testing.B) {
 		toolArgs bool
 	}{{"text", false}, {"toolargs", true}} {
 		b.Run(bc.name, func(b *testing.B) {
-			p, err := New(Config{BaseURL: "http://bench.invalid/v1", APIKey: "k", KeySource: "bench",
-				HTTPClient: &http.Client{Transport: providertest.BodyTransport{Body: benchBody(bc.toolArgs)}}})
+			p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: "http://bench.invalid/v1", APIKey: "k", KeySource: "bench", HTTPClient: &http.Client{Transport: providertest.BodyTransport{Body: benchBody(bc.toolArgs)}}}})
 			if err != nil {
 				b.Fatal(err)
 			}

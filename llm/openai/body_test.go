@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm"
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
@@ -122,7 +123,7 @@ func TestRequestBodies(t *testing.T) {
 			if base == "" {
 				base = "http://127.0.0.1:8080/v1"
 			}
-			p, err := New(Config{BaseURL: base, APIKey: "k", KeySource: "test", IdleTimeout: -1, HTTPClient: &http.Client{Transport: ct}})
+			p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: base, APIKey: "k", KeySource: "test", IdleTimeout: -1, HTTPClient: &http.Client{Transport: ct}}})
 			if err != nil {
 				t.Fatal(err)
 			}

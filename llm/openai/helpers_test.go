@@ -7,7 +7,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
-	"github.com/pi-rpc/pi-rpc/llm/internal/endpoint"
+	"github.com/pi-rpc/pi-rpc/llm"
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
@@ -26,13 +26,10 @@ func hiRequest(t testing.TB, model string) *core.Request {
 func newMockProvider(t *testing.T, cfg Config, responses ...mockopenai.Response) (*Provider, *mockopenai.Server) {
 	t.Helper()
 	srv := mockopenai.New(&mockopenai.Script{Responses: responses})
-	return providertest.MockProvider(t, cfg.settings(), srv, func(s endpoint.Settings) (*Provider, error) { return New(cfg.with(s)) }), srv
-}
-
-// with is c with the fields every provider's Config has set from s.
-func (c Config) with(s endpoint.Settings) Config {
-	c.BaseURL, c.APIKey, c.KeySource, c.Headers, c.IdleTimeout, c.HTTPClient, c.Clock = s.BaseURL, s.APIKey, s.KeySource, s.Headers, s.IdleTimeout, s.HTTPClient, s.Clock
-	return c
+	return providertest.MockProvider(t, cfg.Endpoint, srv, func(e llm.Endpoint) (*Provider, error) {
+		cfg.Endpoint = e
+		return New(cfg)
+	}), srv
 }
 
 // mock is this provider (Chat Completions) and its mock as the shared suites see them: the
@@ -40,7 +37,7 @@ func (c Config) with(s endpoint.Settings) Config {
 func mock(t testing.TB) providertest.Mock[mockopenai.Response] {
 	return providertest.Mock[mockopenai.Response]{
 		Model: modelByID(t, "gpt-4.1"), Describe: describer,
-		New: func(s endpoint.Settings) (core.Provider, error) { return New(Config{}.with(s)) },
+		New: func(e llm.Endpoint) (core.Provider, error) { return New(Config{Endpoint: e}) },
 		Server: func(s *mockopenai.Script) *mockhttp.Server[mockopenai.Response] {
 			return mockopenai.NewHandler(s).Server
 		},

@@ -17,7 +17,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/pi-rpc/pi-rpc/core"
-	"github.com/pi-rpc/pi-rpc/llm/internal/endpoint"
+	"github.com/pi-rpc/pi-rpc/llm"
 	"github.com/pi-rpc/pi-rpc/llm/internal/failure"
 	"github.com/pi-rpc/pi-rpc/llm/internal/idle"
 )
@@ -25,30 +25,12 @@ import (
 // userAgent names pi-rpc to the server.
 const userAgent = "pi-rpc"
 
-// Config configures a [Provider]. Everything is explicit: nothing is read from the
-// environment.
+// Config configures a [Provider]: the [llm.Endpoint] every provider takes, and the API
+// the endpoint speaks. BaseURL is the API root, e.g. "https://api.openai.com/v1"; requests go
+// to BaseURL + "/chat/completions". APIKey is sent as a bearer token (local servers often
+// need none). Everything is explicit: nothing is read from the environment.
 type Config struct {
-	// BaseURL is the API root, e.g. "https://api.openai.com/v1"; requests go to
-	// BaseURL + "/chat/completions". Required.
-	BaseURL string
-	// APIKey is sent as a bearer token when non-empty (local servers often need none).
-	APIKey string
-	// KeySource says where APIKey came from ("OPENAI_API_KEY", "models.json provider
-	// ollama"), so that an authentication failure names the setting to fix; with no APIKey
-	// it is the setting that was empty.
-	KeySource string
-	// Headers are added to every request (models.json provider headers).
-	Headers map[string]string
-	// IdleTimeout is how long the server may stay silent, waiting for headers or between
-	// body bytes, before the stream fails with a retryable error. Zero means
-	// [DefaultIdleTimeout]; negative disables the timer.
-	IdleTimeout time.Duration
-	// HTTPClient sends the requests; nil means a client with no overall timeout (a streamed
-	// response may legitimately last many minutes; the idle timer bounds silence instead).
-	HTTPClient *http.Client
-	// Clock stamps messages, dates Retry-After and times the idle timer; nil means
-	// [clock.System].
-	Clock clock.Clock
+	llm.Endpoint
 
 	// API is the API the endpoint speaks: [API] (Chat Completions, the default),
 	// [ResponsesAPI] or [AzureAPI] (the Responses API of Azure OpenAI, through openai-go's
@@ -59,12 +41,6 @@ type Config struct {
 	// Deployments names the Azure deployment of each model id that has one; other models are
 	// sent under their own id.
 	Deployments map[string]string
-}
-
-// settings are the fields every provider's Config has.
-func (c Config) settings() endpoint.Settings {
-	return endpoint.Settings{BaseURL: c.BaseURL, APIKey: c.APIKey, KeySource: c.KeySource, Headers: c.Headers,
-		IdleTimeout: c.IdleTimeout, HTTPClient: c.HTTPClient, Clock: c.Clock}
 }
 
 // Provider streams Chat Completions from one OpenAI-compatible endpoint, or Responses from
@@ -87,7 +63,7 @@ type Provider struct {
 
 // New returns a provider for cfg. It fails only for an unusable BaseURL.
 func New(cfg Config) (*Provider, error) {
-	ep, err := endpoint.New("openai", cfg.settings())
+	ep, err := cfg.Resolve("openai")
 	if err != nil {
 		return nil, err
 	}

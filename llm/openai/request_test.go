@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm"
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
@@ -93,7 +94,7 @@ func TestRequestGolden(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ct := newCapture()
-			p, err := New(Config{BaseURL: tc.baseURL, APIKey: "k", KeySource: "test", IdleTimeout: -1, HTTPClient: &http.Client{Transport: ct}})
+			p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: tc.baseURL, APIKey: "k", KeySource: "test", IdleTimeout: -1, HTTPClient: &http.Client{Transport: ct}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,7 +112,7 @@ func TestRequestGolden(t *testing.T) {
 func requestBody(t *testing.T, req *core.Request) []byte {
 	t.Helper()
 	ct := newCapture()
-	p, err := New(Config{BaseURL: "http://127.0.0.1:1/v1", IdleTimeout: -1, HTTPClient: &http.Client{Transport: ct}})
+	p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: "http://127.0.0.1:1/v1", IdleTimeout: -1, HTTPClient: &http.Client{Transport: ct}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +213,7 @@ func TestRequestArgumentsAndSchemaEdges(t *testing.T) {
 	}
 	for _, params := range []string{`[1]`, `{"type":`, `  `} {
 		ct := newCapture()
-		p, err := New(Config{BaseURL: "http://127.0.0.1:1/v1", IdleTimeout: -1, HTTPClient: &http.Client{Transport: ct}})
+		p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: "http://127.0.0.1:1/v1", IdleTimeout: -1, HTTPClient: &http.Client{Transport: ct}}})
 		if err != nil {
 			t.Fatal(err)
 		}

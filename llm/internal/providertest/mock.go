@@ -9,7 +9,7 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
-	"github.com/pi-rpc/pi-rpc/llm/internal/endpoint"
+	"github.com/pi-rpc/pi-rpc/llm"
 )
 
 // Mock is a provider's side of the tests every provider runs against its mock dialect of
@@ -20,7 +20,7 @@ type Mock[R any] struct {
 	Model    core.Model
 	Describe Describer
 	// New returns the provider for s (the package's New with s as its Config).
-	New func(s endpoint.Settings) (core.Provider, error)
+	New func(s llm.Endpoint) (core.Provider, error)
 	// Server is the mock's NewHandler: a server for script, not listening.
 	Server func(script *mockhttp.Script[R]) *mockhttp.Server[R]
 	// Text is the mock's response streaming text in chunks of 2, with faults f.
@@ -44,11 +44,11 @@ type NoKey[R any] struct {
 // MockProvider points s at srv (a mock server, closed when the test ends) and returns the
 // provider build makes for it: a test key ("the test's Config") unless s has one, no idle
 // timer unless s sets one, srv's client.
-func MockProvider[P any](t *testing.T, s endpoint.Settings, srv interface {
+func MockProvider[P any](t *testing.T, s llm.Endpoint, srv interface {
 	URL() string
 	Client() *http.Client
 	Close()
-}, build func(endpoint.Settings) (P, error)) P {
+}, build func(llm.Endpoint) (P, error)) P {
 	t.Helper()
 	t.Cleanup(srv.Close)
 	s.BaseURL, s.HTTPClient = srv.URL(), srv.Client()
@@ -67,7 +67,7 @@ func MockProvider[P any](t *testing.T, s endpoint.Settings, srv interface {
 
 // Serve starts the mock for responses and returns a provider pointed at it (see
 // [MockProvider]) and the mock.
-func (m Mock[R]) Serve(t *testing.T, s endpoint.Settings, responses ...R) (core.Provider, *mockhttp.Server[R]) {
+func (m Mock[R]) Serve(t *testing.T, s llm.Endpoint, responses ...R) (core.Provider, *mockhttp.Server[R]) {
 	t.Helper()
 	srv := m.Server(&mockhttp.Script[R]{Responses: responses}).Start()
 	return MockProvider(t, s, srv, m.New), srv
@@ -78,7 +78,7 @@ func (m Mock[R]) Serve(t *testing.T, s endpoint.Settings, responses ...R) (core.
 func (m Mock[R]) PipeProvider(t *testing.T, idle time.Duration, resp R) core.Provider {
 	t.Helper()
 	srv := m.Server(&mockhttp.Script[R]{Responses: []R{resp}})
-	p, err := m.New(endpoint.Settings{BaseURL: "http://mock.invalid" + srv.URLSuffix(), APIKey: "k", KeySource: "test",
+	p, err := m.New(llm.Endpoint{BaseURL: "http://mock.invalid" + srv.URLSuffix(), APIKey: "k", KeySource: "test",
 		IdleTimeout: idle, HTTPClient: PipeClient(t, srv)})
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +90,7 @@ func (m Mock[R]) PipeProvider(t *testing.T, idle time.Duration, resp R) core.Pro
 // and the final message.
 func (m Mock[R]) Stream(t *testing.T, resp R) ([]string, *core.AssistantMessage) {
 	t.Helper()
-	p, _ := m.Serve(t, endpoint.Settings{}, resp)
+	p, _ := m.Serve(t, llm.Endpoint{}, resp)
 	return Run(t, context.Background(), p, HiRequest(m.Model), m.Describe.Event)
 }
 
@@ -110,19 +110,19 @@ func (m Mock[R]) Run(t *testing.T) {
 	// The mock streams "abcdef" in chunks of 2 and stalls after "cd".
 	stalled := func() R { return m.Text("abcdef", mockhttp.Faults{StallAfter: m.Preamble + 2}) }
 	t.Run("cancel mid text", func(t *testing.T) {
-		p, srv := m.Serve(t, endpoint.Settings{}, stalled())
+		p, srv := m.Serve(t, llm.Endpoint{}, stalled())
 		CancelMidText.Run(t, p, req(), m.Describe)
 		AwaitGone(t, srv.Requests()[0].Gone())
 	})
 	t.Run("cancel before headers", func(t *testing.T) {
-		p, srv := m.Serve(t, endpoint.Settings{}, m.Text("x", mockhttp.Faults{StallBeforeHeaders: true}))
+		p, srv := m.Serve(t, llm.Endpoint{}, m.Text("x", mockhttp.Faults{StallBeforeHeaders: true}))
 		CancelBeforeHeaders(t, p, req(), m.Describe, func(cancel context.CancelFunc) {
 			srv.OnRequest = func(*mockhttp.Request) { cancel() }
 		})
 		AwaitGone(t, srv.Requests()[0].Gone())
 	})
 	t.Run("consumer stops", func(t *testing.T) {
-		p, srv := m.Serve(t, endpoint.Settings{}, stalled())
+		p, srv := m.Serve(t, llm.Endpoint{}, stalled())
 		ConsumerStops(t, p, req())
 		AwaitGone(t, srv.Requests()[0].Gone())
 	})
@@ -130,7 +130,7 @@ func (m Mock[R]) Run(t *testing.T) {
 		srv := m.Server(nil).Start()
 		url := srv.URL()
 		srv.Close()
-		p, err := m.New(endpoint.Settings{BaseURL: url, APIKey: "k", KeySource: "test", IdleTimeout: -1})
+		p, err := m.New(llm.Endpoint{BaseURL: url, APIKey: "k", KeySource: "test", IdleTimeout: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +141,7 @@ func (m Mock[R]) Run(t *testing.T) {
 	})
 	t.Run("New rejects a bad base URL", func(t *testing.T) {
 		for _, u := range []string{"", "api.example.com", "ftp://x"} {
-			if _, err := m.New(endpoint.Settings{BaseURL: u}); err == nil {
+			if _, err := m.New(llm.Endpoint{BaseURL: u}); err == nil {
 				t.Errorf("New(%q) succeeded", u)
 			}
 		}
@@ -150,7 +150,7 @@ func (m Mock[R]) Run(t *testing.T) {
 		t.Run("no key: "+nk.Name, func(t *testing.T) {
 			srv := m.Server(&mockhttp.Script[R]{Responses: []R{nk.Resp}}).Start()
 			defer srv.Close()
-			p, err := m.New(endpoint.Settings{BaseURL: srv.URL(), KeySource: nk.KeySource, IdleTimeout: -1, HTTPClient: srv.Client()})
+			p, err := m.New(llm.Endpoint{BaseURL: srv.URL(), KeySource: nk.KeySource, IdleTimeout: -1, HTTPClient: srv.Client()})
 			if err != nil {
 				t.Fatal(err)
 			}

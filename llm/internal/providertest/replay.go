@@ -6,7 +6,7 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
-	"github.com/pi-rpc/pi-rpc/llm/internal/endpoint"
+	"github.com/pi-rpc/pi-rpc/llm"
 )
 
 // Replay is a captured stream (testdata/File) that a provider's mock replays, and what the
@@ -32,7 +32,7 @@ func (m Mock[R]) Replays(t *testing.T, replays []Replay) {
 			name = tc.File
 		}
 		t.Run(name, func(t *testing.T) {
-			p, _ := m.Serve(t, endpoint.Settings{}, m.Text("", mockhttp.Faults{SSE: Fixture(t, tc.File)}))
+			p, _ := m.Serve(t, llm.Endpoint{}, m.Text("", mockhttp.Faults{SSE: Fixture(t, tc.File)}))
 			req := &core.Request{Model: tc.Model, Messages: []core.Message{core.NewUserMessage("hi", nil, 1)}}
 			got, final := Run(t, context.Background(), p, req, m.Describe.Event)
 			DiffLines(t, got, tc.Want)

@@ -1,4 +1,4 @@
-package endpoint
+package llm
 
 import (
 	"net/http"
@@ -10,25 +10,25 @@ import (
 	"github.com/pi-rpc/pi-rpc/llm/internal/idle"
 )
 
-// TestNewRejectsBadURL: a base URL that is not absolute http(s) fails, named with the
+// TestResolveRejectsBadURL: a base URL that is not absolute http(s) fails, named with the
 // provider's prefix.
-func TestNewRejectsBadURL(t *testing.T) {
+func TestResolveRejectsBadURL(t *testing.T) {
 	for u, want := range map[string]string{
 		"":                  `x: base URL "" is not an absolute http(s) URL`,
 		"api.anthropic.com": `x: base URL "api.anthropic.com" is not an absolute http(s) URL`,
 		"ftp://x":           `x: base URL "ftp://x": scheme must be http or https`,
 		"http://[::1":       `x: base URL "http://[::1" is not an absolute http(s) URL`,
 	} {
-		if _, err := New("x", Settings{BaseURL: u}); err == nil || err.Error() != want {
-			t.Errorf("New(%q) = %v, want %s", u, err, want)
+		if _, err := (Endpoint{BaseURL: u}).Resolve("x"); err == nil || err.Error() != want {
+			t.Errorf("Resolve(%q) = %v, want %s", u, err, want)
 		}
 	}
 }
 
-// TestNewDefaults: no clock, client or idle timeout means the system clock, a new client and
+// TestResolveDefaults: no clock, client or idle timeout means the system clock, a new client and
 // the default timeout; a negative timeout stays negative; no key says so.
-func TestNewDefaults(t *testing.T) {
-	e, err := New("x", Settings{BaseURL: "https://h/v1", KeySource: "X_KEY"})
+func TestResolveDefaults(t *testing.T) {
+	e, err := Endpoint{BaseURL: "https://h/v1", KeySource: "X_KEY"}.Resolve("x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,18 +38,18 @@ func TestNewDefaults(t *testing.T) {
 	if want := "no API key was sent: X_KEY is not set"; e.KeyOrigin != want {
 		t.Errorf("KeyOrigin = %q, want %q", e.KeyOrigin, want)
 	}
-	if e, _ := New("x", Settings{BaseURL: "http://h", IdleTimeout: -1}); e.Idle != -1 {
+	if e, _ := (Endpoint{BaseURL: "http://h", IdleTimeout: -1}).Resolve("x"); e.Idle != -1 {
 		t.Errorf("Idle = %v, want -1 (off)", e.Idle)
 	}
 }
 
-// TestNewCopiesTheClient: the endpoint's client is a copy, so what a provider sets on it
+// TestResolveCopiesTheClient: the endpoint's client is a copy, so what a provider sets on it
 // never reaches the caller's.
-func TestNewCopiesTheClient(t *testing.T) {
+func TestResolveCopiesTheClient(t *testing.T) {
 	tr := &http.Transport{}
 	hc := &http.Client{Transport: tr, Timeout: time.Minute}
 	fixed := testkit.Fixed(time.UnixMilli(5))
-	e, err := New("x", Settings{BaseURL: "http://h", HTTPClient: hc, Clock: fixed, IdleTimeout: time.Second, APIKey: "k", KeySource: "X_KEY"})
+	e, err := Endpoint{BaseURL: "http://h", HTTPClient: hc, Clock: fixed, IdleTimeout: time.Second, APIKey: "k", KeySource: "X_KEY"}.Resolve("x")
 	if err != nil {
 		t.Fatal(err)
 	}
