@@ -3,14 +3,12 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
-	"net/http"
 	"strconv"
 	"testing"
 
 	oa "github.com/openai/openai-go/v3"
 
 	"github.com/pi-rpc/pi-rpc/core"
-	"github.com/pi-rpc/pi-rpc/llm"
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
@@ -44,18 +42,8 @@ func benchBody(toolArgs bool) []byte {
 // Note that a tool-argument chunk re-parses the accumulated arguments (internal/partialjson),
 // so its cost grows with the arguments' length; 2,000 fragments make ~40 KB of arguments.
 func BenchmarkStream(b *testing.B) {
-	for _, bc := range []struct {
-		name     string
-		toolArgs bool
-	}{{"text", false}, {"toolargs", true}} {
-		b.Run(bc.name, func(b *testing.B) {
-			p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: "http://bench.invalid/v1", APIKey: "k", KeySource: "bench", HTTPClient: &http.Client{Transport: providertest.BodyTransport{Body: benchBody(bc.toolArgs)}}}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			providertest.BenchStream(b, p, hiRequest(b, "gpt-4.1"), benchChunks)
-		})
-	}
+	m := mock(b)
+	providertest.BenchStreams(b, m.New, "http://bench.invalid/v1", m.Model, benchBody, benchChunks)
 }
 
 // BenchmarkMapChunk isolates decoding (by the SDK) and mapping one chunk (no HTTP, no SSE
