@@ -68,5 +68,4 @@ var (
 	describeEvent = describer.Event
 	diffLines     = providertest.DiffLines
 	contentJSON   = providertest.ContentJSON
-	fixture       = providertest.Fixture
 )
