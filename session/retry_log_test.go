@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
+	"github.com/pi-rpc/pi-rpc/llm"
 
 	"github.com/rs/zerolog"
 
@@ -93,11 +94,11 @@ func TestProviderFailuresLogged(t *testing.T) {
 	}})
 	t.Cleanup(anthropicMock.Close)
 
-	op, err := openai.New(openai.Config{BaseURL: openaiMock.URL(), APIKey: "k", KeySource: "OPENAI_API_KEY", IdleTimeout: -1, HTTPClient: openaiMock.Client()})
+	op, err := openai.New(openai.Config{Endpoint: llm.Endpoint{BaseURL: openaiMock.URL(), APIKey: "k", KeySource: "OPENAI_API_KEY", IdleTimeout: -1, HTTPClient: openaiMock.Client()}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ap, err := anthropic.New(anthropic.Config{BaseURL: anthropicMock.URL(), APIKey: "k", KeySource: "ANTHROPIC_API_KEY", IdleTimeout: -1, HTTPClient: anthropicMock.Client()})
+	ap, err := anthropic.New(anthropic.Config{Endpoint: llm.Endpoint{BaseURL: anthropicMock.URL(), APIKey: "k", KeySource: "ANTHROPIC_API_KEY", IdleTimeout: -1, HTTPClient: anthropicMock.Client()}})
 	if err != nil {
 		t.Fatal(err)
 	}

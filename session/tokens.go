@@ -1,6 +1,8 @@
 package session
 
 import (
+	"unicode/utf16"
+
 	"github.com/pi-rpc/pi-rpc/core"
 )
 
@@ -84,11 +86,7 @@ func ceilQuarter(chars int) int { return (chars + 3) / 4 }
 func utf16Len(s string) int {
 	n := 0
 	for _, r := range s {
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
+		n += utf16.RuneLen(r) // 1 or 2: ranging over a string yields no surrogates
 	}
 	return n
 }

@@ -23,17 +23,10 @@ type BashDetails struct {
 }
 
 func (e *env) bashTool() core.Tool {
-	return &core.FuncTool{
-		ToolInfo: core.ToolInfo{
-			Name:  "bash",
-			Label: "bash",
-			Description: fmt.Sprintf("Execute a bash command in the current working directory. Returns stdout and stderr. "+
-				"Output is truncated to last %d lines or %dKB (whichever is hit first). If truncated, full output is saved to a temp file. "+
-				"Optionally provide a timeout in seconds.", MaxLines, MaxBytes/1024),
-			Parameters: bashSchema,
-		},
-		Run: e.runBash,
-	}
+	return builtin("bash", bashSchema, e.runBash,
+		fmt.Sprintf("Execute a bash command in the current working directory. Returns stdout and stderr. "+
+			"Output is truncated to last %d lines or %dKB (whichever is hit first). If truncated, full output is saved to a temp file. "+
+			"Optionally provide a timeout in seconds.", MaxLines, MaxBytes/1024))
 }
 
 // maxTimeoutSeconds is pi's bound (the largest JavaScript timer).

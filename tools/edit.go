@@ -38,18 +38,12 @@ type editItem struct {
 }
 
 func (e *env) editTool() core.Tool {
-	return &core.FuncTool{
-		ToolInfo: core.ToolInfo{
-			Name:  "edit",
-			Label: "edit",
-			Description: "Edit a single file using exact text replacement. Every edits[].oldText must match a unique, non-overlapping region of the original file. " +
-				"If two changes affect the same block or nearby lines, merge them into one edit instead of emitting overlapping edits. " +
-				"Do not include large unchanged regions just to connect distant changes.",
-			Parameters: editSchema,
-		},
-		Run:     e.runEdit,
-		Prepare: prepareEditArguments,
-	}
+	t := builtin("edit", editSchema, e.runEdit,
+		"Edit a single file using exact text replacement. Every edits[].oldText must match a unique, non-overlapping region of the original file. "+
+			"If two changes affect the same block or nearby lines, merge them into one edit instead of emitting overlapping edits. "+
+			"Do not include large unchanged regions just to connect distant changes.")
+	t.Prepare = prepareEditArguments
+	return t
 }
 
 // prepareEditArguments accepts the argument shapes models still send (pi's

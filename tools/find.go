@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -24,16 +23,9 @@ type FindDetails struct {
 const findDefaultLimit = 1000
 
 func (e *env) findTool() core.Tool {
-	return &core.FuncTool{
-		ToolInfo: core.ToolInfo{
-			Name:  "find",
-			Label: "find",
-			Description: fmt.Sprintf("Search for files by glob pattern. Returns matching file paths relative to the search directory. "+
-				"Respects .gitignore. Output is truncated to %d results or %dKB (whichever is hit first).", findDefaultLimit, MaxBytes/1024),
-			Parameters: findSchema,
-		},
-		Run: e.runFind,
-	}
+	return builtin("find", findSchema, e.runFind,
+		fmt.Sprintf("Search for files by glob pattern. Returns matching file paths relative to the search directory. "+
+			"Respects .gitignore. Output is truncated to %d results or %dKB (whichever is hit first).", findDefaultLimit, MaxBytes/1024))
 }
 
 func (e *env) runFind(ctx context.Context, call core.ToolCall, _ func(core.ToolResult)) (core.ToolResult, error) {
@@ -47,12 +39,8 @@ func (e *env) runFind(ctx context.Context, call core.ToolCall, _ func(core.ToolR
 	}
 	root := e.resolveDir(in.Path)
 	limit := max(1, intArg(in.Limit, findDefaultLimit))
-	st, err := os.Stat(root)
-	if err != nil {
-		return core.ToolResult{}, fmt.Errorf("Path not found: %s", root)
-	}
-	if !st.IsDir() {
-		return core.ToolResult{}, fmt.Errorf("Not a directory: %s", root)
+	if err := statDir(root); err != nil {
+		return core.ToolResult{}, err
 	}
 	g, err := newGlob(in.Pattern)
 	if err != nil {

@@ -33,17 +33,10 @@ type GrepDetails struct {
 const grepDefaultLimit = 100
 
 func (e *env) grepTool() core.Tool {
-	return &core.FuncTool{
-		ToolInfo: core.ToolInfo{
-			Name:  "grep",
-			Label: "grep",
-			Description: fmt.Sprintf("Search file contents for a pattern. Returns matching lines with file paths and line numbers. Respects .gitignore. "+
-				"Output is truncated to %d matches or %dKB (whichever is hit first). Long lines are truncated to %d chars.",
-				grepDefaultLimit, MaxBytes/1024, GrepMaxLineLength),
-			Parameters: grepSchema,
-		},
-		Run: e.runGrep,
-	}
+	return builtin("grep", grepSchema, e.runGrep,
+		fmt.Sprintf("Search file contents for a pattern. Returns matching lines with file paths and line numbers. Respects .gitignore. "+
+			"Output is truncated to %d matches or %dKB (whichever is hit first). Long lines are truncated to %d chars.",
+			grepDefaultLimit, MaxBytes/1024, GrepMaxLineLength))
 }
 
 // GrepOptions is one search; the grep tool and the benchmark share [Grep].

@@ -15,6 +15,18 @@ var lsSchema = schema(`{"type":"object","properties":{
 "path":{"type":"string","description":"Directory to list (default: current directory)"},
 "limit":{"type":"number","description":"Maximum number of entries to return (default: 500)"}}}`)
 
+// statDir fails unless dir is a directory, saying whether it is missing or something else.
+func statDir(dir string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("Path not found: %s", dir)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("Not a directory: %s", dir)
+	}
+	return nil
+}
+
 // LsDetails is set only when a limit cut the listing.
 type LsDetails struct {
 	EntryLimitReached int         `json:"entryLimitReached,omitempty"`
@@ -24,16 +36,9 @@ type LsDetails struct {
 const lsDefaultLimit = 500
 
 func (e *env) lsTool() core.Tool {
-	return &core.FuncTool{
-		ToolInfo: core.ToolInfo{
-			Name:  "ls",
-			Label: "ls",
-			Description: fmt.Sprintf("List directory contents. Returns entries sorted alphabetically, with '/' suffix for directories. "+
-				"Includes dotfiles. Output is truncated to %d entries or %dKB (whichever is hit first).", lsDefaultLimit, MaxBytes/1024),
-			Parameters: lsSchema,
-		},
-		Run: e.runLs,
-	}
+	return builtin("ls", lsSchema, e.runLs,
+		fmt.Sprintf("List directory contents. Returns entries sorted alphabetically, with '/' suffix for directories. "+
+			"Includes dotfiles. Output is truncated to %d entries or %dKB (whichever is hit first).", lsDefaultLimit, MaxBytes/1024))
 }
 
 func (e *env) runLs(ctx context.Context, call core.ToolCall, _ func(core.ToolResult)) (core.ToolResult, error) {
@@ -46,12 +51,8 @@ func (e *env) runLs(ctx context.Context, call core.ToolCall, _ func(core.ToolRes
 	}
 	dir := e.resolveDir(in.Path)
 	limit := intArg(in.Limit, lsDefaultLimit)
-	st, err := os.Stat(dir)
-	if err != nil {
-		return core.ToolResult{}, fmt.Errorf("Path not found: %s", dir)
-	}
-	if !st.IsDir() {
-		return core.ToolResult{}, fmt.Errorf("Not a directory: %s", dir)
+	if err := statDir(dir); err != nil {
+		return core.ToolResult{}, err
 	}
 	f, err := openDir(dir)
 	if err != nil {

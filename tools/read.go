@@ -24,17 +24,10 @@ type ReadDetails struct {
 }
 
 func (e *env) readTool() core.Tool {
-	return &core.FuncTool{
-		ToolInfo: core.ToolInfo{
-			Name:  "read",
-			Label: "read",
-			Description: fmt.Sprintf("Read the contents of a file. Supports text files and images (jpg, png, gif, webp). "+
-				"Images are sent as attachments. For text files, output is truncated to %d lines or %dKB (whichever is hit first). "+
-				"Use offset/limit for large files. When you need the full file, continue with offset until complete.", MaxLines, MaxBytes/1024),
-			Parameters: readSchema,
-		},
-		Run: e.runRead,
-	}
+	return builtin("read", readSchema, e.runRead,
+		fmt.Sprintf("Read the contents of a file. Supports text files and images (jpg, png, gif, webp). "+
+			"Images are sent as attachments. For text files, output is truncated to %d lines or %dKB (whichever is hit first). "+
+			"Use offset/limit for large files. When you need the full file, continue with offset until complete.", MaxLines, MaxBytes/1024))
 }
 
 func (e *env) runRead(ctx context.Context, call core.ToolCall, _ func(core.ToolResult)) (core.ToolResult, error) {

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -153,6 +154,11 @@ func ParseNames(s string) []string {
 }
 
 // schema is a compact way to write the JSON schemas below; it panics on a typo at init.
+// builtin is a built-in tool: its label is its name.
+func builtin(name string, params json.RawMessage, run func(context.Context, core.ToolCall, func(core.ToolResult)) (core.ToolResult, error), description string) *core.FuncTool {
+	return &core.FuncTool{ToolInfo: core.ToolInfo{Name: name, Label: name, Description: description, Parameters: params}, Run: run}
+}
+
 func schema(s string) json.RawMessage {
 	if !json.Valid([]byte(s)) {
 		panic("tools: invalid schema " + s)

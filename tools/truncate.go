@@ -59,10 +59,9 @@ func formatSize(n int) string {
 	}
 }
 
-// truncateHead keeps whole leading lines within both limits. When the first line alone is
-// over maxBytes the content is empty and FirstLineExceedsLimit is set, so the caller can point
-// the model at another way to read it.
-func truncateHead(content string, maxLines, maxBytes int) Truncation {
+// measure is content's lines and the truncation's totals and limits: the whole content when
+// it is within both limits, else Truncated with the cut left to the caller.
+func measure(content string, maxLines, maxBytes int) (Truncation, []string) {
 	lines := splitLinesForCounting(content)
 	t := Truncation{
 		TotalLines: len(lines), TotalBytes: len(content),
@@ -70,9 +69,20 @@ func truncateHead(content string, maxLines, maxBytes int) Truncation {
 	}
 	if len(lines) <= maxLines && len(content) <= maxBytes {
 		t.Content, t.OutputLines, t.OutputBytes = content, len(lines), len(content)
-		return t
+		return t, lines
 	}
 	t.Truncated = true
+	return t, lines
+}
+
+// truncateHead keeps whole leading lines within both limits. When the first line alone is
+// over maxBytes the content is empty and FirstLineExceedsLimit is set, so the caller can point
+// the model at another way to read it.
+func truncateHead(content string, maxLines, maxBytes int) Truncation {
+	t, lines := measure(content, maxLines, maxBytes)
+	if !t.Truncated {
+		return t
+	}
 	if len(lines[0]) > maxBytes {
 		t.TruncatedBy = truncatedBy("bytes")
 		t.FirstLineExceedsLimit = true
@@ -104,16 +114,10 @@ func truncateHead(content string, maxLines, maxBytes int) Truncation {
 // truncateTail keeps whole trailing lines within both limits; when the last line alone is too
 // big, its final maxBytes (on a UTF-8 boundary) are kept and LastLinePartial is set.
 func truncateTail(content string, maxLines, maxBytes int) Truncation {
-	lines := splitLinesForCounting(content)
-	t := Truncation{
-		TotalLines: len(lines), TotalBytes: len(content),
-		MaxLines: maxLines, MaxBytes: maxBytes,
-	}
-	if len(lines) <= maxLines && len(content) <= maxBytes {
-		t.Content, t.OutputLines, t.OutputBytes = content, len(lines), len(content)
+	t, lines := measure(content, maxLines, maxBytes)
+	if !t.Truncated {
 		return t
 	}
-	t.Truncated = true
 	by := "lines"
 	start, size := len(lines), 0
 	for i := len(lines) - 1; i >= 0 && len(lines)-i <= maxLines; i-- {

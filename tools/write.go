@@ -15,16 +15,9 @@ var writeSchema = schema(`{"type":"object","properties":{
 "required":["path","content"]}`)
 
 func (e *env) writeTool() core.Tool {
-	return &core.FuncTool{
-		ToolInfo: core.ToolInfo{
-			Name:  "write",
-			Label: "write",
-			Description: "Write content to a file. Creates the file if it doesn't exist, overwrites if it does. " +
-				"Automatically creates parent directories. Files outside the working directory cannot be written unless the server allows it.",
-			Parameters: writeSchema,
-		},
-		Run: e.runWrite,
-	}
+	return builtin("write", writeSchema, e.runWrite,
+		"Write content to a file. Creates the file if it doesn't exist, overwrites if it does. "+
+			"Automatically creates parent directories. Files outside the working directory cannot be written unless the server allows it.")
 }
 
 func (e *env) runWrite(ctx context.Context, call core.ToolCall, _ func(core.ToolResult)) (core.ToolResult, error) {

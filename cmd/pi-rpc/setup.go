@@ -11,6 +11,7 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/sandbox"
+	"github.com/pi-rpc/pi-rpc/llm"
 	"github.com/pi-rpc/pi-rpc/llm/anthropic"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/llm/google"
@@ -463,19 +464,19 @@ func (m *modelSet) providerFor(e openai.Entry) (core.Provider, string, error) {
 	if e.Model.API == openai.AzureAPI && url == "" {
 		return nil, noAzureURL, nil
 	}
+	ep := llm.Endpoint{BaseURL: url, APIKey: key, KeySource: keySource, Headers: headers, IdleTimeout: m.idleTimeout}
 	var p core.Provider
 	var err error
 	switch e.Model.API {
 	case openai.ResponsesAPI, openai.AzureAPI:
 		azureEP := m.builtins[openai.AzureProviderName]
-		p, err = openai.New(openai.Config{API: e.Model.API, BaseURL: url, APIKey: key, KeySource: keySource, Headers: headers, IdleTimeout: m.idleTimeout,
-			AzureAPIVersion: azureEP.apiVersion, Deployments: azureEP.deployments})
+		p, err = openai.New(openai.Config{Endpoint: ep, API: e.Model.API, AzureAPIVersion: azureEP.apiVersion, Deployments: azureEP.deployments})
 	case anthropic.API:
-		p, err = anthropic.New(anthropic.Config{BaseURL: url, APIKey: key, KeySource: keySource, Headers: headers, IdleTimeout: m.idleTimeout})
+		p, err = anthropic.New(anthropic.Config{Endpoint: ep})
 	case google.API:
-		p, err = google.New(google.Config{BaseURL: url, APIKey: key, KeySource: keySource, Headers: headers, IdleTimeout: m.idleTimeout})
+		p, err = google.New(google.Config{Endpoint: ep})
 	default:
-		p, err = openai.New(openai.Config{BaseURL: url, APIKey: key, KeySource: keySource, Headers: headers, IdleTimeout: m.idleTimeout})
+		p, err = openai.New(openai.Config{Endpoint: ep})
 	}
 	if err != nil {
 		return nil, "", err

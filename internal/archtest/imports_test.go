@@ -31,12 +31,14 @@ var allowed = map[string][]string{
 	"internal/partialjson": {},
 	"internal/toolschema":  {},
 	"llm/faux":             {"core"},
-	"llm/openai":           {"core", "llm/internal/", "internal/shellfind"},
-	"llm/anthropic":        {"core", "llm/internal/"},
-	"llm/google":           {"core", "llm/internal/"},
-	"llm/internal/":        {"core"},
+	// The endpoint settings every provider's Config embeds, checked and defaulted alike.
+	"llm":           {"core", "llm/internal/failure", "llm/internal/idle"},
+	"llm/openai":    {"core", "llm", "llm/internal/", "internal/shellfind"},
+	"llm/anthropic": {"core", "llm", "llm/internal/"},
+	"llm/google":    {"core", "llm", "llm/internal/"},
+	"llm/internal/": {"core"},
 	// The providers' shared test helpers drive the mocks over an in-memory pipe.
-	"llm/internal/providertest": {"core", "internal/mockhttp"},
+	"llm/internal/providertest": {"core", "llm", "internal/mockhttp"},
 	// The provider mock's dialects share only its server.
 	"internal/mockhttp":      {},
 	"internal/mockopenai":    {"internal/mockhttp"},

@@ -27,12 +27,9 @@ type Response struct {
 	mockhttp.Faults
 }
 
-// ToolCall is a scripted tool_use block; its input is streamed in input_json_delta fragments.
-type ToolCall struct {
-	ID        string `json:"id"`
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-}
+// ToolCall is a scripted tool_use block; its input is streamed in input_json_delta
+// fragments.
+type ToolCall = mockhttp.ToolCall
 
 // Usage is the scripted token usage: input and cache counts go in message_start, output in
 // message_delta.
@@ -59,18 +56,12 @@ type Event struct {
 	DelayMs          int            `json:"delayMs,omitempty"`
 }
 
-// ToolCallStart starts a tool_use block; Index names the call for later Args.
-type ToolCallStart struct {
-	Index int    `json:"index"`
-	ID    string `json:"id"`
-	Name  string `json:"name"`
-}
-
-// ArgsFragment is an input_json_delta for the tool call started with the same Index.
-type ArgsFragment struct {
-	Index    int    `json:"index"`
-	Fragment string `json:"fragment"`
-}
+// ToolCallStart starts a tool_use block; ArgsFragment is an input_json_delta for the call
+// started with the same Index.
+type (
+	ToolCallStart = mockhttp.ToolCallStart
+	ArgsFragment  = mockhttp.ArgsFragment
+)
 
 // ErrorBody is Anthropic's error object, sent as {"type":"error","error":{...}}.
 type ErrorBody struct {

@@ -17,10 +17,7 @@ const (
 
 // player writes one scripted response in Anthropic's event format.
 type player struct {
-	*mockhttp.Stream
-	rec  *Request
-	resp *Response
-	n    int
+	*mockhttp.Play[Response]
 
 	id, model string
 	outChars  int
@@ -34,22 +31,22 @@ type player struct {
 }
 
 // play writes one scripted response in Anthropic's event format.
-func play(st *mockhttp.Stream, t *mockhttp.Turn[Response]) {
-	p := &player{Stream: st, rec: t.Rec, resp: &t.Resp, n: t.N, tools: map[int]int{}}
+func play(pl *mockhttp.Play[Response]) {
+	p := &player{Play: pl, tools: map[int]int{}}
 	p.play()
 }
 
 func (p *player) play() {
-	resp := p.resp
-	p.Header().Set("Request-Id", "req_mock_"+strconv.Itoa(p.n))
-	requested, _ := p.rec.Decoded["model"].(string)
-	p.id, p.model = mockhttp.Or(resp.ID, "msg_mock_"+strconv.Itoa(p.n)), mockhttp.Or(resp.Model, requested)
+	resp := &p.Resp
+	p.Header().Set("Request-Id", "req_mock_"+strconv.Itoa(p.N))
+	requested, _ := p.Rec.Decoded["model"].(string)
+	p.id, p.model = mockhttp.Or(resp.ID, "msg_mock_"+strconv.Itoa(p.N)), mockhttp.Or(resp.Model, requested)
 	if !p.Start(errorWriter(resp.Error)) {
 		return
 	}
 	u := resp.Usage
 	if u == nil {
-		u = &Usage{InputTokens: len(p.rec.Body)/4 + 1}
+		u = &Usage{InputTokens: len(p.Rec.Body)/4 + 1}
 	}
 	if !p.send("message_start", `{"type":"message_start","message":{"id":`+jsonString(p.id)+`,"type":"message","role":"assistant","model":`+jsonString(p.model)+
 		`,"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":`+strconv.Itoa(u.InputTokens)+
@@ -62,7 +59,7 @@ func (p *player) play() {
 	}
 	events := resp.Events
 	if events == nil {
-		events = generate(resp, p.n)
+		events = generate(resp, p.N)
 	}
 	for _, ev := range events {
 		if !p.event(ev) {
@@ -182,29 +179,19 @@ func generate(r *Response, n int) []Event {
 		evs = append(evs, Event{RedactedThinking: r.RedactedThinking})
 	}
 	if r.Reasoning != "" {
-		for _, s := range split(r.Reasoning, size) {
-			evs = append(evs, Event{Reasoning: s})
-		}
+		evs = append(evs, mockhttp.Fragments(r.Reasoning, size, func(s string) Event { return Event{Reasoning: s} })...)
 		sig := r.Signature
 		if sig == "" {
 			sig = "mock-signature-" + strconv.Itoa(n)
 		}
 		evs = append(evs, Event{Signature: sig})
 	}
-	for _, s := range split(r.Text, size) {
-		evs = append(evs, Event{Text: s})
-	}
-	for i, tc := range r.ToolCalls {
-		evs = append(evs, Event{ToolCall: &ToolCallStart{Index: i, ID: tc.ID, Name: tc.Name}})
-		for _, f := range split(tc.Arguments, size) {
-			evs = append(evs, Event{Args: &ArgsFragment{Index: i, Fragment: f}})
-		}
-	}
-	return evs
+	evs = append(evs, mockhttp.Fragments(r.Text, size, func(s string) Event { return Event{Text: s} })...)
+	return append(evs, mockhttp.CallSteps(r.ToolCalls, size, callStart, callArgs)...)
 }
 
-// jsonString and split are the shared script helpers, under short names.
-var (
-	jsonString = mockhttp.JSONString
-	split      = mockhttp.Split
-)
+func callStart(s *ToolCallStart) Event { return Event{ToolCall: s} }
+func callArgs(a *ArgsFragment) Event   { return Event{Args: a} }
+
+// jsonString is the shared script helper, under a short name.
+var jsonString = mockhttp.JSONString

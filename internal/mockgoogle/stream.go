@@ -9,10 +9,7 @@ import (
 
 // player writes one scripted response in Gemini's streamGenerateContent?alt=sse format.
 type player struct {
-	*mockhttp.Stream
-	rec  *Request
-	resp *Response
-	n    int
+	*mockhttp.Play[Response]
 
 	id, model string
 	outChars  int
@@ -23,21 +20,21 @@ type player struct {
 }
 
 // play writes one scripted response in Gemini's event format.
-func play(st *mockhttp.Stream, t *mockhttp.Turn[Response]) {
-	p := &player{Stream: st, rec: t.Rec, resp: &t.Resp, n: t.N}
+func play(pl *mockhttp.Play[Response]) {
+	p := &player{Play: pl}
 	p.play()
 }
 
 func (p *player) play() {
-	resp := p.resp
-	p.id, p.model = mockhttp.Or(resp.ID, "mock-response-"+strconv.Itoa(p.n)), mockhttp.Or(resp.Model, ModelOf(p.rec))
+	resp := &p.Resp
+	p.id, p.model = mockhttp.Or(resp.ID, "mock-response-"+strconv.Itoa(p.N)), mockhttp.Or(resp.Model, ModelOf(p.Rec))
 	if !p.Start(errorWriter(resp.Error)) {
 		return
 	}
 	if resp.Usage != nil {
 		p.usage = *resp.Usage
 	} else {
-		p.usage = Usage{PromptTokenCount: len(p.rec.Body)/4 + 1}
+		p.usage = Usage{PromptTokenCount: len(p.Rec.Body)/4 + 1}
 	}
 	events := resp.Events
 	if events == nil {
@@ -172,13 +169,8 @@ func (p *player) send(chunk map[string]any) bool {
 // calls (as Gemini signs the first function call), else on the last text or thought part.
 func generate(r *Response) []Event {
 	size := mockhttp.ChunkSize(r.ChunkSize)
-	var evs []Event
-	for _, s := range split(r.Reasoning, size) {
-		evs = append(evs, Event{Reasoning: s})
-	}
-	for _, s := range split(r.Text, size) {
-		evs = append(evs, Event{Text: s})
-	}
+	evs := mockhttp.Fragments(r.Reasoning, size, func(s string) Event { return Event{Reasoning: s} })
+	evs = append(evs, mockhttp.Fragments(r.Text, size, func(s string) Event { return Event{Text: s} })...)
 	for i, tc := range r.ToolCalls {
 		if i == 0 && tc.Signature == "" {
 			tc.Signature = r.Signature
@@ -190,5 +182,3 @@ func generate(r *Response) []Event {
 	}
 	return evs
 }
-
-var split = mockhttp.Split

@@ -23,13 +23,21 @@ type Dialect[R any] struct {
 }
 
 // Route is one kind of request a dialect answers. Match picks the requests; Play writes
-// the next scripted response for one. A route with Answer instead answers the requests it
+// the next scripted response for one (see [Play]). A route with Answer instead answers the requests it
 // matches itself, without taking a response or recording them (a listing, or a request the
 // provider refuses).
 type Route[R any] struct {
 	Match  func(r *http.Request) bool
-	Play   func(st *Stream, t *Turn[R])
+	Play   func(p *Play[R])
 	Answer func(w http.ResponseWriter, r *http.Request)
+}
+
+// Play is one turn's response as a dialect's player writes it: the [Stream] and the
+// [Turn] (the request's record Rec, the scripted response Resp, the turn's number N). Each
+// dialect's player embeds it.
+type Play[R any] struct {
+	*Stream
+	*Turn[R]
 }
 
 // Post matches a POST whose path ends in suffix.
@@ -84,7 +92,7 @@ func (s *Server[R]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.d.Exhausted(w)
 			return
 		}
-		rt.Play(t.Stream(w, r, s.d.Faults(&t.Resp)), t)
+		rt.Play(&Play[R]{Stream: t.Stream(w, r, s.d.Faults(&t.Resp)), Turn: t})
 		return
 	}
 	s.d.NotFound(w, r)

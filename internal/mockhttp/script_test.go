@@ -1,6 +1,7 @@
 package mockhttp
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,5 +52,19 @@ func TestInitScript(t *testing.T) {
 	r.InitScript(&Script[testResponse]{Responses: []testResponse{{Text: "a"}}})
 	if r.Pending() != 1 {
 		t.Fatalf("pending = %d, want 1", r.Pending())
+	}
+}
+
+// TestSteps: Fragments splits text into steps; CallSteps streams each call's start and then
+// its argument fragments, one call after another.
+func TestSteps(t *testing.T) {
+	got := Fragments("abcde", 2, func(s string) string { return "t:" + s })
+	calls := []ToolCall{{ID: "c1", Name: "ls", Arguments: `{"a":1}`}, {ID: "c2", Name: "rm"}}
+	got = append(got, CallSteps(calls, 4,
+		func(s *ToolCallStart) string { return fmt.Sprintf("start %d %s %s", s.Index, s.ID, s.Name) },
+		func(a *ArgsFragment) string { return fmt.Sprintf("args %d %s", a.Index, a.Fragment) })...)
+	want := []string{"t:ab", "t:cd", "t:e", "start 0 c1 ls", `args 0 {"a"`, "args 0 :1}", "start 1 c2 rm"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("steps = %q, want %q", got, want)
 	}
 }

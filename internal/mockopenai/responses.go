@@ -16,10 +16,7 @@ import (
 // response.failed; noDone ends the stream with no terminal event. The HTTP faults, pacing and
 // replays of the Chat Completions player apply unchanged.
 type responsesPlayer struct {
-	*mockhttp.Stream
-	rec  *Request
-	resp *Response
-	n    int
+	*mockhttp.Play[Response]
 
 	id, model string
 	seq       int
@@ -38,14 +35,14 @@ type responsesPlayer struct {
 }
 
 // playResponses writes one scripted response as the Responses API streams it.
-func playResponses(st *mockhttp.Stream, t *mockhttp.Turn[Response]) {
-	p := &responsesPlayer{Stream: st, rec: t.Rec, resp: &t.Resp, n: t.N}
+func playResponses(pl *mockhttp.Play[Response]) {
+	p := &responsesPlayer{Play: pl}
 	p.play()
 }
 
 func (p *responsesPlayer) play() {
-	resp := p.resp
-	p.id, p.model = identity(resp, p.rec, "resp_mock_"+strconv.Itoa(p.n))
+	resp := &p.Resp
+	p.id, p.model = identity(resp, p.Rec, "resp_mock_"+strconv.Itoa(p.N))
 	if !p.Start(errorWriter(resp.Error)) {
 		return
 	}
@@ -120,7 +117,7 @@ func (p *responsesPlayer) openItem(kind, prefix, fields string) bool {
 	}
 	p.open, p.index = kind, p.nextItem
 	p.nextItem++
-	p.itemID = prefix + "_mock_" + strconv.Itoa(p.n) + "_" + strconv.Itoa(p.index)
+	p.itemID = prefix + "_mock_" + strconv.Itoa(p.N) + "_" + strconv.Itoa(p.index)
 	p.text.Reset()
 	return p.event("response.output_item.added", `"output_index":`+strconv.Itoa(p.index)+`,"item":{"id":`+jsonString(p.itemID)+`,"type":`+jsonString(kind)+`,`+fields+`}`)
 }
@@ -161,9 +158,9 @@ func (p *responsesPlayer) response(status, extra string) string {
 		b.WriteString("," + extra)
 	}
 	if status != "in_progress" {
-		u := p.resp.Usage
+		u := p.Resp.Usage
 		if u == nil {
-			u = &Usage{PromptTokens: len(p.rec.Body)/4 + 1, CompletionTokens: p.outChars/4 + 1}
+			u = &Usage{PromptTokens: len(p.Rec.Body)/4 + 1, CompletionTokens: p.outChars/4 + 1}
 		}
 		b.WriteString(`,"usage":{"input_tokens":` + strconv.Itoa(u.PromptTokens) + `,"input_tokens_details":{"cached_tokens":` + strconv.Itoa(u.CachedTokens) +
 			`},"output_tokens":` + strconv.Itoa(u.CompletionTokens) + `,"output_tokens_details":{"reasoning_tokens":` + strconv.Itoa(u.ReasoningTokens) +

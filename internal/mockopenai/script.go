@@ -30,11 +30,7 @@ type Response struct {
 }
 
 // ToolCall is a scripted tool call; its arguments are streamed in fragments.
-type ToolCall struct {
-	ID        string `json:"id"`
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-}
+type ToolCall = mockhttp.ToolCall
 
 // Usage is the scripted token usage of the usage chunk.
 type Usage struct {
@@ -55,18 +51,12 @@ type Event struct {
 	DelayMs   int            `json:"delayMs,omitempty"`
 }
 
-// ToolCallStart is the first delta of a tool call: index, id, name, empty arguments.
-type ToolCallStart struct {
-	Index int    `json:"index"`
-	ID    string `json:"id"`
-	Name  string `json:"name"`
-}
-
-// ArgsFragment is a later delta of a tool call: only its index and an argument fragment.
-type ArgsFragment struct {
-	Index    int    `json:"index"`
-	Fragment string `json:"fragment"`
-}
+// ToolCallStart is the first delta of a tool call (index, id, name, empty arguments);
+// ArgsFragment is a later one (only its index and an argument fragment).
+type (
+	ToolCallStart = mockhttp.ToolCallStart
+	ArgsFragment  = mockhttp.ArgsFragment
+)
 
 // ErrorBody is OpenAI's error object, sent as {"error": {...}}.
 type ErrorBody struct {

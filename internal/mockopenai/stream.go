@@ -10,10 +10,7 @@ import (
 
 // player writes one scripted response in OpenAI's chunk format.
 type player struct {
-	*mockhttp.Stream
-	rec  *Request
-	resp *Response
-	n    int
+	*mockhttp.Play[Response]
 
 	id, model    string
 	created      int64
@@ -22,8 +19,8 @@ type player struct {
 }
 
 // playChat writes one scripted response as Chat Completions streams it.
-func playChat(st *mockhttp.Stream, t *mockhttp.Turn[Response]) {
-	p := &player{Stream: st, rec: t.Rec, resp: &t.Resp, n: t.N}
+func playChat(pl *mockhttp.Play[Response]) {
+	p := &player{Play: pl}
 	p.play()
 }
 
@@ -35,13 +32,13 @@ func identity(resp *Response, rec *Request, fallbackID string) (id, model string
 }
 
 func (p *player) play() {
-	resp := p.resp
-	p.id, p.model = identity(resp, p.rec, "chatcmpl-mock-"+strconv.Itoa(p.n))
+	resp := &p.Resp
+	p.id, p.model = identity(resp, p.Rec, "chatcmpl-mock-"+strconv.Itoa(p.N))
 	p.created = resp.Created
 	if p.created == 0 {
 		p.created = 1700000000
 	}
-	if so, ok := p.rec.Decoded["stream_options"].(map[string]any); ok {
+	if so, ok := p.Rec.Decoded["stream_options"].(map[string]any); ok {
 		p.includeUsage, _ = so["include_usage"].(bool)
 	}
 	if !p.Start(errorWriter(resp.Error)) {
@@ -86,7 +83,7 @@ func (p *player) event(ev Event) bool {
 		return p.chunk(`{"content":`+jsonString(ev.Text)+`}`, "null")
 	case ev.Reasoning != "":
 		p.outChars += len(ev.Reasoning)
-		field := p.resp.ReasoningField
+		field := p.Resp.ReasoningField
 		if field == "" {
 			field = "reasoning_content"
 		}
@@ -125,9 +122,9 @@ func (p *player) chunk(delta, finishReason string) bool {
 
 // usage writes the usage chunk, with empty choices, as OpenAI does for include_usage.
 func (p *player) usage() bool {
-	u := p.resp.Usage
+	u := p.Resp.Usage
 	if u == nil {
-		u = &Usage{PromptTokens: len(p.rec.Body)/4 + 1, CompletionTokens: p.outChars/4 + 1}
+		u = &Usage{PromptTokens: len(p.Rec.Body)/4 + 1, CompletionTokens: p.outChars/4 + 1}
 	}
 	body := `{"id":` + jsonString(p.id) + `,"object":"chat.completion.chunk","created":` + strconv.FormatInt(p.created, 10) +
 		`,"model":` + jsonString(p.model) + `,"choices":[],"usage":{"prompt_tokens":` + strconv.Itoa(u.PromptTokens) +
@@ -149,44 +146,36 @@ func eventsOf(r *Response) []Event {
 // generate turns the reasoning/text/toolCalls shorthand into events.
 func generate(r *Response) []Event {
 	size := mockhttp.ChunkSize(r.ChunkSize)
-	var evs []Event
-	for _, s := range split(r.Reasoning, size) {
-		evs = append(evs, Event{Reasoning: s})
-	}
-	for _, s := range split(r.Text, size) {
-		evs = append(evs, Event{Text: s})
+	evs := mockhttp.Fragments(r.Reasoning, size, func(s string) Event { return Event{Reasoning: s} })
+	evs = append(evs, mockhttp.Fragments(r.Text, size, func(s string) Event { return Event{Text: s} })...)
+	if !r.Interleave {
+		return append(evs, mockhttp.CallSteps(r.ToolCalls, size, callStart, callArgs)...)
 	}
 	frags := make([][]string, len(r.ToolCalls))
 	for i, tc := range r.ToolCalls {
 		frags[i] = split(tc.Arguments, size)
 	}
-	if r.Interleave {
-		for step := 0; ; step++ {
-			more := false
-			for i, tc := range r.ToolCalls {
-				switch {
-				case step == 0:
-					evs = append(evs, Event{ToolCall: &ToolCallStart{Index: i, ID: tc.ID, Name: tc.Name}})
-					more = true
-				case step-1 < len(frags[i]):
-					evs = append(evs, Event{Args: &ArgsFragment{Index: i, Fragment: frags[i][step-1]}})
-					more = true
-				}
-			}
-			if !more {
-				break
+	for step := 0; ; step++ {
+		more := false
+		for i, tc := range r.ToolCalls {
+			switch {
+			case step == 0:
+				evs = append(evs, Event{ToolCall: &ToolCallStart{Index: i, ID: tc.ID, Name: tc.Name}})
+				more = true
+			case step-1 < len(frags[i]):
+				evs = append(evs, Event{Args: &ArgsFragment{Index: i, Fragment: frags[i][step-1]}})
+				more = true
 			}
 		}
-		return evs
-	}
-	for i, tc := range r.ToolCalls {
-		evs = append(evs, Event{ToolCall: &ToolCallStart{Index: i, ID: tc.ID, Name: tc.Name}})
-		for _, f := range frags[i] {
-			evs = append(evs, Event{Args: &ArgsFragment{Index: i, Fragment: f}})
+		if !more {
+			break
 		}
 	}
 	return evs
 }
+
+func callStart(s *ToolCallStart) Event { return Event{ToolCall: s} }
+func callArgs(a *ArgsFragment) Event   { return Event{Args: a} }
 
 // jsonString and split are the shared script helpers, under short names.
 var (

@@ -2,7 +2,6 @@ package anthropic
 
 import (
 	"bytes"
-	"net/http"
 	"strconv"
 	"testing"
 
@@ -46,20 +45,8 @@ func benchBody(toolArgs bool) []byte {
 // the builder and its events, the idle timer) over an in-memory body, reported per chunk, as
 // llm/openai's BenchmarkStream does for Chat Completions.
 func BenchmarkStream(b *testing.B) {
-	for _, bc := range []struct {
-		name     string
-		toolArgs bool
-	}{{"text", false}, {"toolargs", true}} {
-		b.Run(bc.name, func(b *testing.B) {
-			p, err := New(Config{BaseURL: "http://bench.invalid", APIKey: "k", KeySource: "bench",
-				HTTPClient: &http.Client{Transport: providertest.BodyTransport{Body: benchBody(bc.toolArgs)}}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			req := hiRequest(b, "claude-sonnet-4-5")
-			providertest.BenchStream(b, p, req, benchChunks)
-		})
-	}
+	m := mock(b)
+	providertest.BenchStreams(b, m.New, "http://bench.invalid", m.Model, benchBody, benchChunks)
 }
 
 var (

@@ -1,8 +1,6 @@
 package anthropic
 
 import (
-	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -118,88 +116,9 @@ func TestFaults(t *testing.T) {
 			Content: `[{"type":"text","text":"ok"}]`,
 		},
 	}
-	runFault := func(t *testing.T, resp mockanthropic.Response) ([]string, *core.AssistantMessage) {
-		p, _ := newMockProvider(t, Config{}, resp)
-		return run(t, context.Background(), p, hiRequest(t, "claude-sonnet-4-5"))
-	}
-	faults = append(faults, providertest.HTTPFaults(describer, func(f mockhttp.Faults) mockanthropic.Response { return mockanthropic.Response{Faults: f} }, "")...)
-	providertest.RunFaults(t, faults, runFault)
+	mock(t).Faults(t, faults, "")
 }
 
-// TestNoKeyConfigured checks that a 401 without a key says none was configured.
-func TestNoKeyConfigured(t *testing.T) {
-	srv := mockanthropic.New(&mockanthropic.Script{Responses: []mockanthropic.Response{mockanthropic.AuthError()}})
-	defer srv.Close()
-	p, err := New(Config{BaseURL: srv.URL(), IdleTimeout: -1, HTTPClient: srv.Client()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, final := run(t, context.Background(), p, hiRequest(t, "claude-sonnet-4-5"))
-	if !strings.HasSuffix(final.ErrorMessage, "(no API key was configured)") || srv.Requests()[0].Header.Get("X-Api-Key") != "" {
-		t.Errorf("error = %q", final.ErrorMessage)
-	}
-}
-
-// A 401 on a request sent without a key (an ANTHROPIC_BASE_URL server, no
-// ANTHROPIC_API_KEY) says no key was sent and which setting was empty, never that the key
-// came from it.
-func TestNoKeySentNamesEmptySetting(t *testing.T) {
-	srv := mockanthropic.New(&mockanthropic.Script{Responses: []mockanthropic.Response{mockanthropic.AuthError()}})
-	defer srv.Close()
-	p, err := New(Config{BaseURL: srv.URL(), KeySource: "ANTHROPIC_API_KEY", IdleTimeout: -1, HTTPClient: srv.Client()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, final := run(t, context.Background(), p, hiRequest(t, "claude-sonnet-4-5"))
-	want := "401 authentication_error: invalid x-api-key (no API key was sent: ANTHROPIC_API_KEY is not set)"
-	if final.ErrorMessage != want || srv.Requests()[0].Header.Get("X-Api-Key") != "" {
-		t.Errorf("error = %q, want %q", final.ErrorMessage, want)
-	}
-}
-
-// TestCancel cancels the context mid-stream: the open text block ends (as pi ends it), the
-// stream ends aborted with the partial content, and the server sees the client go away (the HTTP request was closed).
-func TestCancel(t *testing.T) {
-	p, srv := newMockProvider(t, Config{}, mockanthropic.Response{Text: "abcdef", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 5}})
-	providertest.CancelMidStream(t, p, hiRequest(t, "claude-sonnet-4-5"), describer)
-	providertest.AwaitGone(t, srv.Requests()[0].Gone())
-}
-
-// TestCancelBeforeHeaders cancels while the server has not answered yet.
-func TestCancelBeforeHeaders(t *testing.T) {
-	p, srv := newMockProvider(t, Config{}, mockanthropic.Response{Faults: mockhttp.Faults{StallBeforeHeaders: true}, Text: "x"})
-	providertest.CancelBeforeHeaders(t, p, hiRequest(t, "claude-sonnet-4-5"), describer, func(cancel context.CancelFunc) {
-		srv.OnRequest = func(*mockanthropic.Request) { cancel() }
-	})
-	providertest.AwaitGone(t, srv.Requests()[0].Gone())
-}
-
-// TestConsumerStops checks that a consumer breaking out of the loop ends the request.
-func TestConsumerStops(t *testing.T) {
-	p, srv := newMockProvider(t, Config{}, mockanthropic.Response{Text: "abcdef", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 5}})
-	providertest.ConsumerStops(t, p, hiRequest(t, "claude-sonnet-4-5"))
-	providertest.AwaitGone(t, srv.Requests()[0].Gone())
-}
-
-// TestConnectionRefused checks a transport error before any response.
-func TestConnectionRefused(t *testing.T) {
-	srv := mockanthropic.New(nil)
-	url := srv.URL()
-	srv.Close()
-	p, err := New(Config{BaseURL: url, APIKey: "k", KeySource: "test", IdleTimeout: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, final := run(t, context.Background(), p, hiRequest(t, "claude-sonnet-4-5"))
-	if final.Failure == nil || final.Failure.Kind != core.ErrorRetryable || !strings.HasPrefix(final.ErrorMessage, "Connection error: ") {
-		t.Errorf("failure = %+v, want retryable connection error", final.Failure)
-	}
-}
-
-func TestNewRejectsBadURL(t *testing.T) {
-	for _, u := range []string{"", "api.anthropic.com", "ftp://x"} {
-		if _, err := New(Config{BaseURL: u}); err == nil {
-			t.Errorf("New(%q) succeeded", u)
-		}
-	}
-}
+// TestShared runs the cases every provider shares (providertest.Mock.Run): cancelling, a
+// consumer that stops, a refused connection, a bad base URL, a request without a key.
+func TestShared(t *testing.T) { mock(t).Run(t) }

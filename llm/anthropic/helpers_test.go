@@ -6,6 +6,8 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/mockanthropic"
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
+	"github.com/pi-rpc/pi-rpc/llm"
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
@@ -20,21 +22,31 @@ func modelByID(t testing.TB, id string) core.Model {
 func newMockProvider(t *testing.T, cfg Config, responses ...mockanthropic.Response) (*Provider, *mockanthropic.Server) {
 	t.Helper()
 	srv := mockanthropic.New(&mockanthropic.Script{Responses: responses})
-	t.Cleanup(srv.Close)
-	cfg.BaseURL = srv.URL()
-	if cfg.APIKey == "" {
-		cfg.APIKey = "test-key"
-		cfg.KeySource = "the test's Config"
+	return providertest.MockProvider(t, cfg.Endpoint, srv, newFromEndpoint), srv
+}
+
+func newFromEndpoint(e llm.Endpoint) (*Provider, error) { return New(Config{Endpoint: e}) }
+
+// mock is this provider and its mock as the shared suites see them: Anthropic's stream
+// has message_start, ping and content_block_start before the first text delta.
+func mock(t testing.TB) providertest.Mock[mockanthropic.Response] {
+	return providertest.Mock[mockanthropic.Response]{
+		Model: modelByID(t, "claude-sonnet-4-5"), Describe: describer,
+		New: func(e llm.Endpoint) (core.Provider, error) { return newFromEndpoint(e) },
+		Server: func(s *mockanthropic.Script) *mockhttp.Server[mockanthropic.Response] {
+			return mockanthropic.NewHandler(s).Server
+		},
+		Text: func(text string, f mockhttp.Faults) mockanthropic.Response {
+			return mockanthropic.Response{Text: text, ChunkSize: 2, Faults: f}
+		},
+		Preamble: 3,
+		NoKeys: []providertest.NoKey[mockanthropic.Response]{
+			{Name: "none configured", Resp: mockanthropic.AuthError(), Header: "X-Api-Key",
+				Want: "401 authentication_error: invalid x-api-key (no API key was configured)"},
+			{Name: "the empty setting is named", Resp: mockanthropic.AuthError(), KeySource: "ANTHROPIC_API_KEY", Header: "X-Api-Key",
+				Want: "401 authentication_error: invalid x-api-key (no API key was sent: ANTHROPIC_API_KEY is not set)"},
+		},
 	}
-	if cfg.IdleTimeout == 0 {
-		cfg.IdleTimeout = -1
-	}
-	cfg.HTTPClient = srv.Client()
-	p, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p, srv
 }
 
 func hiRequest(t testing.TB, model string) *core.Request {
@@ -56,5 +68,4 @@ var (
 	describeEvent = describer.Event
 	diffLines     = providertest.DiffLines
 	contentJSON   = providertest.ContentJSON
-	fixture       = providertest.Fixture
 )

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/internal/clock"
@@ -17,38 +16,17 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm"
 	"github.com/pi-rpc/pi-rpc/llm/internal/failure"
 	"github.com/pi-rpc/pi-rpc/llm/internal/idle"
 )
 
-// DefaultIdleTimeout is how long a response may stay silent before the stream fails, the
-// same as the OpenAI provider's (docs/configuration.md, --idle-timeout).
-const DefaultIdleTimeout = idle.DefaultTimeout
-
-// Config configures a [Provider]. Everything is explicit: nothing is read from the
+// Config configures a [Provider]: the [llm.Endpoint] every provider takes. BaseURL is the
+// API root, e.g. "https://api.anthropic.com"; requests go to BaseURL + "/v1/messages".
+// APIKey is sent as the x-api-key header. Everything is explicit: nothing is read from the
 // environment (the SDK's ANTHROPIC_* defaults are switched off).
 type Config struct {
-	// BaseURL is the API root, e.g. "https://api.anthropic.com"; requests go to
-	// BaseURL + "/v1/messages". Required.
-	BaseURL string
-	// APIKey is sent as the x-api-key header when non-empty.
-	APIKey string
-	// KeySource says where APIKey came from ("ANTHROPIC_API_KEY", "models.json provider
-	// x"), so that an authentication failure names the setting to fix; with no APIKey it is
-	// the setting that was empty.
-	KeySource string
-	// Headers are added to every request (models.json provider headers).
-	Headers map[string]string
-	// IdleTimeout is how long the server may stay silent, waiting for headers or between
-	// body bytes, before the stream fails with a retryable error. Zero means
-	// [DefaultIdleTimeout]; negative disables the timer.
-	IdleTimeout time.Duration
-	// HTTPClient sends the requests; nil means a client with no overall timeout (the idle
-	// timer bounds silence instead).
-	HTTPClient *http.Client
-	// Clock stamps messages, dates Retry-After and times the idle timer; nil means
-	// [clock.System].
-	Clock clock.Clock
+	llm.Endpoint
 }
 
 // Provider streams Messages from one Anthropic endpoint. It implements [core.Provider] and
@@ -66,30 +44,16 @@ type Provider struct {
 
 // New returns a provider for cfg. It fails only for an unusable BaseURL.
 func New(cfg Config) (*Provider, error) {
-	u, err := url.Parse(cfg.BaseURL)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return nil, fmt.Errorf("anthropic: base URL %q is not an absolute http(s) URL", cfg.BaseURL)
+	ep, err := cfg.Resolve("anthropic")
+	if err != nil {
+		return nil, err
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("anthropic: base URL %q: scheme must be http or https", cfg.BaseURL)
-	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
-	}
-	p := &Provider{cfg: cfg, clock: cfg.Clock, idle: cfg.IdleTimeout, keyOrigin: failure.KeyOrigin(cfg.KeySource, cfg.APIKey != "", cfg.Headers),
-		logURL: failure.LogURL(u.JoinPath("v1", "messages"))}
-	if p.clock == nil {
-		p.clock = clock.System
-	}
-	if p.idle == 0 {
-		p.idle = DefaultIdleTimeout
-	}
+	p := &Provider{cfg: cfg, clock: ep.Clock, idle: ep.Idle, keyOrigin: ep.KeyOrigin, logURL: failure.LogURL(ep.URL.JoinPath("v1", "messages"))}
 	opts := []option.RequestOption{
 		// No ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL or profile from the environment: the
 		// binary passes what it resolved, and tests get exactly what they configure.
 		option.WithoutEnvironmentDefaults(),
-		option.WithHTTPClient(hc),
+		option.WithHTTPClient(ep.Client),
 		option.WithBaseURL(cfg.BaseURL),
 		// Retries belong to the session's supervisor (auto_retry_* events).
 		option.WithMaxRetries(0),

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm"
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
@@ -125,7 +126,7 @@ func TestRequestGolden(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ct := newCapture()
-			p, err := New(Config{BaseURL: DefaultBaseURL, APIKey: "k", HTTPClient: &http.Client{Transport: ct}, IdleTimeout: -1})
+			p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: DefaultBaseURL, APIKey: "k", HTTPClient: &http.Client{Transport: ct}, IdleTimeout: -1}})
 			if err != nil {
 				t.Fatal(err)
 			}

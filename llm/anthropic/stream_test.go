@@ -7,22 +7,15 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/mockanthropic"
-	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
+	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
 // TestFixtures replays streams in Anthropic's exact wire format, event by event.
 func TestFixtures(t *testing.T) {
-	tests := []struct {
-		file, model string
-		want        []string
-		content     string
-		usage       core.Usage
-		respModel   string
-		respID      string
-	}{
+	mock(t).Replays(t, []providertest.Replay{
 		{
-			file: "claude_thinking_text_tool.sse", model: "claude-sonnet-4-5",
-			want: []string{
+			File: "claude_thinking_text_tool.sse", Model: modelByID(t, "claude-sonnet-4-5"),
+			Want: []string{
 				"start",
 				"thinking_start 0", `thinking_delta 0 "The user wants the files"`, `thinking_delta 0 " listed."`, `thinking_end 0 "The user wants the files listed."`,
 				"text_start 1", `text_delta 1 "Let me "`, `text_delta 1 "look."`, `text_end 1 "Let me look."`,
@@ -31,64 +24,43 @@ func TestFixtures(t *testing.T) {
 				`toolcall_end 2 toolu_01T1x1fJ34qAmk2tNTrN7Up6 bash {"command":"ls -la"}`,
 				"done toolUse",
 			},
-			content:   `[{"type":"thinking","thinking":"The user wants the files listed.","thinkingSignature":"EqQBCkgIARABGAIiQL2Fz"},{"type":"text","text":"Let me look."},{"type":"toolCall","id":"toolu_01T1x1fJ34qAmk2tNTrN7Up6","name":"bash","arguments":{"command":"ls -la"}}]`,
-			usage:     core.Usage{Input: 2679, Output: 89, CacheRead: 3000, CacheWrite: 1200, TotalTokens: 2679 + 89 + 3000 + 1200},
-			respModel: "claude-sonnet-4-5-20250929", respID: "msg_01XFDUDYJgAACzvnptvVoYEL",
+			Content:       `[{"type":"thinking","thinking":"The user wants the files listed.","thinkingSignature":"EqQBCkgIARABGAIiQL2Fz"},{"type":"text","text":"Let me look."},{"type":"toolCall","id":"toolu_01T1x1fJ34qAmk2tNTrN7Up6","name":"bash","arguments":{"command":"ls -la"}}]`,
+			Usage:         core.Usage{Input: 2679, Output: 89, CacheRead: 3000, CacheWrite: 1200, TotalTokens: 2679 + 89 + 3000 + 1200},
+			ResponseModel: "claude-sonnet-4-5-20250929", ResponseID: "msg_01XFDUDYJgAACzvnptvVoYEL",
 		},
 		{
-			file: "claude_redacted_thinking.sse", model: "claude-sonnet-4-5",
-			want: []string{
+			File: "claude_redacted_thinking.sse", Model: modelByID(t, "claude-sonnet-4-5"),
+			Want: []string{
 				"start",
 				"thinking_start 0", `thinking_delta 0 "[Reasoning redacted]"`, `thinking_end 0 "[Reasoning redacted]"`,
 				"thinking_start 1", `thinking_delta 1 "Visible part."`, `thinking_end 1 "Visible part."`,
 				"text_start 2", `text_delta 2 "Done."`, `text_end 2 "Done."`,
 				"done stop",
 			},
-			content:   `[{"type":"thinking","thinking":"[Reasoning redacted]","thinkingSignature":"EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP","redacted":true},{"type":"thinking","thinking":"Visible part.","thinkingSignature":"c2lnMQ=="},{"type":"text","text":"Done."}]`,
-			usage:     core.Usage{Input: 55, Output: 12, TotalTokens: 67},
-			respModel: "claude-3-7-sonnet-20250219", respID: "msg_01Redacted",
+			Content:       `[{"type":"thinking","thinking":"[Reasoning redacted]","thinkingSignature":"EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP","redacted":true},{"type":"thinking","thinking":"Visible part.","thinkingSignature":"c2lnMQ=="},{"type":"text","text":"Done."}]`,
+			Usage:         core.Usage{Input: 55, Output: 12, TotalTokens: 67},
+			ResponseModel: "claude-3-7-sonnet-20250219", ResponseID: "msg_01Redacted",
 		},
 		{
-			file: "claude_error_midstream.sse", model: "claude-sonnet-4-5",
-			want: []string{
+			File: "claude_error_midstream.sse", Model: modelByID(t, "claude-sonnet-4-5"),
+			Want: []string{
 				"start", "text_start 0", `text_delta 0 "Partial"`,
 				"error error retryable: Provider error: overloaded_error: Overloaded",
 			},
-			content: `[{"type":"text","text":"Partial"}]`,
-			usage:   core.Usage{Input: 10, Output: 1, TotalTokens: 11},
-			respID:  "msg_01Err",
+			Content:    `[{"type":"text","text":"Partial"}]`,
+			Usage:      core.Usage{Input: 10, Output: 1, TotalTokens: 11},
+			ResponseID: "msg_01Err",
 		},
 		{
-			file: "claude_max_tokens.sse", model: "claude-haiku-4-5",
-			want: []string{
+			File: "claude_max_tokens.sse", Model: modelByID(t, "claude-haiku-4-5"),
+			Want: []string{
 				"start", "text_start 0", `text_delta 0 "Once upon"`, `text_end 0 "Once upon"`, "done length",
 			},
-			content: `[{"type":"text","text":"Once upon"}]`,
-			usage:   core.Usage{Input: 20, Output: 16, TotalTokens: 36},
-			respID:  "msg_01Max",
+			Content:    `[{"type":"text","text":"Once upon"}]`,
+			Usage:      core.Usage{Input: 20, Output: 16, TotalTokens: 36},
+			ResponseID: "msg_01Max",
 		},
-	}
-	for _, tc := range tests {
-		t.Run(tc.file, func(t *testing.T) {
-			p, _ := newMockProvider(t, Config{}, mockanthropic.Response{Faults: mockhttp.Faults{SSE: fixture(t, tc.file)}})
-			got, final := run(t, context.Background(), p, hiRequest(t, tc.model))
-			diffLines(t, got, tc.want)
-			if c := contentJSON(t, final); c != tc.content {
-				t.Errorf("content:\n%s\nwant:\n%s", c, tc.content)
-			}
-			u := final.Usage
-			u.Cost = core.Cost{}
-			if u != tc.usage {
-				t.Errorf("usage = %+v, want %+v", u, tc.usage)
-			}
-			if final.ResponseModel != tc.respModel || final.ResponseID != tc.respID {
-				t.Errorf("response model, id = %q, %q, want %q, %q", final.ResponseModel, final.ResponseID, tc.respModel, tc.respID)
-			}
-			if final.API != API || final.Provider != ProviderName || final.Model != tc.model {
-				t.Errorf("message api/provider/model = %s/%s/%s", final.API, final.Provider, final.Model)
-			}
-		})
-	}
+	})
 }
 
 // TestUsagePriced checks that usage is priced with the model's prices, cache reads and

@@ -1,8 +1,6 @@
 package anthropic
 
 import (
-	"strings"
-
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/internal/transform"
 )
@@ -16,24 +14,11 @@ const maxIDLength = 64
 // (redacted or blank dropped), its text loses its signature, and its tool-call ids are
 // normalised to Anthropic's pattern ^[a-zA-Z0-9_-]{1,64}$, results remapped to match.
 func transformMessages(in []core.Message, model *core.Model) []core.Message {
-	return transform.Messages(in, model, transform.Rules{Block: block, CallID: callID})
+	return transform.Messages(in, model, transform.Rules{Block: transform.SendBlock(signed), CallID: callID})
 }
 
-func block(b core.Content, same bool) (core.Content, bool) {
-	switch {
-	case b.Type == core.ContentText && !same:
-		return core.TextBlock(b.Text), true
-	case b.Type != core.ContentThinking:
-		return b, true
-	case !same:
-		return transform.ThinkingAsText(b)
-	case b.Redacted || b.ThinkingSignature != "":
-		return b, true
-	default:
-		return b, strings.TrimSpace(b.Thinking) != ""
-	}
-}
-
+// signed is the thinking Anthropic takes back even when blank: redacted or signed.
+func signed(b core.Content) bool { return b.Redacted || b.ThinkingSignature != "" }
 func callID(id string, same bool) string {
 	if same {
 		return id

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -42,11 +43,7 @@ func estimateTokens(s string) int {
 func utf16Len(s string) int {
 	n := 0
 	for _, r := range s {
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
+		n += utf16.RuneLen(r) // 1 or 2: ranging over a string yields no surrogates
 	}
 	return n
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/pi-rpc/pi-rpc/llm"
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
@@ -31,8 +32,7 @@ func benchBody() []byte {
 // body, reported per chunk, as llm/openai's and llm/anthropic's BenchmarkStream do. Gemini
 // sends a function call whole, in one chunk, so there is no tool-arguments variant.
 func BenchmarkStream(b *testing.B) {
-	p, err := New(Config{BaseURL: DefaultBaseURL, APIKey: "k", KeySource: "bench",
-		HTTPClient: &http.Client{Transport: providertest.BodyTransport{Body: benchBody()}}})
+	p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: DefaultBaseURL, APIKey: "k", KeySource: "bench", HTTPClient: &http.Client{Transport: providertest.BodyTransport{Body: benchBody()}}}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,9 +1,6 @@
 package google
 
 import (
-	"context"
-	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -140,75 +137,9 @@ func TestFaults(t *testing.T) {
 			Content: `[{"type":"text","text":"ok"}]`,
 		},
 	}
-	runFault := func(t *testing.T, resp mockgoogle.Response) ([]string, *core.AssistantMessage) {
-		p, _ := newMockProvider(t, Config{}, resp)
-		return run(t, context.Background(), p, hiRequest(t, "gemini-2.5-flash"))
-	}
-	faults = append(faults, providertest.HTTPFaults(describer, func(f mockhttp.Faults) mockgoogle.Response { return mockgoogle.Response{Faults: f} }, " (iterateResponseStream: invalid stream chunk: <html>maintenance</html>:)")...)
-	providertest.RunFaults(t, faults, runFault)
+	mock(t).Faults(t, faults, " (iterateResponseStream: invalid stream chunk: <html>maintenance</html>:)")
 }
 
-// TestNoKeyConfigured: an auth failure without a key names the variables pi-rpc reads, and
-// the request went without a key.
-func TestNoKeyConfigured(t *testing.T) {
-	srv := mockgoogle.New(&mockgoogle.Script{Responses: []mockgoogle.Response{{Faults: mockhttp.Faults{Status: 403}, Error: &mockgoogle.ErrorBody{Code: 403, Status: "PERMISSION_DENIED", Message: "Method doesn't allow unregistered callers."}}}})
-	defer srv.Close()
-	p, err := New(Config{BaseURL: srv.URL(), IdleTimeout: -1, HTTPClient: srv.Client()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, final := run(t, context.Background(), p, hiRequest(t, "gemini-2.5-flash"))
-	if !strings.HasSuffix(final.ErrorMessage, "(no API key was configured: set GEMINI_API_KEY or GOOGLE_API_KEY)") {
-		t.Errorf("error = %q", final.ErrorMessage)
-	}
-	if h := srv.Requests()[0].Header; h.Get("X-Goog-Api-Key") != "" {
-		t.Errorf("x-goog-api-key = %q, want none", h.Get("X-Goog-Api-Key"))
-	}
-}
-
-// TestCancel cancels the context mid-stream: the stream ends aborted with the partial
-// content, and the server sees the client go away.
-func TestCancel(t *testing.T) {
-	p, srv := newMockProvider(t, Config{}, mockgoogle.Response{Text: "abcdef", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 2}})
-	providertest.CancelMidStream(t, p, hiRequest(t, "gemini-2.5-flash"), describer)
-	providertest.AwaitGone(t, srv.Requests()[0].Gone())
-}
-
-// TestCancelBeforeHeaders cancels while the server has not answered yet.
-func TestCancelBeforeHeaders(t *testing.T) {
-	p, srv := newMockProvider(t, Config{}, mockgoogle.Response{Faults: mockhttp.Faults{StallBeforeHeaders: true}, Text: "x"})
-	providertest.CancelBeforeHeaders(t, p, hiRequest(t, "gemini-2.5-flash"), describer, func(cancel context.CancelFunc) {
-		srv.OnRequest = func(*mockgoogle.Request) { cancel() }
-	})
-	providertest.AwaitGone(t, srv.Requests()[0].Gone())
-}
-
-// TestConsumerStops checks that a consumer breaking out of the loop ends the request.
-func TestConsumerStops(t *testing.T) {
-	p, srv := newMockProvider(t, Config{}, mockgoogle.Response{Text: "abcdef", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 2}})
-	providertest.ConsumerStops(t, p, hiRequest(t, "gemini-2.5-flash"))
-	providertest.AwaitGone(t, srv.Requests()[0].Gone())
-}
-
-// TestConnectionRefused checks a transport error before any response.
-func TestConnectionRefused(t *testing.T) {
-	srv := mockgoogle.New(nil)
-	url := srv.URL()
-	srv.Close()
-	p, err := New(Config{BaseURL: url, APIKey: "k", KeySource: "test", IdleTimeout: -1, HTTPClient: &http.Client{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, final := run(t, context.Background(), p, hiRequest(t, "gemini-2.5-flash"))
-	if final.Failure == nil || final.Failure.Kind != core.ErrorRetryable || !strings.HasPrefix(final.ErrorMessage, "Connection error: ") {
-		t.Errorf("failure = %+v (%s), want retryable connection error", final.Failure, final.ErrorMessage)
-	}
-}
-
-func TestNewRejectsBadURL(t *testing.T) {
-	for _, u := range []string{"", "generativelanguage.googleapis.com", "ftp://x"} {
-		if _, err := New(Config{BaseURL: u}); err == nil {
-			t.Errorf("New(%q) succeeded", u)
-		}
-	}
-}
+// TestShared runs the cases every provider shares (providertest.Mock.Run): cancelling, a
+// consumer that stops, a refused connection, a bad base URL, a request without a key.
+func TestShared(t *testing.T) { mock(t).Run(t) }

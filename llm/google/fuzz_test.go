@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm"
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
@@ -26,8 +27,7 @@ func FuzzStream(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		p, err := New(Config{BaseURL: DefaultBaseURL, APIKey: "k", IdleTimeout: -1,
-			HTTPClient: &http.Client{Transport: providertest.BodyTransport{Body: []byte(body)}}})
+		p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: DefaultBaseURL, APIKey: "k", IdleTimeout: -1, HTTPClient: &http.Client{Transport: providertest.BodyTransport{Body: []byte(body)}}}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/mockgoogle"
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
+	"github.com/pi-rpc/pi-rpc/llm"
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
@@ -22,25 +24,33 @@ func modelByID(t testing.TB, id string) core.Model {
 // every option explicit (nothing comes from GEMINI_API_KEY or GOOGLE_API_KEY).
 func newMockProvider(t *testing.T, cfg Config, responses ...mockgoogle.Response) (*Provider, *mockgoogle.Server) {
 	t.Helper()
-	srv := mockgoogle.New(&mockgoogle.Script{Responses: responses})
-	t.Cleanup(srv.Close)
-	cfg.BaseURL = srv.URL()
-	if cfg.APIKey == "" {
-		cfg.APIKey = "test-key"
-		cfg.KeySource = "the test's Config"
-	}
-	if cfg.IdleTimeout == 0 {
-		cfg.IdleTimeout = -1
-	}
-	cfg.HTTPClient = srv.Client()
 	if cfg.Clock == nil {
 		cfg.Clock = testkit.Fixed(time.UnixMilli(1700000000000)) // steady tool-call ids
 	}
-	p, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
+	srv := mockgoogle.New(&mockgoogle.Script{Responses: responses})
+	return providertest.MockProvider(t, cfg.Endpoint, srv, newFromEndpoint), srv
+}
+
+func newFromEndpoint(e llm.Endpoint) (*Provider, error) { return New(Config{Endpoint: e}) }
+
+// mock is this provider and its mock as the shared suites see them: Gemini's first chunk
+// already holds the first text.
+func mock(t testing.TB) providertest.Mock[mockgoogle.Response] {
+	return providertest.Mock[mockgoogle.Response]{
+		Model: modelByID(t, "gemini-2.5-flash"), Describe: describer,
+		New: func(e llm.Endpoint) (core.Provider, error) { return newFromEndpoint(e) },
+		Server: func(s *mockgoogle.Script) *mockhttp.Server[mockgoogle.Response] {
+			return mockgoogle.NewHandler(s).Server
+		},
+		Text: func(text string, f mockhttp.Faults) mockgoogle.Response {
+			return mockgoogle.Response{Text: text, ChunkSize: 2, Faults: f}
+		},
+		NoKeys: []providertest.NoKey[mockgoogle.Response]{{
+			Name: "none configured", Header: "X-Goog-Api-Key",
+			Resp: mockgoogle.Response{Faults: mockhttp.Faults{Status: 403}, Error: &mockgoogle.ErrorBody{Code: 403, Status: "PERMISSION_DENIED", Message: "Method doesn't allow unregistered callers."}},
+			Want: "403 PERMISSION_DENIED: Method doesn't allow unregistered callers. (no API key was configured: set GEMINI_API_KEY or GOOGLE_API_KEY)",
+		}},
 	}
-	return p, srv
 }
 
 func hiRequest(t testing.TB, model string) *core.Request {

@@ -16,37 +16,18 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm"
 	"github.com/pi-rpc/pi-rpc/llm/internal/idle"
 )
 
-// DefaultIdleTimeout is how long a response may stay silent before the stream fails, the
-// same as the other providers' (docs/configuration.md, --idle-timeout).
-const DefaultIdleTimeout = idle.DefaultTimeout
-
-// Config configures a [Provider]. Everything is explicit: the SDK's GEMINI_API_KEY,
+// Config configures a [Provider]: the [llm.Endpoint] every provider takes. BaseURL is the
+// API root, with or without its version: "https://generativelanguage.googleapis.com/v1beta"
+// (pi's form) or a root such as a mock's "http://127.0.0.1:PORT", to which "/v1beta" is
+// added; requests go to BaseURL + "/models/{model}:streamGenerateContent?alt=sse". APIKey is
+// sent as the x-goog-api-key header. Everything is explicit: the SDK's GEMINI_API_KEY,
 // GOOGLE_API_KEY and GOOGLE_GEMINI_BASE_URL defaults never apply (see [New]).
 type Config struct {
-	// BaseURL is the API root, with or without its version: "https://generativelanguage.googleapis.com/v1beta"
-	// (pi's form) or a root such as a mock's "http://127.0.0.1:PORT", to which "/v1beta" is
-	// added. Requests go to BaseURL + "/models/{model}:streamGenerateContent?alt=sse". Required.
-	BaseURL string
-	// APIKey is sent as the x-goog-api-key header when non-empty.
-	APIKey string
-	// KeySource says where APIKey came from ("GEMINI_API_KEY", "models.json provider x"), so
-	// that an authentication failure names the setting to fix.
-	KeySource string
-	// Headers are added to every request (models.json provider headers).
-	Headers map[string]string
-	// IdleTimeout is how long the server may stay silent, waiting for headers or between
-	// body bytes, before the stream fails with a retryable error. Zero means
-	// [DefaultIdleTimeout]; negative disables the timer.
-	IdleTimeout time.Duration
-	// HTTPClient sends the requests; nil means a client with no overall timeout (the idle
-	// timer bounds silence instead).
-	HTTPClient *http.Client
-	// Clock stamps messages, dates Retry-After and times the idle timer; nil means
-	// [clock.System].
-	Clock clock.Clock
+	llm.Endpoint
 }
 
 // Provider streams GenerateContent responses from one Gemini API endpoint. It implements
@@ -70,27 +51,14 @@ var versionSegment = regexp.MustCompile(`^v\d+(?:(?:alpha|beta)\d*)?$`)
 
 // New returns a provider for cfg. It fails only for an unusable BaseURL.
 func New(cfg Config) (*Provider, error) {
-	u, err := url.Parse(cfg.BaseURL)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return nil, fmt.Errorf("google: base URL %q is not an absolute http(s) URL", cfg.BaseURL)
+	ep, err := cfg.Resolve("google")
+	if err != nil {
+		return nil, err
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("google: base URL %q: scheme must be http or https", cfg.BaseURL)
-	}
-	root, version := splitVersion(u)
-	hc := &http.Client{}
-	if cfg.HTTPClient != nil {
-		c := *cfg.HTTPClient
-		hc = &c
-	}
+	root, version := splitVersion(ep.URL)
+	hc := ep.Client
 	hc.Transport = &transport{base: hc.Transport, key: cfg.APIKey}
-	p := &Provider{cfg: cfg, clock: cfg.Clock, idle: cfg.IdleTimeout}
-	if p.clock == nil {
-		p.clock = clock.System
-	}
-	if p.idle == 0 {
-		p.idle = DefaultIdleTimeout
-	}
+	p := &Provider{cfg: cfg, clock: ep.Clock, idle: ep.Idle}
 	headers := http.Header{}
 	for k, v := range cfg.Headers {
 		headers.Set(k, v)

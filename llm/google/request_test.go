@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm"
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
@@ -152,7 +153,7 @@ func TestRequestGolden(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ct := newCapture()
-			p, err := New(Config{BaseURL: DefaultBaseURL, APIKey: "k", HTTPClient: &http.Client{Transport: ct}, IdleTimeout: -1})
+			p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: DefaultBaseURL, APIKey: "k", HTTPClient: &http.Client{Transport: ct}, IdleTimeout: -1}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -181,8 +182,7 @@ func TestRequestGolden(t *testing.T) {
 // placeholder is removed), and a base URL without a version gets /v1beta.
 func TestNoKeyNoHeader(t *testing.T) {
 	ct := newCapture()
-	p, err := New(Config{BaseURL: "http://127.0.0.1:9/proxy", HTTPClient: &http.Client{Transport: ct}, IdleTimeout: -1,
-		Headers: map[string]string{"X-Proxy": "p"}})
+	p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: "http://127.0.0.1:9/proxy", HTTPClient: &http.Client{Transport: ct}, IdleTimeout: -1, Headers: map[string]string{"X-Proxy": "p"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,6 @@
 package google
 
 import (
-	"strings"
-
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/internal/transform"
 )
@@ -13,18 +11,5 @@ import (
 // text (redacted or blank dropped), its text and tool calls lose their signatures. Tool-call
 // ids are kept: the Gemini API sends none back and needs none.
 func transformMessages(in []core.Message, model *core.Model) []core.Message {
-	return transform.Messages(in, model, transform.Rules{Block: block})
-}
-
-func block(b core.Content, same bool) (core.Content, bool) {
-	switch {
-	case b.Type == core.ContentText && !same:
-		return core.TextBlock(b.Text), true
-	case b.Type != core.ContentThinking:
-		return b, true
-	case !same:
-		return transform.ThinkingAsText(b)
-	default:
-		return b, strings.TrimSpace(b.Thinking) != ""
-	}
+	return transform.Messages(in, model, transform.Rules{Block: transform.SendBlock(nil)})
 }

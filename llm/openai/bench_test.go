@@ -2,26 +2,15 @@ package openai
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"io"
-	"net/http"
 	"strconv"
 	"testing"
 
 	oa "github.com/openai/openai-go/v3"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
-
-// bodyTransport answers every request with the same in-memory SSE body.
-type bodyTransport struct{ body []byte }
-
-func (t bodyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	_, _ = io.Copy(io.Discard, req.Body)
-	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
-		Body: io.NopCloser(bytes.NewReader(t.body)), Request: req}, nil
-}
 
 const benchChunks = 2000
 
@@ -53,32 +42,8 @@ func benchBody(toolArgs bool) []byte {
 // Note that a tool-argument chunk re-parses the accumulated arguments (internal/partialjson),
 // so its cost grows with the arguments' length; 2,000 fragments make ~40 KB of arguments.
 func BenchmarkStream(b *testing.B) {
-	for _, bc := range []struct {
-		name     string
-		toolArgs bool
-	}{{"text", false}, {"toolargs", true}} {
-		b.Run(bc.name, func(b *testing.B) {
-			p, err := New(Config{BaseURL: "http://bench.invalid/v1", APIKey: "k", KeySource: "bench",
-				HTTPClient: &http.Client{Transport: bodyTransport{benchBody(bc.toolArgs)}}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			req := &core.Request{Model: modelByID(b, "gpt-4.1"), Messages: []core.Message{core.NewUserMessage("hi", nil, 1)}}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				var last core.AssistantEvent
-				for ev := range p.Stream(context.Background(), req) {
-					last = ev
-				}
-				if last.Type != core.EventDone {
-					b.Fatalf("stream ended with %s: %s", last.Type, last.Partial.ErrorMessage)
-				}
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchChunks, "ns/chunk")
-		})
-	}
+	m := mock(b)
+	providertest.BenchStreams(b, m.New, "http://bench.invalid/v1", m.Model, benchBody, benchChunks)
 }
 
 // BenchmarkMapChunk isolates decoding (by the SDK) and mapping one chunk (no HTTP, no SSE

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"context"
 	"net/http"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm"
+	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
 // TestRequestBodies pins the exact bytes of the request body for every request option and
@@ -117,12 +118,12 @@ func TestRequestBodies(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ct := &captureTransport{}
+			ct := newCapture()
 			base := tc.baseURL
 			if base == "" {
 				base = "http://127.0.0.1:8080/v1"
 			}
-			p, err := New(Config{BaseURL: base, APIKey: "k", KeySource: "test", IdleTimeout: -1, HTTPClient: &http.Client{Transport: ct}})
+			p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: base, APIKey: "k", KeySource: "test", IdleTimeout: -1, HTTPClient: &http.Client{Transport: ct}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,23 +131,7 @@ func TestRequestBodies(t *testing.T) {
 				t.Fatalf("stream failed: %s", final.ErrorMessage)
 			}
 			path := filepath.Join("testdata", "requests", tc.name+".json")
-			got := append(bytes.Clone(ct.body), '\n')
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("body differs from %s:\ngot  %s\nwant %s", path, got, want)
-			}
+			providertest.Golden(t, path, append(bytes.Clone(ct.Body), '\n'), *update)
 		})
 	}
 }

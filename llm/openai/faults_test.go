@@ -1,8 +1,6 @@
 package openai
 
 import (
-	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -83,22 +81,21 @@ func TestFaults(t *testing.T) {
 			Content: `[{"type":"text","text":"ok"}]`,
 		},
 	}
-	faults = append(faults, providertest.HTTPFaults(describer, func(f mockhttp.Faults) mockopenai.Response { return mockopenai.Response{Faults: f} }, "")...)
-	providertest.RunFaults(t, faults, func(t *testing.T, resp mockopenai.Response) ([]string, *core.AssistantMessage) {
-		p, _ := newMockProvider(t, Config{}, resp)
-		return run(t, context.Background(), p, hiRequest(t, "gpt-4.1"))
-	})
+	mock(t).Faults(t, faults, "")
 }
 
-// TestCancel cancels the context mid-stream: the stream ends aborted with the partial
-// content, the open blocks end first (with their content as it stood), and the server sees
-// the client go away (the HTTP request was closed).
+// TestShared runs the cases every provider shares (providertest.Mock.Run): cancelling, a
+// consumer that stops, a refused connection, a bad base URL, a request without a key.
+func TestShared(t *testing.T) { mock(t).Run(t) }
+
+// TestCancel cancels the context mid-stream in the blocks only OpenAI's tests stream (the
+// text case is TestShared's): the stream ends aborted with the partial content, the open
+// blocks end first (with their content as it stood), and the server sees the client go away.
 func TestCancel(t *testing.T) {
 	for _, tc := range []struct {
 		resp mockopenai.Response
 		providertest.Cancel
 	}{
-		{mockopenai.Response{Text: "abcdef", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 3}}, providertest.CancelMidText},
 		{mockopenai.Response{Reasoning: "abcdef", Text: "xy", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 3}}, providertest.Cancel{
 			Name: "mid thinking", Trigger: `thinking_delta 0 "cd"`,
 			Want:    []string{"start", "thinking_start 0", `thinking_delta 0 "ab"`, `thinking_delta 0 "cd"`, `thinking_end 0 "abcd"`, "error aborted aborted: Request was aborted"},
@@ -119,52 +116,5 @@ func TestCancel(t *testing.T) {
 			tc.Run(t, p, hiRequest(t, "gpt-4.1"), describer)
 			providertest.AwaitGone(t, srv.Requests()[0].Gone())
 		})
-	}
-}
-
-// TestCancelBeforeHeaders cancels while the server has not answered yet.
-func TestCancelBeforeHeaders(t *testing.T) {
-	p, srv := newMockProvider(t, Config{}, mockopenai.Response{Faults: mockhttp.Faults{StallBeforeHeaders: true}, Text: "x"})
-	providertest.CancelBeforeHeaders(t, p, hiRequest(t, "gpt-4.1"), describer, func(cancel context.CancelFunc) {
-		srv.OnRequest = func(*mockopenai.Request) { cancel() }
-	})
-	providertest.AwaitGone(t, srv.Requests()[0].Gone())
-}
-
-// TestConsumerStops checks that a consumer breaking out of the loop ends the request.
-func TestConsumerStops(t *testing.T) {
-	p, srv := newMockProvider(t, Config{}, mockopenai.Response{Text: "abcdef", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 3}})
-	providertest.ConsumerStops(t, p, hiRequest(t, "gpt-4.1"))
-	providertest.AwaitGone(t, srv.Requests()[0].Gone())
-}
-
-// A 401 on a request sent without a key (an OPENAI_BASE_URL server, no OPENAI_API_KEY) says
-// no key was sent and which setting was empty, never that the key came from it.
-func TestNoKeySentNamesEmptySetting(t *testing.T) {
-	srv := mockopenai.New(&mockopenai.Script{Responses: []mockopenai.Response{{Faults: mockhttp.Faults{Status: 401}, Error: &mockopenai.ErrorBody{Message: "Missing bearer token"}}}})
-	defer srv.Close()
-	p, err := New(Config{BaseURL: srv.URL(), KeySource: "OPENAI_API_KEY", IdleTimeout: -1, HTTPClient: srv.Client()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, final := run(t, context.Background(), p, hiRequest(t, "gpt-4.1"))
-	want := "401 Missing bearer token (no API key was sent: OPENAI_API_KEY is not set)"
-	if final.ErrorMessage != want || srv.Requests()[0].Header.Get("Authorization") != "" {
-		t.Errorf("error = %q, want %q", final.ErrorMessage, want)
-	}
-}
-
-// TestConnectionRefused checks a transport error before any response.
-func TestConnectionRefused(t *testing.T) {
-	srv := mockopenai.New(nil)
-	url := srv.URL()
-	srv.Close()
-	p, err := New(Config{BaseURL: url, APIKey: "k", KeySource: "test", IdleTimeout: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, final := run(t, context.Background(), p, hiRequest(t, "gpt-4.1"))
-	if final.Failure == nil || final.Failure.Kind != core.ErrorRetryable || !strings.HasPrefix(final.ErrorMessage, "Connection error: ") {
-		t.Errorf("failure = %+v, want retryable connection error", final.Failure)
 	}
 }

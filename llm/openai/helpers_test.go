@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
+	"github.com/pi-rpc/pi-rpc/llm"
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
@@ -24,21 +26,31 @@ func hiRequest(t testing.TB, model string) *core.Request {
 func newMockProvider(t *testing.T, cfg Config, responses ...mockopenai.Response) (*Provider, *mockopenai.Server) {
 	t.Helper()
 	srv := mockopenai.New(&mockopenai.Script{Responses: responses})
-	t.Cleanup(srv.Close)
-	cfg.BaseURL = srv.URL()
-	if cfg.APIKey == "" {
-		cfg.APIKey = "test-key"
-		cfg.KeySource = "the test's Config"
+	return providertest.MockProvider(t, cfg.Endpoint, srv, func(e llm.Endpoint) (*Provider, error) {
+		cfg.Endpoint = e
+		return New(cfg)
+	}), srv
+}
+
+// mock is this provider (Chat Completions) and its mock as the shared suites see them: the
+// stream's first chunk names the role, before the first text delta.
+func mock(t testing.TB) providertest.Mock[mockopenai.Response] {
+	return providertest.Mock[mockopenai.Response]{
+		Model: modelByID(t, "gpt-4.1"), Describe: describer,
+		New: func(e llm.Endpoint) (core.Provider, error) { return New(Config{Endpoint: e}) },
+		Server: func(s *mockopenai.Script) *mockhttp.Server[mockopenai.Response] {
+			return mockopenai.NewHandler(s).Server
+		},
+		Text: func(text string, f mockhttp.Faults) mockopenai.Response {
+			return mockopenai.Response{Text: text, ChunkSize: 2, Faults: f}
+		},
+		Preamble: 1,
+		NoKeys: []providertest.NoKey[mockopenai.Response]{{
+			Name: "the empty setting is named", KeySource: "OPENAI_API_KEY", Header: "Authorization",
+			Resp: mockopenai.Response{Faults: mockhttp.Faults{Status: 401}, Error: &mockopenai.ErrorBody{Message: "Missing bearer token"}},
+			Want: "401 Missing bearer token (no API key was sent: OPENAI_API_KEY is not set)",
+		}},
 	}
-	if cfg.IdleTimeout == 0 {
-		cfg.IdleTimeout = -1
-	}
-	cfg.HTTPClient = srv.Client()
-	p, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p, srv
 }
 
 // run streams one request and returns the events described as strings, and the final

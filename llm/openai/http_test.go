@@ -15,6 +15,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
+	"github.com/pi-rpc/pi-rpc/llm"
 )
 
 // TestRequestHeaders checks what the server sees: the path below the base URL, the key as a
@@ -30,20 +31,20 @@ func TestRequestHeaders(t *testing.T) {
 	}{
 		{
 			name: "defaults",
-			cfg:  Config{APIKey: "sk-1", KeySource: "test"},
+			cfg:  Config{Endpoint: llm.Endpoint{APIKey: "sk-1", KeySource: "test"}},
 			want: map[string]string{"Authorization": "Bearer sk-1", "Content-Type": "application/json", "Accept": "text/event-stream", "User-Agent": "pi-rpc"},
 			// Nothing of the SDK this package once used.
 			wantUnset: []string{"X-Stainless-Lang", "X-Stainless-Retry-Count", "Idempotency-Key"},
 		},
 		{
 			name:  "custom headers, the model's last",
-			cfg:   Config{APIKey: "sk-1", KeySource: "test", Headers: map[string]string{"X-Title": "pi", "X-Both": "provider", "User-Agent": "mine/1"}},
+			cfg:   Config{Endpoint: llm.Endpoint{APIKey: "sk-1", KeySource: "test", Headers: map[string]string{"X-Title": "pi", "X-Both": "provider", "User-Agent": "mine/1"}}},
 			model: map[string]string{"X-Both": "model", "X-Model": "m"},
 			want:  map[string]string{"X-Title": "pi", "X-Both": "model", "X-Model": "m", "User-Agent": "mine/1", "Authorization": "Bearer sk-1"},
 		},
 		{
 			name: "an Authorization header replaces the key",
-			cfg:  Config{APIKey: "sk-1", KeySource: "test", Headers: map[string]string{"authorization": "Basic abc"}},
+			cfg:  Config{Endpoint: llm.Endpoint{APIKey: "sk-1", KeySource: "test", Headers: map[string]string{"authorization": "Basic abc"}}},
 			want: map[string]string{"Authorization": "Basic abc"},
 		},
 	}
@@ -72,27 +73,16 @@ func TestRequestHeaders(t *testing.T) {
 		})
 	}
 	t.Run("no key, no Authorization", func(t *testing.T) {
-		ct := &headerTransport{}
-		p, err := New(Config{BaseURL: "http://127.0.0.1:1/v1", IdleTimeout: -1, HTTPClient: &http.Client{Transport: ct}})
+		ct := newCapture()
+		p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: "http://127.0.0.1:1/v1", IdleTimeout: -1, HTTPClient: &http.Client{Transport: ct}}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		run(t, context.Background(), p, hiRequest(t, "gpt-4.1"))
-		if _, ok := ct.header["Authorization"]; ok {
-			t.Errorf("Authorization sent: %q", ct.header.Get("Authorization"))
+		if _, ok := ct.Header["Authorization"]; ok {
+			t.Errorf("Authorization sent: %q", ct.Header.Get("Authorization"))
 		}
 	})
-}
-
-type headerTransport struct {
-	captureTransport
-	header http.Header
-	url    string
-}
-
-func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	h.header, h.url = req.Header.Clone(), req.URL.String()
-	return h.captureTransport.RoundTrip(req)
 }
 
 // TestEndpoint resolves chat/completions below the base URL's path, with or without its
@@ -106,18 +96,18 @@ func TestEndpoint(t *testing.T) {
 		"http://localhost:11434/":          "http://localhost:11434/chat/completions",
 		"https://example.com/a%20b/v1?x=1": "https://example.com/a%20b/v1/chat/completions",
 	} {
-		ht := &headerTransport{}
-		p, err := New(Config{BaseURL: base, IdleTimeout: -1, HTTPClient: &http.Client{Transport: ht}})
+		ht := newCapture()
+		p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: base, IdleTimeout: -1, HTTPClient: &http.Client{Transport: ht}}})
 		if err != nil {
 			t.Fatalf("%s: %v", base, err)
 		}
 		run(t, context.Background(), p, hiRequest(t, "gpt-4.1"))
-		if ht.url != want {
-			t.Errorf("%s: request to %s, want %s", base, ht.url, want)
+		if ht.URL != want {
+			t.Errorf("%s: request to %s, want %s", base, ht.URL, want)
 		}
 	}
 	for _, base := range []string{"", "api.openai.com/v1", "ftp://x/v1", "http://"} {
-		if _, err := New(Config{BaseURL: base}); err == nil {
+		if _, err := New(Config{Endpoint: llm.Endpoint{BaseURL: base}}); err == nil {
 			t.Errorf("New(%q) accepted", base)
 		}
 	}
@@ -170,8 +160,7 @@ func TestErrorBodyStall(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			release := make(chan struct{})
 			defer close(release)
-			p, err := New(Config{BaseURL: "http://mock.invalid/v1", IdleTimeout: 30 * time.Second,
-				HTTPClient: &http.Client{Transport: mockhttp.PipeTransport{Handler: stall(release)}}})
+			p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: "http://mock.invalid/v1", IdleTimeout: 30 * time.Second, HTTPClient: &http.Client{Transport: mockhttp.PipeTransport{Handler: stall(release)}}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -187,8 +176,7 @@ func TestErrorBodyStall(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			release := make(chan struct{})
 			defer close(release)
-			p, err := New(Config{BaseURL: "http://mock.invalid/v1", IdleTimeout: -1,
-				HTTPClient: &http.Client{Transport: mockhttp.PipeTransport{Handler: stall(release)}}})
+			p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: "http://mock.invalid/v1", IdleTimeout: -1, HTTPClient: &http.Client{Transport: mockhttp.PipeTransport{Handler: stall(release)}}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -204,7 +192,7 @@ func TestErrorBodyStall(t *testing.T) {
 func TestErrorBodyLimit(t *testing.T) {
 	big := `{"error":{"message":"` + strings.Repeat("x", 2<<20) + `"}}`
 	ct := &statusTransport{status: 400, body: big}
-	p, err := New(Config{BaseURL: "http://127.0.0.1:1/v1", IdleTimeout: -1, HTTPClient: &http.Client{Transport: ct}})
+	p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: "http://127.0.0.1:1/v1", IdleTimeout: -1, HTTPClient: &http.Client{Transport: ct}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +261,7 @@ func TestRedirects(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	p, err := New(Config{BaseURL: srv.URL + "/v1", APIKey: "sk-1", KeySource: "test", IdleTimeout: -1, Headers: map[string]string{"Api-Key": "secret"}})
+	p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: srv.URL + "/v1", APIKey: "sk-1", KeySource: "test", IdleTimeout: -1, Headers: map[string]string{"Api-Key": "secret"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +271,7 @@ func TestRedirects(t *testing.T) {
 		t.Errorf("headers after the redirect: %v", seen)
 	}
 
-	p, err = New(Config{BaseURL: srv.URL + "/away", APIKey: "sk-1", KeySource: "test", IdleTimeout: -1, Headers: map[string]string{"Api-Key": "secret"}})
+	p, err = New(Config{Endpoint: llm.Endpoint{BaseURL: srv.URL + "/away", APIKey: "sk-1", KeySource: "test", IdleTimeout: -1, Headers: map[string]string{"Api-Key": "secret"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +294,7 @@ func TestRedirectPolicyOfTheCallersClient(t *testing.T) {
 		http.Redirect(w, r, "/elsewhere", http.StatusTemporaryRedirect)
 	}))
 	defer srv.Close()
-	p, err := New(Config{BaseURL: srv.URL + "/v1", IdleTimeout: -1, HTTPClient: hc})
+	p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: srv.URL + "/v1", IdleTimeout: -1, HTTPClient: hc}})
 	if err != nil {
 		t.Fatal(err)
 	}

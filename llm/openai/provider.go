@@ -17,6 +17,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm"
 	"github.com/pi-rpc/pi-rpc/llm/internal/failure"
 	"github.com/pi-rpc/pi-rpc/llm/internal/idle"
 )
@@ -24,30 +25,12 @@ import (
 // userAgent names pi-rpc to the server.
 const userAgent = "pi-rpc"
 
-// Config configures a [Provider]. Everything is explicit: nothing is read from the
-// environment.
+// Config configures a [Provider]: the [llm.Endpoint] every provider takes, and the API
+// the endpoint speaks. BaseURL is the API root, e.g. "https://api.openai.com/v1"; requests go
+// to BaseURL + "/chat/completions". APIKey is sent as a bearer token (local servers often
+// need none). Everything is explicit: nothing is read from the environment.
 type Config struct {
-	// BaseURL is the API root, e.g. "https://api.openai.com/v1"; requests go to
-	// BaseURL + "/chat/completions". Required.
-	BaseURL string
-	// APIKey is sent as a bearer token when non-empty (local servers often need none).
-	APIKey string
-	// KeySource says where APIKey came from ("OPENAI_API_KEY", "models.json provider
-	// ollama"), so that an authentication failure names the setting to fix; with no APIKey
-	// it is the setting that was empty.
-	KeySource string
-	// Headers are added to every request (models.json provider headers).
-	Headers map[string]string
-	// IdleTimeout is how long the server may stay silent, waiting for headers or between
-	// body bytes, before the stream fails with a retryable error. Zero means
-	// [DefaultIdleTimeout]; negative disables the timer.
-	IdleTimeout time.Duration
-	// HTTPClient sends the requests; nil means a client with no overall timeout (a streamed
-	// response may legitimately last many minutes; the idle timer bounds silence instead).
-	HTTPClient *http.Client
-	// Clock stamps messages, dates Retry-After and times the idle timer; nil means
-	// [clock.System].
-	Clock clock.Clock
+	llm.Endpoint
 
 	// API is the API the endpoint speaks: [API] (Chat Completions, the default),
 	// [ResponsesAPI] or [AzureAPI] (the Responses API of Azure OpenAI, through openai-go's
@@ -80,19 +63,11 @@ type Provider struct {
 
 // New returns a provider for cfg. It fails only for an unusable BaseURL.
 func New(cfg Config) (*Provider, error) {
-	u, err := url.Parse(cfg.BaseURL)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return nil, fmt.Errorf("openai: base URL %q is not an absolute http(s) URL", cfg.BaseURL)
+	ep, err := cfg.Resolve("openai")
+	if err != nil {
+		return nil, err
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("openai: base URL %q: scheme must be http or https", cfg.BaseURL)
-	}
-	hc := &http.Client{}
-	if cfg.HTTPClient != nil {
-		// A copy, so that the redirect policy below is this provider's alone.
-		c := *cfg.HTTPClient
-		hc = &c
-	}
+	u, hc := ep.URL, ep.Client // hc is a copy, so the redirect policy below is this provider's alone
 	hc.CheckRedirect = sameOriginRedirects(u, hc.CheckRedirect)
 	// The path is resolved below the base URL's path, which is taken as a directory.
 	if !strings.HasSuffix(u.Path, "/") {
@@ -109,19 +84,13 @@ func New(cfg Config) (*Provider, error) {
 	default:
 		return nil, fmt.Errorf("openai: api %q is not served by this package", cfg.API)
 	}
-	endpoint, err := root.Parse(path)
+	target, err := root.Parse(path)
 	if err != nil {
 		return nil, fmt.Errorf("openai: base URL %q: %w", cfg.BaseURL, err)
 	}
-	p := &Provider{cfg: cfg, clock: cfg.Clock, idle: cfg.IdleTimeout, host: strings.ToLower(u.Hostname()),
-		keyOrigin: failure.KeyOrigin(cfg.KeySource, cfg.APIKey != "", cfg.Headers), logURL: failure.LogURL(endpoint),
+	p := &Provider{cfg: cfg, clock: ep.Clock, idle: ep.Idle, host: strings.ToLower(u.Hostname()),
+		keyOrigin: ep.KeyOrigin, logURL: failure.LogURL(target),
 		responses: IsResponsesAPI(cfg.API), path: path}
-	if p.clock == nil {
-		p.clock = clock.System
-	}
-	if p.idle == 0 {
-		p.idle = DefaultIdleTimeout
-	}
 	opts := []option.RequestOption{
 		option.WithHTTPClient(hc),
 		// pi-rpc's session layer retries, visibly; the SDK's own retries stay off.

@@ -1,31 +1,28 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
-	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm"
+	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// captureTransport records the request body and answers with a minimal stream, so request
-// tests can use OpenAI's real host name without any network.
-type captureTransport struct{ body []byte }
+// captureSSE is the minimal Chat Completions stream a capture answers with, so request tests
+// can use OpenAI's real host name without any network.
+const captureSSE = "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
 
-func (c *captureTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	c.body, _ = io.ReadAll(req.Body)
-	sse := "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
-	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
-		Body: io.NopCloser(strings.NewReader(sse)), Request: req}, nil
+// newCapture records the request a provider sends and answers with captureSSE.
+func newCapture() *providertest.CaptureTransport {
+	return &providertest.CaptureTransport{SSE: captureSSE}
 }
 
 // conversation has images, tool results, thinking from this model and from another one, an
@@ -96,8 +93,8 @@ func TestRequestGolden(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ct := &captureTransport{}
-			p, err := New(Config{BaseURL: tc.baseURL, APIKey: "k", KeySource: "test", IdleTimeout: -1, HTTPClient: &http.Client{Transport: ct}})
+			ct := newCapture()
+			p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: tc.baseURL, APIKey: "k", KeySource: "test", IdleTimeout: -1, HTTPClient: &http.Client{Transport: ct}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,37 +102,8 @@ func TestRequestGolden(t *testing.T) {
 			if final.StopReason != core.StopReasonStop {
 				t.Fatalf("stream failed: %s", final.ErrorMessage)
 			}
-			var pretty bytes.Buffer
-			if err := json.Indent(&pretty, ct.body, "", "  "); err != nil {
-				t.Fatalf("request body is not JSON: %v\n%s", err, ct.body)
-			}
-			pretty.WriteByte('\n')
 			path := filepath.Join("testdata", "request_"+tc.name+".golden.json")
-			if *update {
-				if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(pretty.Bytes(), want) {
-				gl, wl := strings.Split(pretty.String(), "\n"), strings.Split(string(want), "\n")
-				for i := 0; i < max(len(gl), len(wl)); i++ {
-					var g, w string
-					if i < len(gl) {
-						g = gl[i]
-					}
-					if i < len(wl) {
-						w = wl[i]
-					}
-					if g != w {
-						t.Fatalf("%s line %d: got %q, want %q (run with -update after checking)", path, i+1, g, w)
-					}
-				}
-			}
+			providertest.Golden(t, path, append(providertest.IndentJSON(t, ct.Body), '\n'), *update)
 		})
 	}
 }
@@ -143,15 +111,15 @@ func TestRequestGolden(t *testing.T) {
 // requestBody streams req through a provider and returns the request body it sent.
 func requestBody(t *testing.T, req *core.Request) []byte {
 	t.Helper()
-	ct := &captureTransport{}
-	p, err := New(Config{BaseURL: "http://127.0.0.1:1/v1", IdleTimeout: -1, HTTPClient: &http.Client{Transport: ct}})
+	ct := newCapture()
+	p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: "http://127.0.0.1:1/v1", IdleTimeout: -1, HTTPClient: &http.Client{Transport: ct}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, final := run(t, context.Background(), p, req); final.StopReason != core.StopReasonStop {
 		t.Fatalf("stream failed: %s", final.ErrorMessage)
 	}
-	return ct.body
+	return ct.Body
 }
 
 // streamToolCall streams a tool call whose arguments arrive as fragments and returns the
@@ -244,8 +212,8 @@ func TestRequestArgumentsAndSchemaEdges(t *testing.T) {
 		t.Errorf("ArgumentsJSON = %s, want %s", got, want)
 	}
 	for _, params := range []string{`[1]`, `{"type":`, `  `} {
-		ct := &captureTransport{}
-		p, err := New(Config{BaseURL: "http://127.0.0.1:1/v1", IdleTimeout: -1, HTTPClient: &http.Client{Transport: ct}})
+		ct := newCapture()
+		p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: "http://127.0.0.1:1/v1", IdleTimeout: -1, HTTPClient: &http.Client{Transport: ct}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,7 +223,7 @@ func TestRequestArgumentsAndSchemaEdges(t *testing.T) {
 		if final.StopReason != core.StopReasonError || !strings.Contains(final.ErrorMessage, "tool bad: parameters are not a JSON object") {
 			t.Errorf("parameters %q: stop %s error %q, want the request to fail", params, final.StopReason, final.ErrorMessage)
 		}
-		if ct.body != nil {
+		if ct.Body != nil {
 			t.Errorf("parameters %q: a request was sent", params)
 		}
 	}

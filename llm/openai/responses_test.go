@@ -12,6 +12,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
+	"github.com/pi-rpc/pi-rpc/llm"
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
@@ -362,8 +363,7 @@ func TestAzureResponses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := mockopenai.New(&mockopenai.Script{Responses: []mockopenai.Response{{Reasoning: "r", Text: "hi"}}})
 			t.Cleanup(srv.Close)
-			p, err := New(Config{API: AzureAPI, BaseURL: srv.Root() + tc.suffix, APIKey: "az-key", KeySource: "AZURE_OPENAI_API_KEY", IdleTimeout: -1,
-				AzureAPIVersion: tc.version, Deployments: ParseDeploymentMap(" o4-mini = my-o4 ,bad,=x")})
+			p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: srv.Root() + tc.suffix, APIKey: "az-key", KeySource: "AZURE_OPENAI_API_KEY", IdleTimeout: -1}, API: AzureAPI, AzureAPIVersion: tc.version, Deployments: ParseDeploymentMap(" o4-mini = my-o4 ,bad,=x")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -397,7 +397,7 @@ func TestAzureResponses(t *testing.T) {
 func TestAzureResponsesRetriesOff(t *testing.T) {
 	srv := mockopenai.New(&mockopenai.Script{Responses: []mockopenai.Response{mockopenai.RateLimitError("3"), {Text: "late"}}})
 	t.Cleanup(srv.Close)
-	p, err := New(Config{API: AzureAPI, BaseURL: srv.Root(), APIKey: "k", IdleTimeout: -1})
+	p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: srv.Root(), APIKey: "k", IdleTimeout: -1}, API: AzureAPI})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,8 +418,7 @@ func TestResponsesIdleTimeout(t *testing.T) {
 	pipe := func(t *testing.T, resp mockopenai.Response) *Provider {
 		srv := mockopenai.NewHandler(&mockopenai.Script{Responses: []mockopenai.Response{resp}})
 		t.Cleanup(srv.Release)
-		p, err := New(Config{API: ResponsesAPI, BaseURL: "http://mock.invalid/v1", APIKey: "k", IdleTimeout: 120 * time.Second,
-			HTTPClient: &http.Client{Transport: mockhttp.PipeTransport{Handler: srv}}})
+		p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: "http://mock.invalid/v1", APIKey: "k", IdleTimeout: 120 * time.Second, HTTPClient: &http.Client{Transport: mockhttp.PipeTransport{Handler: srv}}}, API: ResponsesAPI})
 		if err != nil {
 			t.Fatal(err)
 		}

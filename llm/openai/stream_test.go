@@ -7,23 +7,16 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
+	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
 // TestFixtures replays streams in the shapes real servers send and checks every event and
 // the final message.
 func TestFixtures(t *testing.T) {
-	tests := []struct {
-		name, file, model string
-		want              []string
-		content           string
-		usage             core.Usage
-		responseID        string
-		responseModel     string
-		stop              core.StopReason
-	}{
+	mock(t).Replays(t, []providertest.Replay{
 		{
-			name: "openai text with cached tokens", file: "openai_text_cached.sse", model: "gpt-4.1",
-			want: []string{
+			Name: "openai text with cached tokens", File: "openai_text_cached.sse", Model: fixtureModel("gpt-4.1"),
+			Want: []string{
 				"start",
 				"text_start 0",
 				`text_delta 0 "Hello"`,
@@ -31,13 +24,13 @@ func TestFixtures(t *testing.T) {
 				`text_end 0 "Hello world"`,
 				"done stop",
 			},
-			content:    `[{"type":"text","text":"Hello world"}]`,
-			usage:      core.Usage{Input: 176, Output: 2, CacheRead: 1024, TotalTokens: 1202},
-			responseID: "chatcmpl-C1a2b3", responseModel: "gpt-4.1-2025-04-14", stop: core.StopReasonStop,
+			Content:    `[{"type":"text","text":"Hello world"}]`,
+			Usage:      core.Usage{Input: 176, Output: 2, CacheRead: 1024, TotalTokens: 1202},
+			ResponseID: "chatcmpl-C1a2b3", ResponseModel: "gpt-4.1-2025-04-14", Stop: core.StopReasonStop,
 		},
 		{
-			name: "openai parallel tool calls", file: "openai_parallel_tools.sse", model: "gpt-4.1",
-			want: []string{
+			Name: "openai parallel tool calls", File: "openai_parallel_tools.sse", Model: fixtureModel("gpt-4.1"),
+			Want: []string{
 				"start",
 				"toolcall_start 0 id=call_AAA name=read",
 				`toolcall_delta 0 "{\"pa"`,
@@ -48,13 +41,13 @@ func TestFixtures(t *testing.T) {
 				`toolcall_end 1 call_BBB ls {}`,
 				"done toolUse",
 			},
-			content:    `[{"type":"toolCall","id":"call_AAA","name":"read","arguments":{"path":"a.go"}},{"type":"toolCall","id":"call_BBB","name":"ls","arguments":{}}]`,
-			usage:      core.Usage{Input: 300, Output: 40, TotalTokens: 340},
-			responseID: "chatcmpl-C2", responseModel: "gpt-4.1-2025-04-14", stop: core.StopReasonToolUse,
+			Content:    `[{"type":"toolCall","id":"call_AAA","name":"read","arguments":{"path":"a.go"}},{"type":"toolCall","id":"call_BBB","name":"ls","arguments":{}}]`,
+			Usage:      core.Usage{Input: 300, Output: 40, TotalTokens: 340},
+			ResponseID: "chatcmpl-C2", ResponseModel: "gpt-4.1-2025-04-14", Stop: core.StopReasonToolUse,
 		},
 		{
-			name: "openrouter reasoning then text then tool call, with comments", file: "openrouter_reasoning_text_tool.sse", model: "deepseek/deepseek-r1",
-			want: []string{
+			Name: "openrouter reasoning then text then tool call, with comments", File: "openrouter_reasoning_text_tool.sse", Model: fixtureModel("deepseek/deepseek-r1"),
+			Want: []string{
 				"start",
 				"thinking_start 0",
 				`thinking_delta 0 "The user"`,
@@ -69,13 +62,13 @@ func TestFixtures(t *testing.T) {
 				`toolcall_end 2 call_or1 ls {"path":"."}`,
 				"done toolUse",
 			},
-			content:    `[{"type":"thinking","thinking":"The user wants a listing.","thinkingSignature":"reasoning"},{"type":"text","text":"Listing now."},{"type":"toolCall","id":"call_or1","name":"ls","arguments":{"path":"."}}]`,
-			usage:      core.Usage{Input: 300, Output: 60, CacheRead: 200, TotalTokens: 560},
-			responseID: "gen-1754000002-abc", stop: core.StopReasonToolUse,
+			Content:    `[{"type":"thinking","thinking":"The user wants a listing.","thinkingSignature":"reasoning"},{"type":"text","text":"Listing now."},{"type":"toolCall","id":"call_or1","name":"ls","arguments":{"path":"."}}]`,
+			Usage:      core.Usage{Input: 300, Output: 60, CacheRead: 200, TotalTokens: 560},
+			ResponseID: "gen-1754000002-abc", Stop: core.StopReasonToolUse,
 		},
 		{
-			name: "vllm reasoning and tool calls interleaved by index", file: "vllm_interleaved_tools.sse", model: "Qwen/Qwen3-8B",
-			want: []string{
+			Name: "vllm reasoning and tool calls interleaved by index", File: "vllm_interleaved_tools.sse", Model: fixtureModel("Qwen/Qwen3-8B"),
+			Want: []string{
 				"start",
 				"thinking_start 0",
 				`thinking_delta 0 "Two files."`,
@@ -90,13 +83,13 @@ func TestFixtures(t *testing.T) {
 				`toolcall_end 2 chatcmpl-tool-b2 read {"path":"b.go"}`,
 				"done toolUse",
 			},
-			content:    `[{"type":"thinking","thinking":"Two files.","thinkingSignature":"reasoning_content"},{"type":"toolCall","id":"chatcmpl-tool-a1","name":"read","arguments":{"path":"a.go"}},{"type":"toolCall","id":"chatcmpl-tool-b2","name":"read","arguments":{"path":"b.go"}}]`,
-			usage:      core.Usage{Input: 812, Output: 58, TotalTokens: 870},
-			responseID: "chatcmpl-8f2e", stop: core.StopReasonToolUse,
+			Content:    `[{"type":"thinking","thinking":"Two files.","thinkingSignature":"reasoning_content"},{"type":"toolCall","id":"chatcmpl-tool-a1","name":"read","arguments":{"path":"a.go"}},{"type":"toolCall","id":"chatcmpl-tool-b2","name":"read","arguments":{"path":"b.go"}}]`,
+			Usage:      core.Usage{Input: 812, Output: 58, TotalTokens: 870},
+			ResponseID: "chatcmpl-8f2e", Stop: core.StopReasonToolUse,
 		},
 		{
-			name: "llama.cpp reasoning, text, tool call, usage on the finish chunk", file: "llamacpp_reasoning_text_tool.sse", model: "qwen3-4b",
-			want: []string{
+			Name: "llama.cpp reasoning, text, tool call, usage on the finish chunk", File: "llamacpp_reasoning_text_tool.sse", Model: fixtureModel("qwen3-4b"),
+			Want: []string{
 				"start",
 				"thinking_start 0",
 				`thinking_delta 0 "Check"`,
@@ -111,46 +104,24 @@ func TestFixtures(t *testing.T) {
 				`toolcall_end 2 9aQbRk2mLcXzYw1p bash {"command":"ls -la"}`,
 				"done toolUse",
 			},
-			content:    `[{"type":"thinking","thinking":"Check the dir.","thinkingSignature":"reasoning_content"},{"type":"text","text":"Let me look."},{"type":"toolCall","id":"9aQbRk2mLcXzYw1p","name":"bash","arguments":{"command":"ls -la"}}]`,
-			usage:      core.Usage{Input: 420, Output: 31, TotalTokens: 451},
-			responseID: "chatcmpl-Lc3Xq", stop: core.StopReasonToolUse,
+			Content:    `[{"type":"thinking","thinking":"Check the dir.","thinkingSignature":"reasoning_content"},{"type":"text","text":"Let me look."},{"type":"toolCall","id":"9aQbRk2mLcXzYw1p","name":"bash","arguments":{"command":"ls -la"}}]`,
+			Usage:      core.Usage{Input: 420, Output: 31, TotalTokens: 451},
+			ResponseID: "chatcmpl-Lc3Xq", Stop: core.StopReasonToolUse,
 		},
 		{
-			name: "azure empty-choices chunks", file: "azure_empty_choices.sse", model: "gpt-4o-mini",
-			want: []string{
+			Name: "azure empty-choices chunks", File: "azure_empty_choices.sse", Model: fixtureModel("gpt-4o-mini"),
+			Want: []string{
 				"start",
 				"text_start 0",
 				`text_delta 0 "Hi"`,
 				`text_end 0 "Hi"`,
 				"done stop",
 			},
-			content:    `[{"type":"text","text":"Hi"}]`,
-			usage:      core.Usage{Input: 9, Output: 1, TotalTokens: 10},
-			responseID: "chatcmpl-AZ1", responseModel: "gpt-4o-mini-2024-07-18", stop: core.StopReasonStop,
+			Content:    `[{"type":"text","text":"Hi"}]`,
+			Usage:      core.Usage{Input: 9, Output: 1, TotalTokens: 10},
+			ResponseID: "chatcmpl-AZ1", ResponseModel: "gpt-4o-mini-2024-07-18", Stop: core.StopReasonStop,
 		},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			p, _ := newMockProvider(t, Config{}, mockopenai.Response{Faults: mockhttp.Faults{SSE: fixture(t, tc.file)}})
-			model := core.Model{ID: tc.model, API: API, Provider: "test", Input: []string{"text"}, ContextWindow: 128000, MaxTokens: 4096}
-			got, final := run(t, context.Background(), p, &core.Request{Model: model, Messages: []core.Message{core.NewUserMessage("hi", nil, 1)}})
-			diffLines(t, got, tc.want)
-			if c := contentJSON(t, final); c != tc.content {
-				t.Errorf("content = %s, want %s", c, tc.content)
-			}
-			u := final.Usage
-			u.Cost = core.Cost{}
-			if u != tc.usage {
-				t.Errorf("usage = %+v, want %+v", u, tc.usage)
-			}
-			if final.ResponseID != tc.responseID || final.ResponseModel != tc.responseModel {
-				t.Errorf("responseId, responseModel = %q, %q, want %q, %q", final.ResponseID, final.ResponseModel, tc.responseID, tc.responseModel)
-			}
-			if final.StopReason != tc.stop {
-				t.Errorf("stopReason = %s, want %s", final.StopReason, tc.stop)
-			}
-		})
-	}
+	})
 }
 
 // TestUsagePriced checks that usage is priced with the model's prices (cached tokens at the
@@ -201,4 +172,9 @@ func TestMockScripted(t *testing.T) {
 	if final.Usage.Input != 50 || final.Usage.CacheRead != 50 || final.Usage.Output != 20 {
 		t.Errorf("usage = %+v, want input 50, cacheRead 50, output 20", final.Usage)
 	}
+}
+
+// fixtureModel is a text-only model of a test provider, as the replayed servers serve.
+func fixtureModel(id string) core.Model {
+	return core.Model{ID: id, API: API, Provider: "test", Input: []string{"text"}, ContextWindow: 128000, MaxTokens: 4096}
 }

@@ -25,16 +25,12 @@ const (
 	Steady
 )
 
-// Idle is a provider's side of the idle-timeout test, for its mock's responses of type R.
+// Idle is a provider's side of the idle-timeout test: its [Mock], and what its mock plays
+// in the KeepAlive scenario.
 type Idle[R any] struct {
-	Model    core.Model
-	Describe Describer
-	// Mock builds what the mock plays in each scenario.
-	Mock IdleMock[R]
-	// Provider returns a provider with the idle timeout over an in-memory pipe
-	// (mockhttp.PipeTransport, see [PipeClient]) to a mock playing resp, so it runs in fake
-	// time.
-	Provider func(t *testing.T, idle time.Duration, resp R) core.Provider
+	Mock Mock[R]
+	// KeepAlive is the response of the KeepAlive scenario (see [Beats]).
+	KeepAlive R
 	// KeepAliveName names the KeepAlive subtest; CheckKeepAlive checks its events (when
 	// nil: the text "done" and a clean end).
 	KeepAliveName  string
@@ -45,12 +41,13 @@ type Idle[R any] struct {
 // timeout with a retryable error naming the duration; keep-alives and a slow consumer do
 // not.
 func (s Idle[R]) Run(t *testing.T) {
-	req := func() *core.Request { return HiRequest(s.Model) }
+	req := func() *core.Request { return HiRequest(s.Mock.Model) }
+	d := s.Mock.Describe
 	t.Run("silence mid-stream", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			p := s.Provider(t, 120*time.Second, s.Mock.Response(StallMidStream))
+			p := s.Mock.PipeProvider(t, 120*time.Second, s.Response(StallMidStream))
 			start := time.Now()
-			got, final := Run(t, context.Background(), p, req(), s.Describe.Event)
+			got, final := Run(t, context.Background(), p, req(), d.Event)
 			DiffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "ab"`, "error error retryable: No data from provider for 120s"})
 			if d := time.Since(start); d != 120*time.Second {
 				t.Errorf("failed after %v, want 2m0s", d)
@@ -62,15 +59,15 @@ func (s Idle[R]) Run(t *testing.T) {
 	})
 	t.Run("silence before headers", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			p := s.Provider(t, 90*time.Second, s.Mock.Response(StallBeforeHeaders))
-			got, _ := Run(t, context.Background(), p, req(), s.Describe.Event)
-			DiffLines(t, got, []string{s.Describe.Start(core.StopReasonError), "error error retryable: No data from provider for 90s"})
+			p := s.Mock.PipeProvider(t, 90*time.Second, s.Response(StallBeforeHeaders))
+			got, _ := Run(t, context.Background(), p, req(), d.Event)
+			DiffLines(t, got, []string{d.Start(core.StopReasonError), "error error retryable: No data from provider for 90s"})
 		})
 	})
 	t.Run(s.KeepAliveName, func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			p := s.Provider(t, 120*time.Second, s.Mock.Response(KeepAlive))
-			got, _ := Run(t, context.Background(), p, req(), s.Describe.Event)
+			p := s.Mock.PipeProvider(t, 120*time.Second, s.Response(KeepAlive))
+			got, _ := Run(t, context.Background(), p, req(), d.Event)
 			if s.CheckKeepAlive == nil {
 				DiffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "done"`, `text_end 0 "done"`, "done stop"})
 				return
@@ -80,10 +77,10 @@ func (s Idle[R]) Run(t *testing.T) {
 	})
 	t.Run("a slow consumer pauses the timer", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			p := s.Provider(t, 120*time.Second, s.Mock.Response(Steady))
+			p := s.Mock.PipeProvider(t, 120*time.Second, s.Response(Steady))
 			var got []string
 			for ev := range p.Stream(context.Background(), req()) {
-				got = append(got, s.Describe.Event(ev))
+				got = append(got, d.Event(ev))
 				if ev.Type == core.EventTextDelta {
 					time.Sleep(10 * time.Minute) // the consumer is blocked, e.g. on a client that stopped reading
 				}
@@ -93,26 +90,17 @@ func (s Idle[R]) Run(t *testing.T) {
 	})
 }
 
-// IdleMock builds what a provider's mock plays in each [IdleScenario].
-type IdleMock[R any] struct {
-	// Text is the mock's response streaming text in chunks of 2, with faults f.
-	Text func(text string, f mockhttp.Faults) R
-	// StallAfter is how many data events the mock writes before it goes silent in
-	// StallMidStream: those of the dialect up to and including the first text delta.
-	StallAfter int
-	// KeepAlive is the response of the KeepAlive scenario (see [Beats]).
-	KeepAlive R
-}
-
-// Response is what the mock plays in scenario s.
-func (m IdleMock[R]) Response(s IdleScenario) R {
-	switch s {
+// Response is what the mock plays in scenario sc: [Mock.Text] with the scenario's faults
+// (StallMidStream stalls after the dialect's first text delta), or KeepAlive.
+func (s Idle[R]) Response(sc IdleScenario) R {
+	m := s.Mock
+	switch sc {
 	case StallMidStream:
-		return m.Text("abcd", mockhttp.Faults{StallAfter: m.StallAfter})
+		return m.Text("abcd", mockhttp.Faults{StallAfter: m.Preamble + 1})
 	case StallBeforeHeaders:
 		return m.Text("x", mockhttp.Faults{StallBeforeHeaders: true})
 	case KeepAlive:
-		return m.KeepAlive
+		return s.KeepAlive
 	}
 	return m.Text("abcd", mockhttp.Faults{})
 }

@@ -44,14 +44,15 @@ func TestDescriberOptions(t *testing.T) {
 	}
 }
 
-// TestIdleMock: each scenario gets its response, and Beats waits ten times before "done".
+// TestIdleMock: each scenario gets its response (the stall after the dialect's preamble and
+// first delta), and Beats waits ten times before "done".
 func TestIdleMock(t *testing.T) {
-	m := IdleMock[string]{
+	m := Idle[string]{Mock: Mock[string]{
 		Text: func(text string, f mockhttp.Faults) string {
 			return fmt.Sprintf("%s stall=%d before=%v", text, f.StallAfter, f.StallBeforeHeaders)
 		},
-		StallAfter: 3, KeepAlive: "beats",
-	}
+		Preamble: 2,
+	}, KeepAlive: "beats"}
 	for s, want := range map[IdleScenario]string{StallMidStream: "abcd stall=3 before=false", StallBeforeHeaders: "x stall=0 before=true", KeepAlive: "beats", Steady: "abcd stall=0 before=false"} {
 		if got := m.Response(s); got != want {
 			t.Errorf("scenario %d: %s, want %s", s, got, want)

@@ -156,6 +156,27 @@ func Placeholders(blocks []core.Content, vision bool, text string) []core.Conten
 	return out
 }
 
+// SendBlock is the Block rule of the APIs that take a model's own thinking back (Anthropic,
+// Gemini): another model's text loses its signature and its thinking goes as text (see
+// [ThinkingAsText]); the same model's thinking is kept when keep says so (nil: never), else
+// when it is not blank.
+func SendBlock(keep func(core.Content) bool) func(b core.Content, same bool) (core.Content, bool) {
+	return func(b core.Content, same bool) (core.Content, bool) {
+		switch {
+		case b.Type == core.ContentText && !same:
+			return core.TextBlock(b.Text), true
+		case b.Type != core.ContentThinking:
+			return b, true
+		case !same:
+			return ThinkingAsText(b)
+		case keep != nil && keep(b):
+			return b, true
+		default:
+			return b, strings.TrimSpace(b.Thinking) != ""
+		}
+	}
+}
+
 // ThinkingAsText is the rule most providers apply to another model's thinking: redacted or
 // blank thinking is dropped, the rest is sent as text.
 func ThinkingAsText(b core.Content) (core.Content, bool) {

@@ -1,6 +1,7 @@
 package transform
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -77,5 +78,37 @@ func TestCallIDRemapsResults(t *testing.T) {
 	r := out[1].(*core.ToolResultMessage)
 	if a.Content[0].ID != "call_item" || a.Content[0].ThoughtSignature != "" || r.ToolCallID != "call_item" {
 		t.Fatalf("call %+v, result id %q", a.Content[0], r.ToolCallID)
+	}
+}
+
+// TestSendBlock: another model's text loses its signature and its thinking goes as text
+// (redacted or blank dropped); the same model's blank thinking is dropped unless keep
+// takes it.
+func TestSendBlock(t *testing.T) {
+	signed := func(b core.Content) bool { return b.ThinkingSignature != "" }
+	think := func(text, sig string) core.Content {
+		return core.Content{Type: core.ContentThinking, Thinking: text, ThinkingSignature: sig}
+	}
+	for _, tc := range []struct {
+		name string
+		keep func(core.Content) bool
+		b    core.Content
+		same bool
+		want core.Content
+		ok   bool
+	}{
+		{"other's text", nil, core.Content{Type: core.ContentText, Text: "t", TextSignature: "s"}, false, core.TextBlock("t"), true},
+		{"own text", nil, core.Content{Type: core.ContentText, Text: "t", TextSignature: "s"}, true, core.Content{Type: core.ContentText, Text: "t", TextSignature: "s"}, true},
+		{"other's thinking", nil, think("hm", "s"), false, core.TextBlock("hm"), true},
+		{"other's blank thinking", signed, think(" ", "s"), false, think(" ", "s"), false},
+		{"own thinking", nil, think("hm", ""), true, think("hm", ""), true},
+		{"own blank thinking", nil, think(" ", "s"), true, think(" ", "s"), false},
+		{"own blank thinking kept", signed, think(" ", "s"), true, think(" ", "s"), true},
+		{"own blank unsigned thinking", signed, think(" ", ""), true, think(" ", ""), false},
+	} {
+		got, ok := SendBlock(tc.keep)(tc.b, tc.same)
+		if !reflect.DeepEqual(got, tc.want) || ok != tc.ok {
+			t.Errorf("%s: got %+v %v, want %+v %v", tc.name, got, ok, tc.want, tc.ok)
+		}
 	}
 }
