@@ -1,7 +1,6 @@
 package e2e_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -16,6 +15,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
 
 // editorClient is an editor on the Go SDK's client side: it serves fs/* from its own
@@ -38,25 +38,8 @@ type editorClient struct {
 
 type editorTerm struct {
 	cmd  *exec.Cmd
-	out  *lockedBuffer
+	out  *testkit.Buffer
 	done chan struct{}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func newEditorClient(buffers map[string]string) *editorClient {
@@ -106,7 +89,7 @@ func (c *editorClient) CreateTerminal(_ context.Context, p sdk.CreateTerminalReq
 	if p.Cwd != nil {
 		cmd.Dir = *p.Cwd
 	}
-	t := &editorTerm{cmd: cmd, out: &lockedBuffer{}, done: make(chan struct{})}
+	t := &editorTerm{cmd: cmd, out: &testkit.Buffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = t.out, t.out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {

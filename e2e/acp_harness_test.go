@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
 
 // acpProc is a pi-rpc --protocol acp process, spoken to with raw lines so the tests see the
@@ -27,7 +28,7 @@ type acpProc struct {
 	done  chan struct{}
 	ws    string
 	// stderr is everything the process wrote there, complete once done is closed.
-	stderr lockedBuffer
+	stderr testkit.Buffer
 }
 
 // acpMsg is one line of stdout, decoded.

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
 
 // update rewrites the golden wire transcripts instead of comparing them.
@@ -318,21 +319,9 @@ func (n *normalizer) apply(s string) string {
 
 // lineDiff shows the first lines where two transcripts differ.
 func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
 	var b strings.Builder
-	shown := 0
-	for i := 0; i < max(len(w), len(g)) && shown < 6; i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n  want %s\n  got  %s\n", i+1, truncate(wl, 400), truncate(gl, 400))
-			shown++
-		}
+	for _, d := range testkit.DiffLines(want, got, 6) {
+		fmt.Fprintf(&b, "line %d:\n  want %s\n  got  %s\n", d.Line, truncate(d.Want, 400), truncate(d.Got, 400))
 	}
 	return b.String()
 }

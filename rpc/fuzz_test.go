@@ -6,10 +6,10 @@ import (
 	"flag"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/internal/transport/fuzzseed"
 	"github.com/rs/zerolog"
 	"github.com/sourcegraph/jsonrpc2"
@@ -45,24 +45,12 @@ func addSeeds(f *testing.F) {
 	}
 }
 
-// syncBuffer is a buffer the writer goroutine writes while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
 // FuzzStreamAccept: whatever a frame holds, stream validation hands jsonrpc2 only
 // well-formed requests or responses, and everything it answers itself is JSON.
 func FuzzStreamAccept(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, frame []byte) {
-		var out syncBuffer
+		var out testkit.Buffer
 		w := NewWriter(&out, 1<<20)
 		w.Start(FramingNDJSON)
 		s := newStream(bytes.NewReader(nil), FramingNDJSON, fuzzMax, w, zerolog.Nop())
@@ -71,9 +59,7 @@ func FuzzStreamAccept(f *testing.F) {
 		for _, m := range msgs {
 			checkForJSONRPC2(t, frame, m)
 		}
-		out.mu.Lock()
-		written := out.b.Bytes()
-		out.mu.Unlock()
+		written := []byte(out.String())
 		for _, line := range bytes.Split(bytes.TrimSuffix(written, []byte("\n")), []byte("\n")) {
 			if len(written) == 0 {
 				break

@@ -53,7 +53,7 @@ type conn struct {
 	in     *io.PipeWriter
 	lines  chan map[string]any
 	seen   []map[string]any
-	stderr *syncBuffer
+	stderr *testkit.Buffer
 	done   chan int
 	once   sync.Once
 	code   int
@@ -63,7 +63,7 @@ func runConn(t *testing.T, env map[string]string, args ...string) *conn {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	c := &conn{t: t, in: inW, lines: make(chan map[string]any, 1024), stderr: &syncBuffer{}, done: make(chan int, 1)}
+	c := &conn{t: t, in: inW, lines: make(chan map[string]any, 1024), stderr: &testkit.Buffer{}, done: make(chan int, 1)}
 	go func() {
 		c.done <- run(args, inR, outW, c.stderr, envOf(env))
 		_ = outW.Close()

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
 
 // textBody writes its text in pieces, as a body made of many parts does; size is what it
@@ -60,7 +62,7 @@ func TestWriterBodies(t *testing.T) {
 // A body in the ordered lane counts its size toward the backpressure limit.
 func TestWriterBodyBackpressure(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var out buffer
+		var out testkit.Buffer
 		w := NewWriter(&out, 10)
 		w.Event(1, []byte("e1"))
 		w.ResponseBodyAfter(newBody(strings.Repeat("b", 20)), 1) // queued behind e1: ordered lane
@@ -87,7 +89,7 @@ func TestWriterBodyBackpressure(t *testing.T) {
 // Under Content-Length a body that writes another size than it announced has corrupted the
 // stream: the writer stops as after a failed write. Under NDJSON the line is still whole.
 func TestWriterBodyWrongSize(t *testing.T) {
-	var out buffer
+	var out testkit.Buffer
 	w := NewWriter(&out, 1<<20)
 	w.ResponseBody(&textBody{text: "abc", size: 4})
 	w.Start(ContentLength)

@@ -2,40 +2,22 @@ package transport
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
-
-// buffer is an output the writer goroutine writes while the test reads it.
-type buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *buffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *buffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
 
 // written queues with fill on a writer that is not started yet (so nothing is written
 // while the test queues), then starts it, closes it and returns what it wrote.
 func written(t *testing.T, f Framing, fill func(w *Writer)) string {
 	t.Helper()
-	var out buffer
+	var out testkit.Buffer
 	w := NewWriter(&out, 1<<20)
 	fill(w)
 	w.Start(f)
@@ -152,7 +134,7 @@ func TestWriterFlushesAndCloses(t *testing.T) {
 // gate is an output whose writes wait until the test opens it.
 type gate struct {
 	open chan struct{}
-	out  buffer
+	out  testkit.Buffer
 }
 
 func (g *gate) Write(p []byte) (int, error) {
