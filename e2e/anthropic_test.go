@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockanthropic"
 	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
@@ -111,22 +110,7 @@ func TestAnthropicToolLoop(t *testing.T) {
 // aborted and the mock sees the connection closed.
 func TestAnthropicAbortMidStream(t *testing.T) {
 	mock := newAnthropicMock(t, mockanthropic.Response{Text: "never finishes this sentence", ChunkSize: 4, Faults: mockhttp.Faults{StallAfter: 5}})
-	p := start(t, anthropicOptions(mock, "claude-haiku-4-5", ""))
-	var pr inputResult
-	p.result("prompt", map[string]any{"message": "go"}, &pr)
-	p.event("message_update")
-	abort := p.result("abort", nil, nil)
-	end := p.event("agent_end")
-	ev := p.event("agent_settled")
-	p.before(abort, end, "abort response before agent_end")
-	if s := settledOf(t, ev); !s.Aborted || s.outcome(pr.InputID) != "aborted" {
-		t.Errorf("agent_settled = %s, want aborted", ev)
-	}
-	select {
-	case <-mock.Requests()[0].Gone():
-	case <-time.After(hangTimeout):
-		t.Errorf("the aborted HTTP request was never closed")
-	}
+	abortMidStream(t, start(t, anthropicOptions(mock, "claude-haiku-4-5", "")), func() *mockhttp.Request { return mock.Requests()[0] })
 }
 
 // TestSwitchOpenAIToClaude runs a tool call on an OpenAI model, switches to a Claude model
