@@ -83,6 +83,13 @@ func (g *acpGolden) newSession(id int) string {
 	return sid
 }
 
+// initSession initializes the agent and opens a session with request id 1 (newSession).
+func (g *acpGolden) initSession() string {
+	g.t.Helper()
+	g.initialize()
+	return g.newSession(1)
+}
+
 func (g *acpGolden) prompt(id int, sid, text string) acpMsg {
 	g.t.Helper()
 	return g.call(id, "session/prompt", textPrompt(sid, text))

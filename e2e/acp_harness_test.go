@@ -246,6 +246,15 @@ func (p *acpProc) newSession(id int) string {
 	return r.SessionID
 }
 
+// startACPSession starts the process (startACP), initializes it and opens a session with
+// request id 1; it returns the process and the session's id.
+func startACPSession(t *testing.T, mock *mockopenai.Server, args ...string) (*acpProc, string) {
+	t.Helper()
+	p := startACP(t, mock, args...)
+	p.initialize()
+	return p, p.newSession(1)
+}
+
 func textPrompt(sid, text string) map[string]any {
 	return map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "text", "text": text}}}
 }

@@ -121,9 +121,7 @@ func TestACPInitializeDoesNotWaitForMCPConfig(t *testing.T) {
 	mock := mockOf(mockopenai.Response{Text: "with the server"})
 	defer mock.Close()
 	cfg := writeMCPConfig(t, map[string]any{"slow": map[string]any{"command": mcpTestServer(t), "args": []string{"-gate", gate}}})
-	p := startACP(t, mock, "--mcp-config", cfg, "--mcp-timeout", "10m")
-	p.initialize()
-	sid := p.newSession(1)
+	p, sid := startACPSession(t, mock, "--mcp-config", cfg, "--mcp-timeout", "10m")
 	p.request(2, "session/prompt", textPrompt(sid, "hi"))
 	f, err := os.OpenFile(gate, os.O_WRONLY, 0)
 	if err != nil {

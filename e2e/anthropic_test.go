@@ -57,12 +57,7 @@ func TestAnthropicToolLoop(t *testing.T) {
 		mockanthropic.Response{Text: "The notes say: buy bread."},
 	)
 	p := start(t, anthropicOptions(mock, "claude-sonnet-4-5", cwd))
-	var pr inputResult
-	p.result("prompt", map[string]any{"message": "What do my notes say?"}, &pr)
-	ev := p.event("agent_settled")
-	if s := settledOf(t, ev); s.Error != nil || s.Aborted || s.outcome(pr.InputID) != "completed" {
-		t.Fatalf("agent_settled = %s\nstderr: %s", ev, p.stderrTail(20))
-	}
+	p.promptCompleted("What do my notes say?")
 	var thinking, toolEnd bool
 	for _, m := range p.history() {
 		if m.isEvent() && m.typ() == "message_update" {
@@ -149,11 +144,7 @@ func TestSwitchOpenAIToClaude(t *testing.T) {
 	if s := settledOf(t, p.event("agent_settled")); s.Error != nil || s.Aborted {
 		t.Fatalf("OpenAI run failed: %+v", s)
 	}
-	var sm struct {
-		Model struct {
-			ID, Provider, API string
-		} `json:"model"`
-	}
+	var sm modelResult
 	p.result("setModel", map[string]any{"provider": "anthropic", "modelId": "claude-sonnet-4-5"}, &sm)
 	if sm.Model.ID != "claude-sonnet-4-5" || sm.Model.API != "anthropic-messages" {
 		t.Fatalf("setModel = %+v", sm)

@@ -52,12 +52,7 @@ func TestGoogleToolLoop(t *testing.T) {
 	t.Cleanup(mock.Close)
 	p := start(t, options{cwd: cwd, home: home, args: []string{"--models", googleModels(t, home, mock), "--model", "gem/gemini-3-flash-preview", "--thinking", "medium"},
 		env: []string{"GEM_KEY=gem-secret"}})
-	var pr inputResult
-	p.result("prompt", map[string]any{"message": "What do my notes say?"}, &pr)
-	ev := p.event("agent_settled")
-	if s := settledOf(t, ev); s.Error != nil || s.Aborted || s.outcome(pr.InputID) != "completed" {
-		t.Fatalf("agent_settled = %s\nstderr: %s", ev, p.stderrTail(20))
-	}
+	p.promptCompleted("What do my notes say?")
 
 	loop := toolLoopStreamOf(p.history())
 	thinking, toolEnd, retried, firstUsage := loop.thinking, loop.toolEnd, loop.retried, loop.firstUsage

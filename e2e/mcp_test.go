@@ -283,9 +283,7 @@ func TestMCPFaultsEndInErrorResults(t *testing.T) {
 		!strings.Contains(failed["needenv"], "environment variable PI_RPC_TEST_UNSET_VAR is not set") || len(failed) != 2 {
 		t.Fatalf("failed servers = %v", failed)
 	}
-	var st0 struct {
-		Problems []struct{ Kind, Server, Message string }
-	}
+	var st0 problemsResult
 	p.result("getState", nil, &st0)
 	problems := map[string]string{}
 	for _, pr := range st0.Problems {
@@ -327,9 +325,7 @@ func TestMCPFaultsEndInErrorResults(t *testing.T) {
 	if names := strings.Join(mockopenai.ToolNames(reqs[2]), ","); strings.Contains(names, "mcp__crashy__") || !strings.Contains(names, "mcp__hangy__echo") {
 		t.Errorf("tools after the crash: %s", names)
 	}
-	var st struct {
-		Problems []struct{ Kind, Server, Message string }
-	}
+	var st problemsResult
 	p.result("getState", nil, &st)
 	servers := map[string]bool{}
 	for _, pr := range st.Problems {

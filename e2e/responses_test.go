@@ -73,12 +73,7 @@ func TestResponsesToolLoop(t *testing.T) {
 	mock := mockopenai.New(&mockopenai.Script{Responses: []mockopenai.Response{readNotes(), mockopenai.RateLimitError("0"), {Text: "The notes say: buy bread."}}})
 	t.Cleanup(mock.Close)
 	p := start(t, options{cwd: notesDir(t), mock: mock, args: []string{"--api", "responses", "--model", "o4-mini", "--thinking", "high"}})
-	var pr inputResult
-	p.result("prompt", map[string]any{"message": "What do my notes say?"}, &pr)
-	ev := p.event("agent_settled")
-	if s := settledOf(t, ev); s.Error != nil || s.Aborted || s.outcome(pr.InputID) != "completed" {
-		t.Fatalf("agent_settled = %s\nstderr: %s", ev, p.stderrTail(20))
-	}
+	p.promptCompleted("What do my notes say?")
 	loop := toolLoopStreamOf(p.history())
 	thinking, toolEnd, retried, usage := loop.thinking, loop.toolEnd, loop.retried, loop.firstUsage
 	if !thinking || !toolEnd || !retried {

@@ -159,9 +159,7 @@ func sandboxScript(replies ...reply) string {
 // sandbox off; under workspace-write the write tool refuses outside the write set too, and
 // initialize and getState report the sandbox.
 func TestSandboxEscapesThroughTheBinary(t *testing.T) {
-	if !landlockAvailable() {
-		t.Skip("the kernel has no Landlock")
-	}
+	skipWithoutLandlock(t)
 	for _, mode := range []string{"off", "workspace-write"} {
 		t.Run(mode, func(t *testing.T) {
 			r := newSandboxRun(t, "--sandbox", mode)
@@ -226,10 +224,7 @@ func TestSandboxEscapesThroughTheBinary(t *testing.T) {
 			if (st.Sandbox != nil) != (mode != "off") {
 				t.Errorf("getState's sandbox = %+v under --sandbox %s", st.Sandbox, mode)
 			}
-			p.closeStdin()
-			if code := p.waitExit(); code != 0 {
-				t.Fatalf("exit code %d", code)
-			}
+			p.closeExpectExit0()
 		})
 	}
 }
@@ -239,6 +234,14 @@ func TestSandboxEscapesThroughTheBinary(t *testing.T) {
 func landlockAvailable() bool {
 	v, _, errno := syscall.Syscall(444, 0, 0, 1)
 	return errno == 0 && v >= 1
+}
+
+// skipWithoutLandlock skips a test that needs the kernel's Landlock.
+func skipWithoutLandlock(t *testing.T) {
+	t.Helper()
+	if !landlockAvailable() {
+		t.Skip("the kernel has no Landlock")
+	}
 }
 
 // withoutLandlockEnv names the program the e2e test binary execs under a seccomp filter that
@@ -334,10 +337,7 @@ func TestSandboxReportedWithoutLandlock(t *testing.T) {
 					t.Fatalf("bash without Landlock, warn: %s", end)
 				}
 			}
-			p.closeStdin()
-			if code := p.waitExit(); code != 0 {
-				t.Fatalf("exit code %d", code)
-			}
+			p.closeExpectExit0()
 		})
 	}
 }
@@ -347,9 +347,7 @@ func TestSandboxReportedWithoutLandlock(t *testing.T) {
 // session still writes its workspace, and a choice looser than the process's is refused, by
 // createSession and by setOptions (which then changes none of its options).
 func TestSandboxPerSession(t *testing.T) {
-	if !landlockAvailable() {
-		t.Skip("the kernel has no Landlock")
-	}
+	skipWithoutLandlock(t)
 	r := newSandboxRun(t, "--sandbox", "workspace-write", "--sandbox-network", "on")
 	r.o.multiSession = true
 	p := start(t, r.o)
@@ -412,10 +410,7 @@ func TestSandboxPerSession(t *testing.T) {
 	if after.Sandbox == nil || after.Sandbox.Mode != "read-only" || !after.Options.AutoRetry {
 		t.Errorf("after a refused setOptions: autoRetry %v, sandbox %+v", after.Options.AutoRetry, after.Sandbox)
 	}
-	p.closeStdin()
-	if code := p.waitExit(); code != 0 {
-		t.Fatalf("exit code %d", code)
-	}
+	p.closeExpectExit0()
 }
 
 // TestSandboxPiMode: pi mode's bash runs sandboxed too (as root here: Landlock confines root
@@ -441,9 +436,7 @@ func TestSandboxPiMode(t *testing.T) {
 // TestSandboxAbortBashKillsTheTree: abortBash reaches a sandboxed command in its namespaces,
 // background children included (they stay in pi-rpc's process group).
 func TestSandboxAbortBashKillsTheTree(t *testing.T) {
-	if !landlockAvailable() {
-		t.Skip("the kernel has no Landlock")
-	}
+	skipWithoutLandlock(t)
 	r := newSandboxRun(t, "--sandbox", "workspace-write")
 	p := start(t, r.o)
 	p.result("initialize", map[string]any{}, nil)
@@ -467,10 +460,7 @@ func TestSandboxAbortBashKillsTheTree(t *testing.T) {
 			t.Fatalf("the background sleep %s survived abortBash: %s", pid, stat)
 		}
 	}
-	p.closeStdin()
-	if code := p.waitExit(); code != 0 {
-		t.Fatalf("exit code %d", code)
-	}
+	p.closeExpectExit0()
 }
 
 // TestSandboxSessionChoices: on a server started without a sandbox, one connection holds a
@@ -481,9 +471,7 @@ func TestSandboxAbortBashKillsTheTree(t *testing.T) {
 // command on and turns it off again; an unknown mode is -32602 and a directory that does not
 // exist -32011, each naming the field.
 func TestSandboxSessionChoices(t *testing.T) {
-	if !landlockAvailable() {
-		t.Skip("the kernel has no Landlock")
-	}
+	skipWithoutLandlock(t)
 	r := newSandboxRun(t)
 	r.o.multiSession = true
 	if err := os.Mkdir(filepath.Join(r.o.cwd, "..", "scratch"), 0o755); err != nil {
@@ -573,10 +561,7 @@ func TestSandboxSessionChoices(t *testing.T) {
 	if !strings.Contains(e.Message, filepath.Join(r.o.cwd, "missing")) || !strings.Contains(e.Message, "not a directory") {
 		t.Errorf("a missing write directory: %s", e.Message)
 	}
-	p.closeStdin()
-	if code := p.waitExit(); code != 0 {
-		t.Fatalf("exit code %d", code)
-	}
+	p.closeExpectExit0()
 }
 
 // TestSandboxPiModeSettings: in pi mode, settings.json's sandbox key chooses the sandbox (its
@@ -627,9 +612,7 @@ func TestSandboxPiModeSettings(t *testing.T) {
 // process's workspace-write with the network off, a session's own read-only; never "not
 // sandboxed" under an enforced sandbox.
 func TestSandboxInSystemPrompt(t *testing.T) {
-	if !landlockAvailable() {
-		t.Skip("the kernel has no Landlock")
-	}
+	skipWithoutLandlock(t)
 	mock := mockOf(mockopenai.Response{Text: "one"}, mockopenai.Response{Text: "two"})
 	t.Cleanup(mock.Close)
 	r := newSandboxRun(t, "--sandbox", "workspace-write")
@@ -659,10 +642,7 @@ func TestSandboxInSystemPrompt(t *testing.T) {
 			t.Errorf("request %d's system message %q: want %q", i, system, want)
 		}
 	}
-	p.closeStdin()
-	if code := p.waitExit(); code != 0 {
-		t.Fatalf("exit code %d", code)
-	}
+	p.closeExpectExit0()
 }
 
 // sandboxDir is a fresh directory under /var/tmp (outside the test's /tmp, which every
@@ -670,9 +650,7 @@ func TestSandboxInSystemPrompt(t *testing.T) {
 // Landlock, or when /var/tmp cannot be used.
 func sandboxDir(t *testing.T, prefix string) string {
 	t.Helper()
-	if !landlockAvailable() {
-		t.Skip("the kernel has no Landlock")
-	}
+	skipWithoutLandlock(t)
 	dir, err := os.MkdirTemp("/var/tmp", prefix)
 	if err != nil {
 		t.Skip("needs /var/tmp:", err)
