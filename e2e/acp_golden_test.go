@@ -38,15 +38,9 @@ func (g *acpGolden) send(v any) {
 	g.p.mu.Lock()
 	at := len(g.p.wire)
 	g.p.mu.Unlock()
-	text := "> "
+	text := "> " + string(inputLine(g.t, v))
 	if s, ok := v.(string); ok {
-		text += "raw " + fmt.Sprintf("%q", s)
-	} else {
-		b, err := json.Marshal(v)
-		if err != nil {
-			g.t.Fatal(err)
-		}
-		text += string(b)
+		text = "> raw " + fmt.Sprintf("%q", s)
 	}
 	g.sent = append(g.sent, sentLine{at: at, text: text})
 	g.p.send(v)

@@ -63,6 +63,20 @@ func (m acpMsg) update() (session, kind string) {
 	return p.SessionID, p.Update.SessionUpdate
 }
 
+// inputLine is v as a line of input, without its newline: a string as it is (raw, possibly
+// bad, input), anything else encoded as JSON.
+func inputLine(t *testing.T, v any) []byte {
+	t.Helper()
+	if s, ok := v.(string); ok {
+		return []byte(s)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func startACP(t *testing.T, mock *mockopenai.Server, args ...string) *acpProc {
 	t.Helper()
 	return startACPIn(t, mock, t.TempDir(), t.TempDir(), args...)
@@ -120,18 +134,10 @@ func startACPIn(t *testing.T, mock *mockopenai.Server, home, ws string, args ...
 	return p
 }
 
+// send writes one line (an object is encoded as JSON).
 func (p *acpProc) send(v any) {
 	p.t.Helper()
-	var b []byte
-	if s, ok := v.(string); ok {
-		b = []byte(s)
-	} else {
-		var err error
-		if b, err = json.Marshal(v); err != nil {
-			p.t.Fatal(err)
-		}
-	}
-	if _, err := p.stdin.Write(append(b, '\n')); err != nil {
+	if _, err := p.stdin.Write(append(inputLine(p.t, v), '\n')); err != nil {
 		p.t.Fatal(err)
 	}
 }

@@ -140,19 +140,13 @@ func TestSwitchOpenAIToClaude(t *testing.T) {
 		t.Fatalf("listModels providers = %v, want openai and anthropic", providers)
 	}
 
-	p.result("prompt", map[string]any{"message": "What is in a.txt?"}, nil)
-	if s := settledOf(t, p.event("agent_settled")); s.Error != nil || s.Aborted {
-		t.Fatalf("OpenAI run failed: %+v", s)
-	}
+	p.promptCompleted("What is in a.txt?")
 	var sm modelResult
 	p.result("setModel", map[string]any{"provider": "anthropic", "modelId": "claude-sonnet-4-5"}, &sm)
 	if sm.Model.ID != "claude-sonnet-4-5" || sm.Model.API != "anthropic-messages" {
 		t.Fatalf("setModel = %+v", sm)
 	}
-	p.result("prompt", map[string]any{"message": "Do you agree?"}, nil)
-	if s := settledOf(t, p.event("agent_settled")); s.Error != nil || s.Aborted {
-		t.Fatalf("Claude run failed: %+v\nstderr: %s", s, p.stderrTail(20))
-	}
+	p.promptCompleted("Do you agree?")
 	reqs := claude.Requests()
 	if len(reqs) != 1 || reqs[0].Header.Get("X-Api-Key") != "test-claude" {
 		t.Fatalf("Anthropic requests = %d", len(reqs))

@@ -136,20 +136,14 @@ func TestGoogleSignaturesSurviveResume(t *testing.T) {
 	env := []string{"GEM_KEY=k"}
 
 	p := start(t, options{cwd: cwd, home: home, args: args, env: env})
-	p.result("prompt", map[string]any{"message": "What is in a.txt?"}, nil)
-	if s := settledOf(t, p.event("agent_settled")); s.Error != nil || s.Aborted {
-		t.Fatalf("first run: %+v\nstderr: %s", s, p.stderrTail(20))
-	}
+	p.promptCompleted("What is in a.txt?")
 	p.closeStdin()
 	if code := p.wait(); code != 0 {
 		t.Fatalf("first process exited %d", code)
 	}
 
 	p2 := start(t, options{cwd: cwd, home: home, args: append(args, "--continue"), env: env})
-	p2.result("prompt", map[string]any{"message": "And now?"}, nil)
-	if s := settledOf(t, p2.event("agent_settled")); s.Error != nil || s.Aborted {
-		t.Fatalf("resumed run: %+v\nstderr: %s", s, p2.stderrTail(20))
-	}
+	p2.promptCompleted("And now?")
 	reqs := mock.Requests()
 	if len(reqs) != 3 {
 		t.Fatalf("requests = %d, want 3", len(reqs))

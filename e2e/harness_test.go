@@ -150,18 +150,9 @@ func start(t *testing.T, o options) *proc {
 	args = append(append([]string{"--cwd", cwd}, args...), o.args...)
 	env = append(append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "PI_RPC_HOME=" + home}, env...), o.env...)
 
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	inR, inW := pipe(t)
+	outR, outW := pipe(t)
+	errR, errW := pipe(t)
 	if c := credentialOf(o.attr); c != nil {
 		// The pipes belong to the user pi-rpc runs as, as when that user's editor made them.
 		for _, f := range []*os.File{inR, outW, errW} {
@@ -202,6 +193,16 @@ func start(t *testing.T, o options) *proc {
 	}
 	t.Cleanup(p.cleanup)
 	return p
+}
+
+// pipe is an os.Pipe, as a child process's stdio gets.
+func pipe(t *testing.T) (r, w *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, w
 }
 
 // providerFlags are the flags and environment that point a process at its provider: the

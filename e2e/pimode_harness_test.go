@@ -69,14 +69,8 @@ func startPi(t *testing.T, o piOptions) *piProc {
 	args = append(append([]string{"--mode", "rpc", "--cwd", cwd}, args...), o.args...)
 	env = append(append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "PI_RPC_HOME=" + home,
 		"PI_CODING_AGENT_DIR=" + filepath.Join(home, "agent")}, env...), o.env...)
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	inR, inW := pipe(t)
+	outR, outW := pipe(t)
 	cmd := exec.Command(binary, args...)
 	cmd.Env = env
 	cmd.Dir = cwd
@@ -143,16 +137,7 @@ func (p *piProc) readLoop(r *os.File) {
 // send writes one line (an object is encoded as JSON).
 func (p *piProc) send(v any) {
 	p.t.Helper()
-	var line []byte
-	if s, ok := v.(string); ok {
-		line = []byte(s)
-	} else {
-		var err error
-		if line, err = json.Marshal(v); err != nil {
-			p.t.Fatal(err)
-		}
-	}
-	if _, err := p.stdin.Write(append(line, '\n')); err != nil {
+	if _, err := p.stdin.Write(append(inputLine(p.t, v), '\n')); err != nil {
 		p.t.Fatalf("writing stdin: %v", err)
 	}
 }

@@ -169,14 +169,7 @@ func TestSandboxEscapesThroughTheBinary(t *testing.T) {
 				fauxToolCall("write", map[string]any{"path": filepath.Join(r.outside, "written"), "content": "x"}),
 			)
 			p := start(t, r.o)
-			var init struct {
-				Sandbox *struct {
-					Mode     string `json:"mode"`
-					Enforced bool   `json:"enforced"`
-					ABI      int    `json:"landlockABI"`
-					Network  string `json:"network"`
-				} `json:"sandbox"`
-			}
+			var init sandboxResult
 			p.result("initialize", map[string]any{}, &init)
 			if mode == "off" && init.Sandbox != nil {
 				t.Fatalf("initialize reports a sandbox with --sandbox off: %+v", init.Sandbox)
@@ -215,11 +208,7 @@ func TestSandboxEscapesThroughTheBinary(t *testing.T) {
 			if wrote := strings.Contains(res.Output, "USER-WROTE"); wrote != (mode == "off") || !strings.Contains(res.Output, "USER-") {
 				t.Errorf("the user's bash under --sandbox %s: %q", mode, res.Output)
 			}
-			var st struct {
-				Sandbox *struct {
-					Mode string `json:"mode"`
-				} `json:"sandbox"`
-			}
+			var st sandboxResult
 			p.result("getState", map[string]any{}, &st)
 			if (st.Sandbox != nil) != (mode != "off") {
 				t.Errorf("getState's sandbox = %+v under --sandbox %s", st.Sandbox, mode)
@@ -234,6 +223,19 @@ func TestSandboxEscapesThroughTheBinary(t *testing.T) {
 func landlockAvailable() bool {
 	v, _, errno := syscall.Syscall(444, 0, 0, 1)
 	return errno == 0 && v >= 1
+}
+
+// sandboxResult is the sandbox an initialize, createSession, getState or setOptions result
+// reports, with the session's id (createSession's).
+type sandboxResult struct {
+	SessionID string `json:"sessionId"`
+	Sandbox   *struct {
+		Mode     string   `json:"mode"`
+		Enforced bool     `json:"enforced"`
+		ABI      int      `json:"landlockABI"`
+		Network  string   `json:"network"`
+		Missing  []string `json:"missing"`
+	} `json:"sandbox"`
 }
 
 // skipWithoutLandlock skips a test that needs the kernel's Landlock.
@@ -308,18 +310,10 @@ func TestSandboxReportedWithoutLandlock(t *testing.T) {
 			o.args = []string{"--approval", "auto", "--sandbox", "workspace-write", "--sandbox-fallback", fallback}
 			o.faux = sandboxScript(fauxToolCall("bash", map[string]any{"command": "echo RAN"}))
 			p := start(t, o)
-			type status struct {
-				Sandbox *struct {
-					Mode     string   `json:"mode"`
-					Enforced bool     `json:"enforced"`
-					ABI      int      `json:"landlockABI"`
-					Missing  []string `json:"missing"`
-				} `json:"sandbox"`
-			}
-			var init, st status
+			var init, st sandboxResult
 			p.result("initialize", map[string]any{}, &init)
 			p.result("getState", map[string]any{}, &st)
-			for name, s := range map[string]status{"initialize": init, "getState": st} {
+			for name, s := range map[string]sandboxResult{"initialize": init, "getState": st} {
 				if s.Sandbox == nil || s.Sandbox.Enforced || s.Sandbox.ABI != 0 || len(s.Sandbox.Missing) == 0 || !strings.HasPrefix(s.Sandbox.Missing[0], "landlock:") {
 					t.Fatalf("%s's sandbox on a kernel without Landlock = %+v", name, s.Sandbox)
 				}
@@ -352,13 +346,7 @@ func TestSandboxPerSession(t *testing.T) {
 	r.o.multiSession = true
 	p := start(t, r.o)
 	p.result("initialize", map[string]any{}, nil)
-	var created struct {
-		SessionID string `json:"sessionId"`
-		Sandbox   *struct {
-			Mode     string `json:"mode"`
-			Enforced bool   `json:"enforced"`
-		} `json:"sandbox"`
-	}
+	var created sandboxResult
 	p.result("createSession", map[string]any{"sandbox": map[string]any{"mode": "read-only"}}, &created)
 	if created.Sandbox == nil || created.Sandbox.Mode != "read-only" || !created.Sandbox.Enforced {
 		t.Fatalf("createSession's sandbox = %+v", created.Sandbox)
@@ -375,11 +363,7 @@ func TestSandboxPerSession(t *testing.T) {
 	if !strings.Contains(res.Output, "WROTE") {
 		t.Errorf("the first session's bash: %q", res.Output)
 	}
-	var st struct {
-		Sandbox *struct {
-			Mode string `json:"mode"`
-		} `json:"sandbox"`
-	}
+	var st sandboxResult
 	p.result("getState", map[string]any{"sessionId": created.SessionID}, &st)
 	if st.Sandbox == nil || st.Sandbox.Mode != "read-only" {
 		t.Errorf("the read-only session's getState: %+v", st.Sandbox)
@@ -402,9 +386,7 @@ func TestSandboxPerSession(t *testing.T) {
 		Options struct {
 			AutoRetry bool `json:"autoRetry"`
 		} `json:"options"`
-		Sandbox *struct {
-			Mode string `json:"mode"`
-		} `json:"sandbox"`
+		sandboxResult
 	}
 	p.result("getState", map[string]any{"sessionId": created.SessionID}, &after)
 	if after.Sandbox == nil || after.Sandbox.Mode != "read-only" || !after.Options.AutoRetry {
@@ -484,14 +466,7 @@ func TestSandboxSessionChoices(t *testing.T) {
 	}
 	p := start(t, r.o)
 	p.result("initialize", map[string]any{}, nil)
-	var created struct {
-		SessionID string `json:"sessionId"`
-		Sandbox   *struct {
-			Mode     string `json:"mode"`
-			Enforced bool   `json:"enforced"`
-			Network  string `json:"network"`
-		} `json:"sandbox"`
-	}
+	var created sandboxResult
 	p.result("createSession", map[string]any{"sandbox": map[string]any{"mode": "workspace-write", "write": []string{"../scratch"}}}, &created)
 	if created.Sandbox == nil || created.Sandbox.Mode != "workspace-write" || !created.Sandbox.Enforced || created.Sandbox.Network == "none" {
 		t.Fatalf("createSession's sandbox = %+v", created.Sandbox)
@@ -520,11 +495,7 @@ func TestSandboxSessionChoices(t *testing.T) {
 	if out := bash("", write("by-first")); !strings.Contains(out, "WROTE") {
 		t.Errorf("the unsandboxed first session: %q", out)
 	}
-	var set struct {
-		Sandbox *struct {
-			Mode string `json:"mode"`
-		} `json:"sandbox"`
-	}
+	var set sandboxResult
 	p.result("setOptions", map[string]any{"sandbox": map[string]any{"mode": "read-only"}}, &set)
 	if set.Sandbox == nil || set.Sandbox.Mode != "read-only" {
 		t.Fatalf("setOptions' sandbox = %+v", set.Sandbox)
@@ -532,11 +503,7 @@ func TestSandboxSessionChoices(t *testing.T) {
 	if out := bash("", "echo RAN; echo x > here && echo WROTE || echo REFUSED"); !strings.Contains(out, "REFUSED") {
 		t.Errorf("the first session after setOptions read-only: %q", out)
 	}
-	var st struct {
-		Sandbox *struct {
-			Mode string `json:"mode"`
-		} `json:"sandbox"`
-	}
+	var st sandboxResult
 	p.result("getState", map[string]any{}, &st)
 	if st.Sandbox == nil || st.Sandbox.Mode != "read-only" {
 		t.Errorf("the first session's getState after setOptions: %+v", st.Sandbox)
