@@ -300,22 +300,3 @@ func eq[T comparable](t *testing.T, what string, got, want []T) {
 		t.Fatalf("%s = %v, want %v", what, got, want)
 	}
 }
-
-func roles(ms []core.Message) []string {
-	var out []string
-	for _, m := range ms {
-		out = append(out, string(m.Role()))
-	}
-	return out
-}
-
-// texts returns the concatenated text of each user message in a request.
-func userTexts(req *core.Request) []string {
-	var out []string
-	for _, m := range req.Messages {
-		if u, ok := m.(*core.UserMessage); ok {
-			out = append(out, core.TextOf(u.Content))
-		}
-	}
-	return out
-}
