@@ -3,8 +3,6 @@ package rpc
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,11 +13,9 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 )
 
-// The fuzz targets share one seed corpus: fuzzSeeds, added to each target and also checked
+// The fuzz targets share one seed corpus: fuzzseed's, added to each target and also checked
 // in under testdata/fuzz/<Target>/ (rewrite with -write-fuzz-seeds), where `go test -fuzz`
 // adds the interesting inputs it finds.
-
-var writeFuzzSeeds = flag.Bool("write-fuzz-seeds", false, "write the shared seed corpus to testdata/fuzz")
 
 // fuzzMax is the message limit of the stream target: small, so that oversized messages
 // are common. The readers' targets are internal/transport's, over the same seeds.
@@ -27,23 +23,10 @@ const fuzzMax = 64
 
 var fuzzTargets = []string{"FuzzStreamAccept"}
 
-func fuzzSeeds() [][]byte { return fuzzseed.Seeds(fuzzMax) }
-
 // TestWriteFuzzSeeds writes the shared seed corpus (with -write-fuzz-seeds).
-func TestWriteFuzzSeeds(t *testing.T) {
-	if !*writeFuzzSeeds {
-		return
-	}
-	if err := fuzzseed.Write(filepath.Join("testdata", "fuzz"), fuzzTargets, fuzzSeeds()); err != nil {
-		t.Fatal(err)
-	}
-}
+func TestWriteFuzzSeeds(t *testing.T) { fuzzseed.WriteIfAsked(t, fuzzTargets, fuzzMax) }
 
-func addSeeds(f *testing.F) {
-	for _, s := range fuzzSeeds() {
-		f.Add(s)
-	}
-}
+func addSeeds(f *testing.F) { fuzzseed.Add(f, fuzzMax) }
 
 // FuzzStreamAccept: whatever a frame holds, stream validation hands jsonrpc2 only
 // well-formed requests or responses, and everything it answers itself is JSON.
