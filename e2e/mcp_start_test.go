@@ -45,7 +45,7 @@ func TestMCPSlowServerDoesNotHoldInitialize(t *testing.T) {
 		{Text: "done"},
 	}})
 	t.Cleanup(mock.Close)
-	cfg := writeMCPConfig(t, map[string]any{"slow": map[string]any{"command": mcpTestServer(t), "args": []string{"-gate", gate}}})
+	cfg := writeMCPConfig(t, map[string]any{"slow": map[string]any{"command": mcpServer.Path(t), "args": []string{"-gate", gate}}})
 	p := start(t, options{mock: mock, args: []string{"--mcp-config", cfg}})
 	p.result("initialize", nil, nil)
 	connecting := p.waitFor("slow connecting", func(m *message) bool { return m.isEvent() && m.typ() == "mcp_server_status" })
@@ -100,7 +100,7 @@ func TestMCPServerNeverReadyTimesOut(t *testing.T) {
 	t.Cleanup(mock.Close)
 	p := start(t, options{mock: mock, args: []string{"--mcp-timeout", "1s"}})
 	p.result("initialize", map[string]any{"mcpServers": map[string]any{
-		"stuck": map[string]any{"command": mcpTestServer(t), "args": []string{"-gate", gate}},
+		"stuck": map[string]any{"command": mcpServer.Path(t), "args": []string{"-gate", gate}},
 	}}, nil)
 	p.result("prompt", map[string]any{"message": "go ahead"}, nil)
 	if st := p.settleCollect(); st[len(st)-1].ev["aborted"] != false {
@@ -132,7 +132,7 @@ func TestMCPAbortWhileWaitingForServer(t *testing.T) {
 	gate := testkit.NewGate(t)
 	mock := mockopenai.New(&mockopenai.Script{Responses: []mockopenai.Response{{Text: "never"}}})
 	t.Cleanup(mock.Close)
-	cfg := writeMCPConfig(t, map[string]any{"slow": map[string]any{"command": mcpTestServer(t), "args": []string{"-gate", gate}}})
+	cfg := writeMCPConfig(t, map[string]any{"slow": map[string]any{"command": mcpServer.Path(t), "args": []string{"-gate", gate}}})
 	p := start(t, options{mock: mock, args: []string{"--mcp-config", cfg, "--mcp-timeout", "10m"}})
 	p.result("initialize", nil, nil)
 	var in struct{ InputID string }
@@ -161,7 +161,7 @@ func TestMCPAbortWhileWaitingForServer(t *testing.T) {
 func TestPiModeSlowMCPServer(t *testing.T) {
 	gate := testkit.NewGate(t)
 	mock := newMock(t, mockopenai.Response{Text: "with the server"})
-	cfg := writeMCPConfig(t, map[string]any{"slow": map[string]any{"command": mcpTestServer(t), "args": []string{"-gate", gate}}})
+	cfg := writeMCPConfig(t, map[string]any{"slow": map[string]any{"command": mcpServer.Path(t), "args": []string{"-gate", gate}}})
 	p := startPi(t, piOptions{mock: mock, args: []string{"--no-session", "--mcp-config", cfg}})
 	p.call("1", "get_state", nil)
 	p.send(map[string]any{"id": "2", "type": "prompt", "message": "hi"})

@@ -5,7 +5,6 @@ package e2e_test
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
 	"net"
 	"os"
 	"os/exec"
@@ -15,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"unsafe"
+
+	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
 
 	"golang.org/x/sys/unix"
 )

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,32 +19,6 @@ import (
 
 // hangTimeout fails a wait that sees no progress: a hang detector, not a latency bound.
 const hangTimeout = 20 * time.Second
-
-var (
-	mcpServerOnce sync.Once
-	mcpServerBin  string
-	mcpServerErr  error
-)
-
-// mcpTestServer builds tools/mcp's test server (mcp-testserver) once.
-func mcpTestServer(t *testing.T) string {
-	t.Helper()
-	mcpServerOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "pi-rpc-mcp-testserver-")
-		if err != nil {
-			mcpServerErr = err
-			return
-		}
-		mcpServerBin = filepath.Join(dir, "mcp-testserver")
-		if out, err := exec.Command("go", "build", "-o", mcpServerBin, "../../tools/mcp/internal/testserver/mcp-testserver").CombinedOutput(); err != nil {
-			mcpServerErr = fmt.Errorf("go build mcp-testserver: %w\n%s", err, out)
-		}
-	})
-	if mcpServerErr != nil {
-		t.Fatal(mcpServerErr)
-	}
-	return mcpServerBin
-}
 
 // conn is pi-rpc's run over in-process pipes: every line it writes is kept in order.
 type conn struct {
@@ -203,7 +176,7 @@ func TestSlowMCPServerDoesNotHoldInitialize(t *testing.T) {
 	gate := testkit.NewGate(t)
 	mock := mockopenai.New(&mockopenai.Script{Responses: []mockopenai.Response{{Text: "done"}}})
 	t.Cleanup(mock.Close)
-	cfg := writeConfig(t, map[string]any{"slow": map[string]any{"command": mcpTestServer(t), "args": []string{"-gate", gate}}})
+	cfg := writeConfig(t, map[string]any{"slow": map[string]any{"command": mcpServer.Path(t), "args": []string{"-gate", gate}}})
 	env, args := mcpArgs(t, mock, "--mcp-config", cfg)
 	c := runConn(t, env, args...)
 
@@ -282,7 +255,7 @@ func TestMCPServerNeverReadyTimesOut(t *testing.T) {
 	env, args := mcpArgs(t, mock, "--mcp-timeout", "1s")
 	c := runConn(t, env, args...)
 	init, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
-		"mcpServers": map[string]any{"stuck": map[string]any{"command": mcpTestServer(t), "args": []string{"-gate", gate}}},
+		"mcpServers": map[string]any{"stuck": map[string]any{"command": mcpServer.Path(t), "args": []string{"-gate", gate}}},
 	}})
 	c.send(string(init) + "\n" + `{"jsonrpc":"2.0","id":2,"method":"prompt","params":{"message":"go ahead"}}`)
 	c.response(1)
