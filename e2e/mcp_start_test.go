@@ -25,15 +25,6 @@ func (p *proc) outline() []string {
 	return out
 }
 
-func position(t *testing.T, outline []string, want string) int {
-	t.Helper()
-	i := slices.Index(outline, want)
-	if i < 0 {
-		t.Fatalf("no %s among %v", want, outline)
-	}
-	return i
-}
-
 // A configured MCP server that is slow to start does not hold up the connection: initialize
 // is answered while the server waits at its gate, its start is reported as it happens
 // (connecting, then connected with its tools), and a prompt sent meanwhile waits for it: the
@@ -64,8 +55,8 @@ func TestMCPSlowServerDoesNotHoldInitialize(t *testing.T) {
 	p.settleCollect()
 
 	outline := p.outline()
-	ready := position(t, outline, "mcp_server_status:slow:connected")
-	if ready > position(t, outline, "agent_start") {
+	ready := testkit.Position(t, outline, "mcp_server_status:slow:connected")
+	if ready > testkit.Position(t, outline, "agent_start") {
 		t.Fatalf("events %v: the run started before the server was ready", outline)
 	}
 	if m := p.mcpStarted("slow")["slow"]; m.ev["toolCount"] != float64(len(m.ev["tools"].([]any))) || m.ev["toolCount"].(float64) < 8 {
@@ -111,10 +102,10 @@ func TestMCPServerNeverReadyTimesOut(t *testing.T) {
 		t.Fatalf("stuck: %s", failed)
 	}
 	outline := p.outline()
-	if position(t, outline, "mcp_server_status:stuck:failed") > position(t, outline, "agent_start") {
+	if testkit.Position(t, outline, "mcp_server_status:stuck:failed") > testkit.Position(t, outline, "agent_start") {
 		t.Fatalf("events %v: want the failure before the run", outline)
 	}
-	position(t, outline, "session_error")
+	testkit.Position(t, outline, "session_error")
 	reqs := mock.Requests()
 	if len(reqs) != 1 || slices.ContainsFunc(mockopenai.ToolNames(reqs[0]), func(n string) bool { return strings.HasPrefix(n, "mcp__stuck__") }) {
 		t.Fatalf("the request's tools: %v", mockopenai.ToolNames(reqs[0]))

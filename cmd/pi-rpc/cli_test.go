@@ -178,11 +178,7 @@ func TestNoModelWithoutProvider(t *testing.T) {
 
 // models.json keys pi-rpc does not know are logged as warnings naming the file and key.
 func TestModelsUnknownKeyLogged(t *testing.T) {
-	models := filepath.Join(t.TempDir(), "models.json")
-	data := "{\"providers\": {\"local\": {\"baseUrl\": \"http://127.0.0.1:1/v1\", \"api\": \"openai-completions\",\n  \"models\": [{\"id\": \"m\", \"contextWindw\": 4096}]}}}"
-	if err := os.WriteFile(models, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	models := modelsFile(t, "{\"providers\": {\"local\": {\"baseUrl\": \"http://127.0.0.1:1/v1\", \"api\": \"openai-completions\",\n  \"models\": [{\"id\": \"m\", \"contextWindw\": 4096}]}}}")
 	_, logs := converse(t, map[string]string{"PI_RPC_HOME": t.TempDir()}, []string{"--cwd", t.TempDir(), "--no-session", "--models", models, "--model", "local/m"})
 	want := models + ":2: unknown key providers.local.models[0].contextWindw (ignored)"
 	for _, l := range logs {

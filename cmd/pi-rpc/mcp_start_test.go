@@ -159,16 +159,6 @@ func mcpArgs(t *testing.T, mock *mockopenai.Server, extra ...string) (map[string
 	return env, append([]string{"--cwd", t.TempDir(), "--provider", "openai", "--base-url", mock.URL()}, extra...)
 }
 
-// index is the position of want in the outline, or fails.
-func index(t *testing.T, outline []string, want string) int {
-	t.Helper()
-	i := slices.Index(outline, want)
-	if i < 0 {
-		t.Fatalf("no %s in %v", want, outline)
-	}
-	return i
-}
-
 // A configured server that is slow to start holds up nothing: initialize is answered while it
 // is still at its gate, its start is reported as it happens, and a prompt sent meanwhile
 // waits for it, so the model's first request offers its tools.
@@ -198,8 +188,8 @@ func TestSlowMCPServerDoesNotHoldInitialize(t *testing.T) {
 	c.event("agent_settled")
 
 	outline := c.outline()
-	ready := index(t, outline, "mcp_server_status:slow:connected")
-	if start := index(t, outline, "agent_start"); index(t, outline, "mcp_server_status:slow:connecting") > ready || ready > start {
+	ready := testkit.Position(t, outline, "mcp_server_status:slow:connected")
+	if start := testkit.Position(t, outline, "agent_start"); testkit.Position(t, outline, "mcp_server_status:slow:connecting") > ready || ready > start {
 		t.Fatalf("events %v: want connecting, connected, then agent_start", outline)
 	}
 	for _, m := range c.seen {
@@ -265,7 +255,7 @@ func TestMCPServerNeverReadyTimesOut(t *testing.T) {
 		t.Fatalf("settled %v", p)
 	}
 	outline := c.outline()
-	if failed := index(t, outline, "mcp_server_status:stuck:failed"); failed > index(t, outline, "agent_start") {
+	if failed := testkit.Position(t, outline, "mcp_server_status:stuck:failed"); failed > testkit.Position(t, outline, "agent_start") {
 		t.Fatalf("events %v: want the failure before the run", outline)
 	}
 	var failure, sessionError string

@@ -1,6 +1,10 @@
 package testkit
 
-import "strings"
+import (
+	"slices"
+	"strings"
+	"testing"
+)
 
 // LineDiff is a line where two texts differ: its number (from 1) and its text in each ("" past
 // the end of the shorter text).
@@ -27,4 +31,14 @@ func DiffLines(want, got string, most int) []LineDiff {
 		}
 	}
 	return out
+}
+
+// Position is where want first stands in list; it fails the test if want is not there.
+func Position(t testing.TB, list []string, want string) int {
+	t.Helper()
+	i := slices.Index(list, want)
+	if i < 0 {
+		t.Fatalf("no %s among %v", want, list)
+	}
+	return i
 }

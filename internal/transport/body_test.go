@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"context"
 	"io"
 	"strings"
 	"testing"
@@ -66,17 +65,7 @@ func TestWriterBodyBackpressure(t *testing.T) {
 		w := NewWriter(&out, 10)
 		w.Event(1, []byte("e1"))
 		w.ResponseBodyAfter(newBody(strings.Repeat("b", 20)), 1) // queued behind e1: ordered lane
-		waited := make(chan struct{})
-		go func() {
-			w.Wait(context.Background())
-			close(waited)
-		}()
-		synctest.Wait()
-		select {
-		case <-waited:
-			t.Fatal("Wait returned with a 20-byte body queued over a limit of 10")
-		default:
-		}
+		waited := blockedWait(t, w, "Wait returned with a 20-byte body queued over a limit of 10")
 		w.Start(NDJSON)
 		<-waited
 		w.Close(time.Minute)

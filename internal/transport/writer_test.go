@@ -142,6 +142,25 @@ func (g *gate) Write(p []byte) (int, error) {
 	return g.out.Write(p)
 }
 
+// blockedWait calls w.Wait on a goroutine and checks, once every goroutine of the bubble is
+// idle (synctest.Wait), that it has not returned, failing with msg if it has; the channel
+// closes when it returns.
+func blockedWait(t *testing.T, w *Writer, msg string) <-chan struct{} {
+	t.Helper()
+	waited := make(chan struct{})
+	go func() {
+		w.Wait(context.Background())
+		close(waited)
+	}()
+	synctest.Wait()
+	select {
+	case <-waited:
+		t.Fatal(msg)
+	default:
+	}
+	return waited
+}
+
 // Wait blocks while more than the limit is queued and returns once the client has read
 // enough; it does not block at or under the limit.
 func TestWriterBackpressure(t *testing.T) {
@@ -153,17 +172,7 @@ func TestWriterBackpressure(t *testing.T) {
 		synctest.Wait()
 		w.Wait(context.Background()) // nothing queued: does not block
 		w.Event(2, []byte(strings.Repeat("b", 20)))
-		waited := make(chan struct{})
-		go func() {
-			w.Wait(context.Background())
-			close(waited)
-		}()
-		synctest.Wait()
-		select {
-		case <-waited:
-			t.Fatal("Wait returned with 20 bytes queued over a limit of 10")
-		default:
-		}
+		waited := blockedWait(t, w, "Wait returned with 20 bytes queued over a limit of 10")
 		close(g.open)
 		<-waited
 		w.Close(time.Minute)
