@@ -47,6 +47,13 @@ type acpClient struct {
 }
 
 // startServer starts a server on host and initializes it.
+// catalogueHost is a session host on testkit's catalogue whose sessions (memoryOpener) run
+// on the faux provider as cat/m1.
+func catalogueHost(t *testing.T) *session.Host {
+	provider := faux.New(faux.WithModel(testkit.CatM1))
+	return session.NewHost(session.HostConfig{Models: testkit.Catalogue{Provider: provider}, Open: memoryOpener(t, provider)})
+}
+
 func startServer(t *testing.T, host *session.Host) *acpClient {
 	t.Helper()
 	c := startUninitialized(t, host)
@@ -165,8 +172,7 @@ func modelOption(t *testing.T, result json.RawMessage) (string, []string) {
 // A session's model option and /model show the host's catalogue; switching goes through the
 // host, its errors worded as ACP's invalid params or as the command's sentence.
 func TestModelsFromHost(t *testing.T) {
-	provider := faux.New(faux.WithModel(testkit.CatM1))
-	host := session.NewHost(session.HostConfig{Models: testkit.Catalogue{Provider: provider}, Open: memoryOpener(t, provider)})
+	host := catalogueHost(t)
 	c := startServer(t, host)
 	opened := c.newSession(1)
 	sid := sessionID(t, opened)

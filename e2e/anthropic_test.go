@@ -125,12 +125,7 @@ func TestSwitchOpenAIToClaude(t *testing.T) {
 	p := start(t, options{cwd: cwd, mock: oai, args: []string{"--model", "o4-mini"},
 		env: []string{"ANTHROPIC_API_KEY=test-claude", "ANTHROPIC_BASE_URL=" + claude.URL()}})
 
-	var models struct {
-		Models []struct {
-			ID       string `json:"id"`
-			Provider string `json:"provider"`
-		} `json:"models"`
-	}
+	var models modelsResult
 	p.result("listModels", nil, &models)
 	providers := map[string]bool{}
 	for _, m := range models.Models {

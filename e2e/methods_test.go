@@ -322,6 +322,14 @@ type modelResult struct {
 	} `json:"model"`
 }
 
+// modelsResult is a listModels result.
+type modelsResult struct {
+	Models []struct {
+		ID       string `json:"id"`
+		Provider string `json:"provider"`
+	} `json:"models"`
+}
+
 // TestMissingAPIKey: without OPENAI_API_KEY (and without a base URL, which would make a
 // keyless local server) the server starts, initialize and getState report noApiKey, and
 // prompt, continue and compact answer -32013 with that message.
@@ -362,12 +370,7 @@ func TestSetModelOpenAI(t *testing.T) {
 	mock := mockopenai.New(&mockopenai.Script{Responses: []mockopenai.Response{{Text: "hi"}}})
 	t.Cleanup(mock.Close)
 	p := start(t, options{mock: mock})
-	var models struct {
-		Models []struct {
-			ID       string `json:"id"`
-			Provider string `json:"provider"`
-		} `json:"models"`
-	}
+	var models modelsResult
 	p.result("listModels", nil, &models)
 	if len(models.Models) < 2 {
 		t.Fatalf("listModels = %+v, want the catalogue", models)
