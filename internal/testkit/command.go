@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -45,7 +46,7 @@ func (c *Command) Build() (string, error) {
 			}
 			c.path = filepath.Join(c.dir, filepath.Base(wd))
 		}
-		if out, err := exec.Command("go", "build", "-o", c.path, c.Pkg).CombinedOutput(); err != nil {
+		if out, err := exec.CommandContext(context.Background(), "go", "build", "-o", c.path, c.Pkg).CombinedOutput(); err != nil {
 			c.err = fmt.Errorf("go build %s: %w\n%s", c.Pkg, err, out)
 		}
 	})
