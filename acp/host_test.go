@@ -19,12 +19,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/session"
 )
 
-// catalogue is testkit's own model catalogue (cat/m1, locked/m3, cat/m2).
-type catalogue = testkit.Catalogue
-
-var catM1 = testkit.CatM1
-
-// memoryOpener opens sessions on in-memory stores with the faux provider and catM1 (and the
+// memoryOpener opens sessions on in-memory stores with the faux provider and testkit.CatM1 (and the
 // session's BeforeToolCall hook), as cmd/pi-rpc's opener does on files; the opened sessions
 // get ids s1, s2, ...
 func memoryOpener(t *testing.T, provider core.Provider) session.Opener {
@@ -38,7 +33,7 @@ func memoryOpener(t *testing.T, provider core.Provider) session.Opener {
 		entry := 0
 		store := session.NewMemoryStore(fmt.Sprintf("s%d", n), func() string { entry++; return fmt.Sprintf("%08x", entry) },
 			func() string { return "2026-01-01T00:00:00.000Z" })
-		sup := session.New(session.Config{Agent: core.Options{Provider: provider, Model: catM1, BeforeToolCall: extra.BeforeToolCall}, Store: store, Sink: req.Sink, IDs: req.IDs, Logger: zerolog.Nop()})
+		sup := session.New(session.Config{Agent: core.Options{Provider: provider, Model: testkit.CatM1, BeforeToolCall: extra.BeforeToolCall}, Store: store, Sink: req.Sink, IDs: req.IDs, Logger: zerolog.Nop()})
 		sup.StartSession()
 		return &session.Opened{Supervisor: sup, Cwd: req.Cwd}, nil
 	}
@@ -52,6 +47,13 @@ type acpClient struct {
 }
 
 // startServer starts a server on host and initializes it.
+// catalogueHost is a session host on testkit's catalogue whose sessions (memoryOpener) run
+// on the faux provider as cat/m1.
+func catalogueHost(t *testing.T) *session.Host {
+	provider := faux.New(faux.WithModel(testkit.CatM1))
+	return session.NewHost(session.HostConfig{Models: testkit.Catalogue{Provider: provider}, Open: memoryOpener(t, provider)})
+}
+
 func startServer(t *testing.T, host *session.Host) *acpClient {
 	t.Helper()
 	c := startUninitialized(t, host)
@@ -160,36 +162,17 @@ func chunkText(updates []message) string {
 // modelOption is a session's model config option: its current value and its choices.
 func modelOption(t *testing.T, result json.RawMessage) (string, []string) {
 	t.Helper()
-	var r struct {
-		ConfigOptions []struct {
-			ID           string `json:"id"`
-			CurrentValue string `json:"currentValue"`
-			Options      []struct {
-				Value string `json:"value"`
-			} `json:"options"`
-		} `json:"configOptions"`
+	cur, values, _, ok := configOption(t, result, "model")
+	if !ok {
+		t.Fatalf("no model option in %s", result)
 	}
-	if err := json.Unmarshal(result, &r); err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range r.ConfigOptions {
-		if o.ID == "model" {
-			var vals []string
-			for _, v := range o.Options {
-				vals = append(vals, v.Value)
-			}
-			return o.CurrentValue, vals
-		}
-	}
-	t.Fatalf("no model option in %s", result)
-	return "", nil
+	return cur, values
 }
 
 // A session's model option and /model show the host's catalogue; switching goes through the
 // host, its errors worded as ACP's invalid params or as the command's sentence.
 func TestModelsFromHost(t *testing.T) {
-	provider := faux.New(faux.WithModel(catM1))
-	host := session.NewHost(session.HostConfig{Models: catalogue{Provider: provider}, Open: memoryOpener(t, provider)})
+	host := catalogueHost(t)
 	c := startServer(t, host)
 	opened := c.newSession(1)
 	sid := sessionID(t, opened)
@@ -229,8 +212,8 @@ func TestModelsFromHost(t *testing.T) {
 // The host's MaxSessions bounds the sessions of the connection with ACP's own error; the
 // connection keeps serving, and a closed session makes room for another.
 func TestMaxSessions(t *testing.T) {
-	provider := faux.New(faux.WithModel(catM1))
-	host := session.NewHost(session.HostConfig{Models: catalogue{Provider: provider}, Open: memoryOpener(t, provider), MaxSessions: 2})
+	provider := faux.New(faux.WithModel(testkit.CatM1))
+	host := session.NewHost(session.HostConfig{Models: testkit.Catalogue{Provider: provider}, Open: memoryOpener(t, provider), MaxSessions: 2})
 	c := startServer(t, host)
 	first := sessionID(t, c.newSession(1))
 	sessionID(t, c.newSession(2))

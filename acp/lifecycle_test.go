@@ -10,17 +10,13 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-
-	"github.com/pi-rpc/pi-rpc/llm/faux"
-	"github.com/pi-rpc/pi-rpc/session"
 )
 
 // A session is opened only after initialize, whose client capabilities decide what its
 // tools use: session/new and session/load before it are refused, saying so, and the
 // connection serves on.
 func TestInitializeFirst(t *testing.T) {
-	provider := faux.New(faux.WithModel(catM1))
-	host := session.NewHost(session.HostConfig{Models: catalogue{Provider: provider}, Open: memoryOpener(t, provider)})
+	host := catalogueHost(t)
 	c := startUninitialized(t, host)
 	for id, method := range map[int]string{1: "session/new", 2: "session/load"} {
 		m := c.call(id, method, map[string]any{"cwd": "/w", "sessionId": "s9", "mcpServers": []any{}})
@@ -41,8 +37,7 @@ func TestInitializeFirst(t *testing.T) {
 // session/cancel sent as a request (with an id) is answered with a null result, or with
 // not-found for a session the connection does not have, instead of "Method not found".
 func TestCancelAsRequest(t *testing.T) {
-	provider := faux.New(faux.WithModel(catM1))
-	host := session.NewHost(session.HostConfig{Models: catalogue{Provider: provider}, Open: memoryOpener(t, provider)})
+	host := catalogueHost(t)
 	c := startServer(t, host)
 	sid := sessionID(t, c.newSession(1))
 	if m := c.call(2, "session/cancel", map[string]any{"sessionId": sid}); m.Error != nil || string(m.Result) != "null" {
@@ -56,8 +51,7 @@ func TestCancelAsRequest(t *testing.T) {
 // A session/new read just before the input ends is opened and answered: Drain waits for
 // the sessions being opened before Shutdown closes them.
 func TestDrainAnswersOpening(t *testing.T) {
-	provider := faux.New(faux.WithModel(catM1))
-	host := session.NewHost(session.HostConfig{Models: catalogue{Provider: provider}, Open: memoryOpener(t, provider)})
+	host := catalogueHost(t)
 	in := strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}` + "\n" +
 		`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}` + "\n")
 	outR, outW := io.Pipe()

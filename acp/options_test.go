@@ -7,7 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
 )
 
@@ -44,8 +43,7 @@ func configOption(t *testing.T, result json.RawMessage, id string) (cur string, 
 // configOptions and ignore modes): setting it is set_mode; without Sandboxes there is no
 // sandbox option, and setting one is refused.
 func TestModeConfigOption(t *testing.T) {
-	provider := faux.New(faux.WithModel(catM1))
-	host := session.NewHost(session.HostConfig{Models: catalogue{Provider: provider}, Open: memoryOpener(t, provider)})
+	host := catalogueHost(t)
 	c := startServer(t, host)
 	opened := c.newSession(1)
 	sid := sessionID(t, opened)
@@ -106,8 +104,7 @@ func (f *fakeSandboxes) Info() any { return map[string]any{"mode": "off"} }
 // With Sandboxes, initialize's agent info carries the sandbox and each session offers the
 // sandbox option, whose setting goes to that session's sandbox; a refusal is invalid params.
 func TestSandboxConfigOption(t *testing.T) {
-	provider := faux.New(faux.WithModel(catM1))
-	host := session.NewHost(session.HostConfig{Models: catalogue{Provider: provider}, Open: memoryOpener(t, provider)})
+	host := catalogueHost(t)
 	sb := &fakeSandboxes{mode: map[*session.Supervisor]string{}}
 	c := startWith(t, Options{Host: host, Sandbox: sb})
 	m := c.call(0, "initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}})

@@ -58,14 +58,7 @@ func TestSettledTakesAgentSettledInPiMode(t *testing.T) {
 	p := &proc{impl: implPi, stdin: w, notify: make(chan struct{}, 1), done: make(chan struct{})}
 	add := func(m msg) {
 		m.at = time.Now()
-		p.mu.Lock()
-		p.seen = append(p.seen, m)
-		p.used = append(p.used, false)
-		p.mu.Unlock()
-		select {
-		case p.notify <- struct{}{}:
-		default:
-		}
+		p.record(m, 0)
 	}
 	go func() {
 		// Every get_state answers "still streaming"; the first is followed by agent_settled.

@@ -135,16 +135,7 @@ func (p *proc) read(r io.Reader) {
 			now := time.Now()
 			m := classify(p.impl, line)
 			m.at = now
-			p.mu.Lock()
-			p.nbytes += int64(len(line))
-			m.bytes = p.nbytes
-			p.seen = append(p.seen, m)
-			p.used = append(p.used, false)
-			p.mu.Unlock()
-			select {
-			case p.notify <- struct{}{}:
-			default:
-			}
+			p.record(m, len(line))
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
@@ -152,12 +143,28 @@ func (p *proc) read(r io.Reader) {
 				p.readErr = err
 				p.mu.Unlock()
 			}
-			select {
-			case p.notify <- struct{}{}:
-			default:
-			}
+			p.wake()
 			return
 		}
+	}
+}
+
+// record keeps m, read from a line of size bytes, and wakes a waiter.
+func (p *proc) record(m msg, size int) {
+	p.mu.Lock()
+	p.nbytes += int64(size)
+	m.bytes = p.nbytes
+	p.seen = append(p.seen, m)
+	p.used = append(p.used, false)
+	p.mu.Unlock()
+	p.wake()
+}
+
+// wake tells a waiter that something was read (or reading ended).
+func (p *proc) wake() {
+	select {
+	case p.notify <- struct{}{}:
+	default:
 	}
 }
 

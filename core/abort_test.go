@@ -9,6 +9,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 )
 
@@ -158,5 +159,5 @@ func TestAbortDuringToolsLeavesQueues(t *testing.T) {
 	if len(h.calls()) != 1 {
 		t.Fatalf("%d model calls, want 1", len(h.calls()))
 	}
-	eq(t, "transcript roles", roles(h.agent.Messages()), []string{"user", "assistant", "toolResult"})
+	eq(t, "transcript roles", testkit.Roles(h.agent.Messages()), []string{"user", "assistant", "toolResult"})
 }

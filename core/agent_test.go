@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 )
 
@@ -269,7 +270,7 @@ func TestB16ContinueDeliversFollowUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.wait(run)
-	eq(t, "transcript roles", roles(h.agent.Messages()), []string{"user", "assistant", "user", "assistant"})
+	eq(t, "transcript roles", testkit.Roles(h.agent.Messages()), []string{"user", "assistant", "user", "assistant"})
 	h.golden()
 }
 
@@ -297,7 +298,7 @@ func TestB17ContinueDeliversSteering(t *testing.T) {
 				t.Fatalf("%d requests after continue, want %d", len(calls), len(tc.want))
 			}
 			for i, want := range tc.want {
-				eq(t, "request user texts", userTexts(calls[i]), want)
+				eq(t, "request user texts", testkit.UserTexts(calls[i]), want)
 			}
 		})
 	}

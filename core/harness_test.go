@@ -251,19 +251,8 @@ func (h *harness) golden() {
 	if err != nil {
 		h.t.Fatalf("golden file missing (run go test ./core -run %s -update): %v", h.t.Name(), err)
 	}
-	got := strings.Split(b.String(), "\n")
-	wantLines := strings.Split(string(want), "\n")
-	for i := 0; i < len(got) || i < len(wantLines); i++ {
-		var g, w string
-		if i < len(got) {
-			g = got[i]
-		}
-		if i < len(wantLines) {
-			w = wantLines[i]
-		}
-		if g != w {
-			h.t.Fatalf("transcript differs from %s at line %d:\n got: %s\nwant: %s", path, i+1, g, w)
-		}
+	if d := testkit.DiffLines(string(want), b.String(), 1); len(d) > 0 {
+		h.t.Fatalf("transcript differs from %s at line %d:\n got: %s\nwant: %s", path, d[0].Line, d[0].Got, d[0].Want)
 	}
 }
 
@@ -310,23 +299,4 @@ func eq[T comparable](t *testing.T, what string, got, want []T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("%s = %v, want %v", what, got, want)
 	}
-}
-
-func roles(ms []core.Message) []string {
-	var out []string
-	for _, m := range ms {
-		out = append(out, string(m.Role()))
-	}
-	return out
-}
-
-// texts returns the concatenated text of each user message in a request.
-func userTexts(req *core.Request) []string {
-	var out []string
-	for _, m := range req.Messages {
-		if u, ok := m.(*core.UserMessage); ok {
-			out = append(out, core.TextOf(u.Content))
-		}
-	}
-	return out
 }

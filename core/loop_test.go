@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 )
 
@@ -27,7 +28,7 @@ func TestA1BasicPrompt(t *testing.T) {
 	})})
 	h.agent.Subscribe(h.rec.listen)
 	got := h.prompt("Hello")
-	eq(t, "result roles", roles(got), []string{"user", "assistant"})
+	eq(t, "result roles", testkit.Roles(got), []string{"user", "assistant"})
 	eq(t, "events", h.rec.types(), []string{"agent_start", "turn_start", "message_start", "message_end", "message_start", "message_end", "turn_end", "agent_end"})
 	h.golden()
 }
@@ -69,7 +70,7 @@ func TestA3TransformContext(t *testing.T) {
 	if converted != 2 {
 		t.Fatalf("convertToLLM received %d messages, want 2", converted)
 	}
-	eq(t, "model context", userTexts(h.calls()[0]), []string{"four", "five"})
+	eq(t, "model context", testkit.UserTexts(h.calls()[0]), []string{"four", "five"})
 	h.golden()
 }
 
@@ -226,7 +227,7 @@ func TestA9SteeringAfterWholeBatch(t *testing.T) {
 		}
 	}
 	eq(t, "message_start order", order, []string{"user:go:", "tool-1", "tool-2", "user:interrupt:in2"})
-	second := userTexts(h.calls()[1])
+	second := testkit.UserTexts(h.calls()[1])
 	if second[len(second)-1] != "interrupt" {
 		t.Fatalf("second model call's user messages = %q, want the steer last", second)
 	}
@@ -337,8 +338,8 @@ func TestA14ShouldStopAfterTurn(t *testing.T) {
 	if len(seen.ToolResults) != 1 || seen.ToolResults[0].ToolCallID != "tool-1" {
 		t.Fatalf("hook saw tool results %v, want [tool-1]", seen.ToolResults)
 	}
-	eq(t, "hook context roles", roles(seen.Context.Messages), []string{"user", "assistant", "toolResult"})
-	eq(t, "result roles", roles(got), []string{"user", "assistant", "toolResult"})
+	eq(t, "hook context roles", testkit.Roles(seen.Context.Messages), []string{"user", "assistant", "toolResult"})
+	eq(t, "result roles", testkit.Roles(got), []string{"user", "assistant", "toolResult"})
 	steer, follow := h.queue.queued()
 	if len(steer) != 1 || len(follow) != 1 {
 		t.Fatalf("queues polled after the hook stopped the run: steering %v, follow-up %v", steer, follow)
@@ -359,7 +360,7 @@ func TestA15AllResultsTerminate(t *testing.T) {
 	if len(h.calls()) != 1 {
 		t.Fatalf("%d model calls, want 1", len(h.calls()))
 	}
-	eq(t, "result roles", roles(got), []string{"user", "assistant", "toolResult"})
+	eq(t, "result roles", testkit.Roles(got), []string{"user", "assistant", "toolResult"})
 	if n := len(h.rec.ofType(core.TurnEnd)); n != 1 {
 		t.Fatalf("%d turn_end, want 1", n)
 	}
@@ -404,7 +405,7 @@ func TestA18SomeResultsTerminate(t *testing.T) {
 	if len(h.calls()) != 2 {
 		t.Fatalf("%d model calls, want 2", len(h.calls()))
 	}
-	eq(t, "result roles", roles(got), []string{"user", "assistant", "toolResult", "toolResult", "assistant"})
+	eq(t, "result roles", testkit.Roles(got), []string{"user", "assistant", "toolResult", "toolResult", "assistant"})
 }
 
 // A19: afterToolCall can make a batch terminating.
@@ -438,7 +439,7 @@ func TestA22ContinueFromUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := h.wait(run)
-	eq(t, "result roles", roles(got), []string{"assistant"})
+	eq(t, "result roles", testkit.Roles(got), []string{"assistant"})
 	if n := len(h.rec.ofType(core.MessageEnd)); n != 1 {
 		t.Fatalf("%d message_end, want 1", n)
 	}
@@ -453,7 +454,7 @@ func TestA23ContinueFromCustom(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.wait(run)
-	eq(t, "model context", userTexts(h.calls()[0]), []string{"custom"})
+	eq(t, "model context", testkit.UserTexts(h.calls()[0]), []string{"custom"})
 }
 
 // A24 (docs/protocol.md#continue): continue after a finished reply with nothing queued fails.
@@ -475,8 +476,8 @@ func TestContinueAfterFailedReply(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.wait(run)
-	eq(t, "transcript roles", roles(h.agent.Messages()), []string{"user", "assistant"})
-	eq(t, "second call context", roles(h.calls()[1].Messages), []string{"user"})
+	eq(t, "transcript roles", testkit.Roles(h.agent.Messages()), []string{"user", "assistant"})
+	eq(t, "second call context", testkit.Roles(h.calls()[1].Messages), []string{"user"})
 	h.golden()
 }
 

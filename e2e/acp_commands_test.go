@@ -157,9 +157,7 @@ func TestACPCompactCancelled(t *testing.T) {
 		mockopenai.Response{Text: "## Goal\nSummarised.", Faults: mockhttp.Faults{StallAfter: 1}},
 	)
 	defer mock.Close()
-	p := startACP(t, mock)
-	p.initialize()
-	sid := p.newSession(1)
+	p, sid := startACPSession(t, mock)
 	p.commandReply(2, sid, "first "+big)
 	p.commandReply(3, sid, "second "+big)
 	p.request(4, "session/prompt", textPrompt(sid, "/compact"))

@@ -1,7 +1,6 @@
 package e2e_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -16,6 +15,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
 
 // editorClient is an editor on the Go SDK's client side: it serves fs/* from its own
@@ -38,29 +38,13 @@ type editorClient struct {
 
 type editorTerm struct {
 	cmd  *exec.Cmd
-	out  *lockedBuffer
+	out  *testkit.Buffer
 	done chan struct{}
 }
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func newEditorClient(buffers map[string]string) *editorClient {
-	return &editorClient{buffers: buffers, terms: map[string]*editorTerm{},
+// newEditorClient is an editor with no unsaved buffers and no terminals yet.
+func newEditorClient() *editorClient {
+	return &editorClient{buffers: map[string]string{}, terms: map[string]*editorTerm{},
 		created: make(chan string, 8), killed: make(chan string, 8), released: make(chan string, 8)}
 }
 
@@ -106,7 +90,7 @@ func (c *editorClient) CreateTerminal(_ context.Context, p sdk.CreateTerminalReq
 	if p.Cwd != nil {
 		cmd.Dir = *p.Cwd
 	}
-	t := &editorTerm{cmd: cmd, out: &lockedBuffer{}, done: make(chan struct{})}
+	t := &editorTerm{cmd: cmd, out: &testkit.Buffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = t.out, t.out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -178,8 +162,12 @@ func (c *editorClient) ReleaseTerminal(_ context.Context, p sdk.ReleaseTerminalR
 	return sdk.ReleaseTerminalResponse{}, nil
 }
 
-func dialEditor(t *testing.T, mock *mockopenai.Server, c *editorClient, caps sdk.ClientCapabilities, args ...string) (*sdk.ClientSideConnection, sdk.SessionId, string, func()) {
+// dialEditor starts pi-rpc --protocol acp under a new editorClient (through the Go SDK),
+// initializes it offering caps and opens a session in a new workspace; it returns the editor,
+// the connection, the session's id, the workspace and what stops the process.
+func dialEditor(t *testing.T, mock *mockopenai.Server, caps sdk.ClientCapabilities, args ...string) (*editorClient, *sdk.ClientSideConnection, sdk.SessionId, string, func()) {
 	t.Helper()
+	c := newEditorClient()
 	home, ws := t.TempDir(), t.TempDir()
 	conn, stop := spawnACP(t, mock, home, c, args...)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -191,7 +179,7 @@ func dialEditor(t *testing.T, mock *mockopenai.Server, c *editorClient, caps sdk
 	if err != nil {
 		t.Fatal(err)
 	}
-	return conn, sess.SessionId, ws, stop
+	return c, conn, sess.SessionId, ws, stop
 }
 
 // toolResultSeen is the text of the tool result for callID in the last request the model got.
@@ -240,8 +228,7 @@ func TestACPFsThroughEditor(t *testing.T) {
 		mockopenai.Response{Text: "refused"},
 	)
 	defer mock.Close()
-	client := newEditorClient(map[string]string{})
-	conn, sid, ws, stop := dialEditor(t, mock, client, sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}})
+	client, conn, sid, ws, stop := dialEditor(t, mock, sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}})
 	defer stop()
 	a, b := filepath.Join(ws, "a.txt"), filepath.Join(ws, "b.txt")
 	if err := os.WriteFile(a, []byte("disk text\n"), 0o644); err != nil {
@@ -326,8 +313,7 @@ func TestACPEditorAnswerTooLarge(t *testing.T) {
 		mockopenai.Response{Text: "done"},
 	)
 	defer mock.Close()
-	client := newEditorClient(map[string]string{})
-	conn, sid, ws, stop := dialEditor(t, mock, client, sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true}}, "--max-message-bytes", "4096")
+	client, conn, sid, ws, stop := dialEditor(t, mock, sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true}}, "--max-message-bytes", "4096")
 	defer stop()
 	big := filepath.Join(ws, "big.txt")
 	if err := os.WriteFile(big, []byte("small on disk\n"), 0o644); err != nil {
@@ -350,8 +336,7 @@ func TestACPTerminalThroughEditor(t *testing.T) {
 		mockopenai.Response{Text: "done"},
 	)
 	defer mock.Close()
-	client := newEditorClient(map[string]string{})
-	conn, sid, ws, stop := dialEditor(t, mock, client, sdk.ClientCapabilities{Terminal: true})
+	client, conn, sid, ws, stop := dialEditor(t, mock, sdk.ClientCapabilities{Terminal: true})
 	defer stop()
 	promptToEnd(t, conn, sid, "run it")
 	if got, want := toolResultSeen(t, mock, "call_sh"), "hi from "+ws+"\n\n\nCommand exited with code 3"; got != want {
@@ -381,8 +366,7 @@ func TestACPTerminalThroughEditor(t *testing.T) {
 func TestACPTerminalCancel(t *testing.T) {
 	mock := mockOf(mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: "call_sleep", Name: "bash", Arguments: `{"command":"sleep 30"}`}}})
 	defer mock.Close()
-	client := newEditorClient(map[string]string{})
-	conn, sid, _, stop := dialEditor(t, mock, client, sdk.ClientCapabilities{Terminal: true})
+	client, conn, sid, _, stop := dialEditor(t, mock, sdk.ClientCapabilities{Terminal: true})
 	defer stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

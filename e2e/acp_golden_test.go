@@ -3,10 +3,9 @@ package e2e_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
+	"slices"
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
@@ -28,19 +27,9 @@ type acpGolden struct {
 
 func newACPGolden(t *testing.T, name string, mock *mockopenai.Server, args ...string) *acpGolden {
 	t.Helper()
-	root, err := goldenRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(root) })
-	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
-	for _, d := range []string{home, ws} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	args = append([]string{"--system-prompt", "You are a test agent.", "--no-context-files"}, args...)
-	return &acpGolden{t: t, name: name, root: root, p: startACPIn(t, mock, home, ws, args...)}
+	root := newGoldenRoot(t, "home", "ws")
+	args = append(slices.Clone(goldenArgs), args...)
+	return &acpGolden{t: t, name: name, root: root, p: startACPIn(t, mock, filepath.Join(root, "home"), filepath.Join(root, "ws"), args...)}
 }
 
 // send sends a message (a value, or a raw line as a string) and records it.
@@ -49,15 +38,9 @@ func (g *acpGolden) send(v any) {
 	g.p.mu.Lock()
 	at := len(g.p.wire)
 	g.p.mu.Unlock()
-	text := "> "
+	text := "> " + string(inputLine(g.t, v))
 	if s, ok := v.(string); ok {
-		text += "raw " + fmt.Sprintf("%q", s)
-	} else {
-		b, err := json.Marshal(v)
-		if err != nil {
-			g.t.Fatal(err)
-		}
-		text += string(b)
+		text = "> raw " + fmt.Sprintf("%q", s)
 	}
 	g.sent = append(g.sent, sentLine{at: at, text: text})
 	g.p.send(v)
@@ -92,6 +75,13 @@ func (g *acpGolden) newSession(id int) string {
 	sid := sessionIDOf(g.t, g.call(id, "session/new", map[string]any{"cwd": g.p.ws, "mcpServers": []any{}}))
 	g.p.until(func(m acpMsg) bool { _, k := m.update(); return k == "available_commands_update" })
 	return sid
+}
+
+// initSession initializes the agent and opens a session with request id 1 (newSession).
+func (g *acpGolden) initSession() string {
+	g.t.Helper()
+	g.initialize()
+	return g.newSession(1)
 }
 
 func (g *acpGolden) prompt(id int, sid, text string) acpMsg {
@@ -140,15 +130,12 @@ func (g *acpGolden) finish() {
 		g.p.mu.Unlock()
 	}
 	<-g.p.done
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n", g.name)
 	lines := make([]string, len(g.p.wire))
 	for i, l := range g.p.wire {
 		lines[i] = l.raw
 	}
-	writeInterleaved(&b, g.sent, lines)
-	fmt.Fprintf(&b, "# exit %d\n", g.p.cmd.ProcessState.ExitCode())
-	got := agentVersionRE.ReplaceAllString(newNormalizer(g.root).apply(b.String()), `$1"<version>"`)
+	got := writeTranscript(g.root, []string{g.name}, g.sent, lines, g.p.cmd.ProcessState.ExitCode())
+	got = agentVersionRE.ReplaceAllString(got, `$1"<version>"`)
 	got = landlockABIRE.ReplaceAllString(got, `"landlockABI":"<abi>"`)
 	compareGolden(g.t, "acp", g.name, "TestACPGolden", got)
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
 
 // acpProc is a pi-rpc --protocol acp process, spoken to with raw lines so the tests see the
@@ -27,7 +28,7 @@ type acpProc struct {
 	done  chan struct{}
 	ws    string
 	// stderr is everything the process wrote there, complete once done is closed.
-	stderr lockedBuffer
+	stderr testkit.Buffer
 }
 
 // acpMsg is one line of stdout, decoded.
@@ -60,6 +61,20 @@ func (m acpMsg) update() (session, kind string) {
 	}
 	_ = json.Unmarshal(m.Params, &p)
 	return p.SessionID, p.Update.SessionUpdate
+}
+
+// inputLine is v as a line of input, without its newline: a string as it is (raw, possibly
+// bad, input), anything else encoded as JSON.
+func inputLine(t *testing.T, v any) []byte {
+	t.Helper()
+	if s, ok := v.(string); ok {
+		return []byte(s)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func startACP(t *testing.T, mock *mockopenai.Server, args ...string) *acpProc {
@@ -119,18 +134,10 @@ func startACPIn(t *testing.T, mock *mockopenai.Server, home, ws string, args ...
 	return p
 }
 
+// send writes one line (an object is encoded as JSON).
 func (p *acpProc) send(v any) {
 	p.t.Helper()
-	var b []byte
-	if s, ok := v.(string); ok {
-		b = []byte(s)
-	} else {
-		var err error
-		if b, err = json.Marshal(v); err != nil {
-			p.t.Fatal(err)
-		}
-	}
-	if _, err := p.stdin.Write(append(b, '\n')); err != nil {
+	if _, err := p.stdin.Write(append(inputLine(p.t, v), '\n')); err != nil {
 		p.t.Fatal(err)
 	}
 }
@@ -243,6 +250,15 @@ func (p *acpProc) newSession(id int) string {
 		p.t.Fatalf("session/new: %s", m.raw)
 	}
 	return r.SessionID
+}
+
+// startACPSession starts the process (startACP), initializes it and opens a session with
+// request id 1; it returns the process and the session's id.
+func startACPSession(t *testing.T, mock *mockopenai.Server, args ...string) (*acpProc, string) {
+	t.Helper()
+	p := startACP(t, mock, args...)
+	p.initialize()
+	return p, p.newSession(1)
 }
 
 func textPrompt(sid, text string) map[string]any {

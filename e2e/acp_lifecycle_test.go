@@ -63,9 +63,7 @@ func TestACPRequestsBeforeEOF(t *testing.T) {
 func TestACPCancelAsRequest(t *testing.T) {
 	mock := mockOf(mockopenai.Response{Text: "a long answer", Faults: mockhttp.Faults{StallAfter: 2}})
 	defer mock.Close()
-	p := startACP(t, mock)
-	p.initialize()
-	sid := p.newSession(1)
+	p, sid := startACPSession(t, mock)
 	p.request(2, "session/prompt", textPrompt(sid, "talk"))
 	p.until(func(m acpMsg) bool { return chunkText(m) == "a lo" })
 	p.request(3, "session/cancel", map[string]any{"sessionId": sid})

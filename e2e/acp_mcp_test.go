@@ -16,7 +16,7 @@ import (
 // them, a read-only tool runs without asking, one that writes is a permission request, and
 // another session of the connection has none of them.
 func TestACPSessionMCPServers(t *testing.T) {
-	server := mcpTestServer(t)
+	server := mcpServer.Path(t)
 	mock := mockOf(
 		toolCall("c1", "mcp__editor__echo", map[string]any{"text": "from the editor's server"}),
 		toolCall("c2", "mcp__editor__write_note", map[string]any{"note": "n1"}),
@@ -77,7 +77,7 @@ func TestACPSlowMCPServerDoesNotBlock(t *testing.T) {
 	p.initialize()
 	// The server waits at the gate before it speaks MCP.
 	p.request(1, "session/new", map[string]any{"cwd": p.ws, "mcpServers": []any{
-		map[string]any{"name": "slow", "command": mcpTestServer(t), "args": []any{"-gate", gate}, "env": []any{}},
+		map[string]any{"name": "slow", "command": mcpServer.Path(t), "args": []any{"-gate", gate}, "env": []any{}},
 	}})
 	slow := sessionIDOf(t, p.response(1))
 	p.request(2, "session/new", map[string]any{"cwd": p.ws, "mcpServers": []any{}})
@@ -120,10 +120,8 @@ func TestACPInitializeDoesNotWaitForMCPConfig(t *testing.T) {
 	}
 	mock := mockOf(mockopenai.Response{Text: "with the server"})
 	defer mock.Close()
-	cfg := writeMCPConfig(t, map[string]any{"slow": map[string]any{"command": mcpTestServer(t), "args": []string{"-gate", gate}}})
-	p := startACP(t, mock, "--mcp-config", cfg, "--mcp-timeout", "10m")
-	p.initialize()
-	sid := p.newSession(1)
+	cfg := writeMCPConfig(t, map[string]any{"slow": map[string]any{"command": mcpServer.Path(t), "args": []string{"-gate", gate}}})
+	p, sid := startACPSession(t, mock, "--mcp-config", cfg, "--mcp-timeout", "10m")
 	p.request(2, "session/prompt", textPrompt(sid, "hi"))
 	f, err := os.OpenFile(gate, os.O_WRONLY, 0)
 	if err != nil {

@@ -27,8 +27,7 @@ func TestACPSandbox(t *testing.T) {
 		mockopenai.Response{Text: "done"},
 	)
 	defer mock.Close()
-	client := newEditorClient(map[string]string{})
-	conn, sid, _, stop := dialEditor(t, mock, client, sdk.ClientCapabilities{Terminal: true}, "--sandbox", "workspace-write", "--approval", "auto")
+	client, conn, sid, _, stop := dialEditor(t, mock, sdk.ClientCapabilities{Terminal: true}, "--sandbox", "workspace-write", "--approval", "auto")
 	defer stop()
 	promptToEnd(t, conn, sid, "run it")
 	got := toolResultSeen(t, mock, "call_sh")
@@ -63,7 +62,7 @@ func TestACPSandboxConfigOption(t *testing.T) {
 		bash("call_off2", "off2"), mockopenai.Response{Text: "done"},
 	)
 	defer mock.Close()
-	client := newEditorClient(map[string]string{})
+	client := newEditorClient()
 	conn, stop := spawnACP(t, mock, t.TempDir(), client, "--approval", "auto")
 	defer stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

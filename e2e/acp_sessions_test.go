@@ -12,9 +12,7 @@ import (
 func TestACPMaxSessions(t *testing.T) {
 	mock := mockOf(mockopenai.Response{Text: "still here"})
 	defer mock.Close()
-	p := startACP(t, mock, "--max-sessions", "2")
-	p.initialize()
-	first := p.newSession(1)
+	p, first := startACPSession(t, mock, "--max-sessions", "2")
 	p.newSession(2)
 	p.request(3, "session/new", map[string]any{"cwd": p.ws, "mcpServers": []any{}})
 	m := p.response(3)

@@ -232,9 +232,7 @@ func TestACPCancelDuringPermission(t *testing.T) {
 func TestACPQueuedPrompt(t *testing.T) {
 	mock := mockOf(mockopenai.Response{Text: "first answer here", Faults: mockhttp.Faults{StallAfter: 2}}, mockopenai.Response{Text: "second"})
 	defer mock.Close()
-	p := startACP(t, mock)
-	p.initialize()
-	sid := p.newSession(1)
+	p, sid := startACPSession(t, mock)
 	p.request(2, "session/prompt", textPrompt(sid, "one"))
 	p.until(func(m acpMsg) bool { _, k := m.update(); return k == "agent_message_chunk" })
 	p.request(3, "session/prompt", textPrompt(sid, "two"))
@@ -277,9 +275,7 @@ func TestACPQueuedPrompt(t *testing.T) {
 func TestACPTwoSessions(t *testing.T) {
 	mock := mockOf(mockopenai.Response{Text: "alpha", Faults: mockhttp.Faults{StallAfter: 2}}, mockopenai.Response{Text: "beta"})
 	defer mock.Close()
-	p := startACP(t, mock)
-	p.initialize()
-	a := p.newSession(1)
+	p, a := startACPSession(t, mock)
 	b := p.newSession(2)
 	if a == b {
 		t.Fatal("same session id twice")
@@ -308,9 +304,7 @@ func TestACPStopReasonsAndErrors(t *testing.T) {
 		mockopenai.Response{Faults: mockhttp.Faults{Status: 400}, Error: &mockopenai.ErrorBody{Message: "the model refuses this request shape", Type: "invalid_request_error"}},
 	)
 	defer mock.Close()
-	p := startACP(t, mock)
-	p.initialize()
-	sid := p.newSession(1)
+	p, sid := startACPSession(t, mock)
 	p.request(2, "session/prompt", textPrompt(sid, "x"))
 	if r := stopReason(t, p.response(2)); r != "max_tokens" {
 		t.Fatalf("stopReason %q", r)
@@ -384,9 +378,7 @@ func TestACPCancelMidStream(t *testing.T) {
 		mockopenai.Response{Text: "content filtered", FinishReason: "content_filter"},
 	)
 	defer mock.Close()
-	p := startACP(t, mock)
-	p.initialize()
-	sid := p.newSession(1)
+	p, sid := startACPSession(t, mock)
 	p.request(2, "session/prompt", textPrompt(sid, "one"))
 	p.until(func(m acpMsg) bool { _, k := m.update(); return k == "agent_message_chunk" })
 	p.send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": sid}})

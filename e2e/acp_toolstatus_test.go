@@ -54,9 +54,7 @@ func TestACPToolCallStatuses(t *testing.T) {
 		writeCall("c4", "c.txt", "auto\n"), mockopenai.Response{Text: "written unasked"},
 	)
 	defer mock.Close()
-	p := startACP(t, mock)
-	p.initialize()
-	sid := p.newSession(1)
+	p, sid := startACPSession(t, mock)
 
 	for i, option := range []string{"allow_once", "reject_once"} {
 		p.request(2+i, "session/prompt", textPrompt(sid, "write"))

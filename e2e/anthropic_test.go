@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockanthropic"
 	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
@@ -58,12 +57,7 @@ func TestAnthropicToolLoop(t *testing.T) {
 		mockanthropic.Response{Text: "The notes say: buy bread."},
 	)
 	p := start(t, anthropicOptions(mock, "claude-sonnet-4-5", cwd))
-	var pr inputResult
-	p.result("prompt", map[string]any{"message": "What do my notes say?"}, &pr)
-	ev := p.event("agent_settled")
-	if s := settledOf(t, ev); s.Error != nil || s.Aborted || s.outcome(pr.InputID) != "completed" {
-		t.Fatalf("agent_settled = %s\nstderr: %s", ev, p.stderrTail(20))
-	}
+	p.promptCompleted("What do my notes say?")
 	var thinking, toolEnd bool
 	for _, m := range p.history() {
 		if m.isEvent() && m.typ() == "message_update" {
@@ -111,22 +105,7 @@ func TestAnthropicToolLoop(t *testing.T) {
 // aborted and the mock sees the connection closed.
 func TestAnthropicAbortMidStream(t *testing.T) {
 	mock := newAnthropicMock(t, mockanthropic.Response{Text: "never finishes this sentence", ChunkSize: 4, Faults: mockhttp.Faults{StallAfter: 5}})
-	p := start(t, anthropicOptions(mock, "claude-haiku-4-5", ""))
-	var pr inputResult
-	p.result("prompt", map[string]any{"message": "go"}, &pr)
-	p.event("message_update")
-	abort := p.result("abort", nil, nil)
-	end := p.event("agent_end")
-	ev := p.event("agent_settled")
-	p.before(abort, end, "abort response before agent_end")
-	if s := settledOf(t, ev); !s.Aborted || s.outcome(pr.InputID) != "aborted" {
-		t.Errorf("agent_settled = %s, want aborted", ev)
-	}
-	select {
-	case <-mock.Requests()[0].Gone():
-	case <-time.After(hangTimeout):
-		t.Errorf("the aborted HTTP request was never closed")
-	}
+	abortMidStream(t, start(t, anthropicOptions(mock, "claude-haiku-4-5", "")), func() *mockhttp.Request { return mock.Requests()[0] })
 }
 
 // TestSwitchOpenAIToClaude runs a tool call on an OpenAI model, switches to a Claude model
@@ -146,12 +125,7 @@ func TestSwitchOpenAIToClaude(t *testing.T) {
 	p := start(t, options{cwd: cwd, mock: oai, args: []string{"--model", "o4-mini"},
 		env: []string{"ANTHROPIC_API_KEY=test-claude", "ANTHROPIC_BASE_URL=" + claude.URL()}})
 
-	var models struct {
-		Models []struct {
-			ID       string `json:"id"`
-			Provider string `json:"provider"`
-		} `json:"models"`
-	}
+	var models modelsResult
 	p.result("listModels", nil, &models)
 	providers := map[string]bool{}
 	for _, m := range models.Models {
@@ -161,23 +135,13 @@ func TestSwitchOpenAIToClaude(t *testing.T) {
 		t.Fatalf("listModels providers = %v, want openai and anthropic", providers)
 	}
 
-	p.result("prompt", map[string]any{"message": "What is in a.txt?"}, nil)
-	if s := settledOf(t, p.event("agent_settled")); s.Error != nil || s.Aborted {
-		t.Fatalf("OpenAI run failed: %+v", s)
-	}
-	var sm struct {
-		Model struct {
-			ID, Provider, API string
-		} `json:"model"`
-	}
+	p.promptCompleted("What is in a.txt?")
+	var sm modelResult
 	p.result("setModel", map[string]any{"provider": "anthropic", "modelId": "claude-sonnet-4-5"}, &sm)
 	if sm.Model.ID != "claude-sonnet-4-5" || sm.Model.API != "anthropic-messages" {
 		t.Fatalf("setModel = %+v", sm)
 	}
-	p.result("prompt", map[string]any{"message": "Do you agree?"}, nil)
-	if s := settledOf(t, p.event("agent_settled")); s.Error != nil || s.Aborted {
-		t.Fatalf("Claude run failed: %+v\nstderr: %s", s, p.stderrTail(20))
-	}
+	p.promptCompleted("Do you agree?")
 	reqs := claude.Requests()
 	if len(reqs) != 1 || reqs[0].Header.Get("X-Api-Key") != "test-claude" {
 		t.Fatalf("Anthropic requests = %d", len(reqs))

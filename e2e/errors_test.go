@@ -69,12 +69,7 @@ func TestNamedModelWithoutKey(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := start(t, options{args: append([]string{"--no-session"}, tc.args...)})
-			var init struct {
-				Problems []struct {
-					Kind    string `json:"kind"`
-					Message string `json:"message"`
-				} `json:"problems"`
-			}
+			var init problemsResult
 			p.result("initialize", nil, &init)
 			if len(init.Problems) != 1 || init.Problems[0].Kind != "noApiKey" || init.Problems[0].Message != tc.want {
 				t.Errorf("initialize problems = %+v, want one noApiKey %q", init.Problems, tc.want)

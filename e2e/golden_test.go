@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
 
 // update rewrites the golden wire transcripts instead of comparing them.
@@ -46,27 +47,45 @@ type sentLine struct {
 	text string
 }
 
+// rawLine is bad input sent at output position at, as a transcript shows it: quoted, cut
+// to 200 bytes.
+func rawLine(at int, raw string) sentLine {
+	return sentLine{at: at, text: "> raw " + strconv.Quote(truncate(raw, 200))}
+}
+
 // goldenOptions are options for the process, plus what the transcript's header says.
 func newGolden(t *testing.T, name string, o options) *golden {
+	t.Helper()
+	root := newGoldenRoot(t, "cwd")
+	if o.cwd == "" {
+		o.cwd = filepath.Join(root, "cwd")
+	}
+	g := &golden{t: t, name: name, root: root, args: o.args}
+	o.args = append(o.args, goldenArgs...)
+	o.env = append(o.env, "PI_RPC_HOME="+filepath.Join(root, "home"))
+	g.p = start(t, o)
+	return g
+}
+
+// goldenArgs are the flags every golden scenario runs with: a fixed system prompt keeps the
+// date and the temp path out of the faux model's usage.
+var goldenArgs = []string{"--system-prompt", "You are a test agent.", "--no-context-files"}
+
+// newGoldenRoot makes a golden scenario's root (goldenRoot), removed when the test ends, with
+// these empty directories in it.
+func newGoldenRoot(t *testing.T, dirs ...string) string {
 	t.Helper()
 	root, err := goldenRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(root) })
-	cwd := filepath.Join(root, "cwd")
-	if err := os.Mkdir(cwd, 0o755); err != nil {
-		t.Fatal(err)
+	for _, d := range dirs {
+		if err := os.Mkdir(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if o.cwd == "" {
-		o.cwd = cwd
-	}
-	g := &golden{t: t, name: name, root: root, args: o.args}
-	// a fixed system prompt keeps the date and the temp path out of the faux model's usage
-	o.args = append(o.args, "--system-prompt", "You are a test agent.", "--no-context-files")
-	o.env = append(o.env, "PI_RPC_HOME="+filepath.Join(root, "home"))
-	g.p = start(t, o)
-	return g
+	return root
 }
 
 // goldenRoot makes a temp directory whose path has the same length on every run: the
@@ -100,7 +119,7 @@ func (g *golden) send(body string) {
 // sendRaw sends bytes as they are (bad input) and records them quoted.
 func (g *golden) sendRaw(raw string) {
 	g.t.Helper()
-	g.sent = append(g.sent, sentLine{at: g.pos, text: "> raw " + strconv.Quote(truncate(raw, 200))})
+	g.sent = append(g.sent, rawLine(g.pos, raw))
 	g.sentAt = g.pos
 	g.p.send(raw)
 }
@@ -228,22 +247,37 @@ func (g *golden) compare(code int) {
 
 // transcript interleaves the sent lines with the output messages and normalises the result.
 func (g *golden) transcript(code int) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n", g.name)
-	if len(g.args) > 0 {
-		fmt.Fprintf(&b, "# flags: %s\n", strings.Join(g.args, " "))
-	}
+	header := headerLines(g.name, g.args)
 	if g.p.lsp {
-		b.WriteString("# framing: lsp (bodies shown without their Content-Length headers)\n")
+		header = append(header, "framing: lsp (bodies shown without their Content-Length headers)")
 	}
 	out := g.p.history()
 	lines := make([]string, len(out))
 	for i, l := range out {
 		lines[i] = string(l.raw)
 	}
-	writeInterleaved(&b, g.sent, lines)
+	return writeTranscript(g.root, header, g.sent, lines, code)
+}
+
+// headerLines starts a transcript's header: the scenario's name, then its flags if it has any.
+func headerLines(name string, args []string) []string {
+	if len(args) == 0 {
+		return []string{name}
+	}
+	return []string{name, "flags: " + strings.Join(args, " ")}
+}
+
+// writeTranscript is a golden transcript, normalised (root is the scenario's temp directory):
+// the header as comment lines, the output lines with the lines the test sent among them
+// (writeInterleaved), and the exit code.
+func writeTranscript(root string, header []string, sent []sentLine, out []string, code int) string {
+	var b strings.Builder
+	for _, h := range header {
+		b.WriteString("# " + h + "\n")
+	}
+	writeInterleaved(&b, sent, out)
 	fmt.Fprintf(&b, "# exit %d\n", code)
-	return newNormalizer(g.root).apply(b.String())
+	return newNormalizer(root).apply(b.String())
 }
 
 // writeInterleaved writes each output line as "< line", with the lines the test sent placed
@@ -318,21 +352,9 @@ func (n *normalizer) apply(s string) string {
 
 // lineDiff shows the first lines where two transcripts differ.
 func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
 	var b strings.Builder
-	shown := 0
-	for i := 0; i < max(len(w), len(g)) && shown < 6; i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n  want %s\n  got  %s\n", i+1, truncate(wl, 400), truncate(gl, 400))
-			shown++
-		}
+	for _, d := range testkit.DiffLines(want, got, 6) {
+		fmt.Fprintf(&b, "line %d:\n  want %s\n  got  %s\n", d.Line, truncate(d.Want, 400), truncate(d.Got, 400))
 	}
 	return b.String()
 }

@@ -52,12 +52,7 @@ func TestGoogleToolLoop(t *testing.T) {
 	t.Cleanup(mock.Close)
 	p := start(t, options{cwd: cwd, home: home, args: []string{"--models", googleModels(t, home, mock), "--model", "gem/gemini-3-flash-preview", "--thinking", "medium"},
 		env: []string{"GEM_KEY=gem-secret"}})
-	var pr inputResult
-	p.result("prompt", map[string]any{"message": "What do my notes say?"}, &pr)
-	ev := p.event("agent_settled")
-	if s := settledOf(t, ev); s.Error != nil || s.Aborted || s.outcome(pr.InputID) != "completed" {
-		t.Fatalf("agent_settled = %s\nstderr: %s", ev, p.stderrTail(20))
-	}
+	p.promptCompleted("What do my notes say?")
 
 	loop := toolLoopStreamOf(p.history())
 	thinking, toolEnd, retried, firstUsage := loop.thinking, loop.toolEnd, loop.retried, loop.firstUsage
@@ -141,20 +136,14 @@ func TestGoogleSignaturesSurviveResume(t *testing.T) {
 	env := []string{"GEM_KEY=k"}
 
 	p := start(t, options{cwd: cwd, home: home, args: args, env: env})
-	p.result("prompt", map[string]any{"message": "What is in a.txt?"}, nil)
-	if s := settledOf(t, p.event("agent_settled")); s.Error != nil || s.Aborted {
-		t.Fatalf("first run: %+v\nstderr: %s", s, p.stderrTail(20))
-	}
+	p.promptCompleted("What is in a.txt?")
 	p.closeStdin()
 	if code := p.wait(); code != 0 {
 		t.Fatalf("first process exited %d", code)
 	}
 
 	p2 := start(t, options{cwd: cwd, home: home, args: append(args, "--continue"), env: env})
-	p2.result("prompt", map[string]any{"message": "And now?"}, nil)
-	if s := settledOf(t, p2.event("agent_settled")); s.Error != nil || s.Aborted {
-		t.Fatalf("resumed run: %+v\nstderr: %s", s, p2.stderrTail(20))
-	}
+	p2.promptCompleted("And now?")
 	reqs := mock.Requests()
 	if len(reqs) != 3 {
 		t.Fatalf("requests = %d, want 3", len(reqs))

@@ -146,34 +146,13 @@ func start(t *testing.T, o options) *proc {
 	if cwd == "" {
 		cwd = t.TempDir()
 	}
-	args := []string{"--cwd", cwd}
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "PI_RPC_HOME=" + home}
-	if o.faux != "" {
-		script := filepath.Join(home, "faux.json")
-		if err := os.WriteFile(script, []byte(o.faux), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		args = append(args, "--provider", "faux", "--faux-script", script)
-	}
-	if o.mock != nil {
-		args = append(args, "--provider", "openai", "--base-url", o.mock.URL())
-		env = append(env, "OPENAI_API_KEY=test")
-	}
-	args = append(args, o.args...)
-	env = append(env, o.env...)
+	args, env := providerFlags(t, home, o.mock, o.faux)
+	args = append(append([]string{"--cwd", cwd}, args...), o.args...)
+	env = append(append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "PI_RPC_HOME=" + home}, env...), o.env...)
 
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	inR, inW := pipe(t)
+	outR, outW := pipe(t)
+	errR, errW := pipe(t)
 	if c := credentialOf(o.attr); c != nil {
 		// The pipes belong to the user pi-rpc runs as, as when that user's editor made them.
 		for _, f := range []*os.File{inR, outW, errW} {
@@ -214,6 +193,35 @@ func start(t *testing.T, o options) *proc {
 	}
 	t.Cleanup(p.cleanup)
 	return p
+}
+
+// pipe is an os.Pipe, as a child process's stdio gets.
+func pipe(t *testing.T) (r, w *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, w
+}
+
+// providerFlags are the flags and environment that point a process at its provider: the
+// OpenAI mock when there is one, the faux provider with this script (written into home) when
+// there is one; neither if both are empty.
+func providerFlags(t *testing.T, home string, mock *mockopenai.Server, faux string) (args, env []string) {
+	t.Helper()
+	if mock != nil {
+		args = append(args, "--provider", "openai", "--base-url", mock.URL())
+		env = append(env, "OPENAI_API_KEY=test")
+	}
+	if faux != "" {
+		script := filepath.Join(home, "faux.json")
+		if err := os.WriteFile(script, []byte(faux), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "--provider", "faux", "--faux-script", script)
+	}
+	return args, env
 }
 
 func credentialOf(a *syscall.SysProcAttr) *syscall.Credential {
@@ -686,6 +694,15 @@ func (p *proc) history() []*message {
 
 // closeStdin closes the server's stdin.
 func (p *proc) closeStdin() { _ = p.stdin.Close() }
+
+// closeExpectExit0 closes stdin and fails the test unless the process then exits with 0.
+func (p *proc) closeExpectExit0() {
+	p.t.Helper()
+	p.closeStdin()
+	if code := p.waitExit(); code != 0 {
+		p.t.Fatalf("exit code %d", code)
+	}
+}
 
 // wait reads stdout to its end and waits for the process to exit; it returns the exit
 // code (-1 when killed by a signal).

@@ -56,6 +56,8 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	mcpServer.Remove()
+	mockCommand.Remove()
 	_ = os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -25,15 +25,6 @@ func (p *proc) outline() []string {
 	return out
 }
 
-func position(t *testing.T, outline []string, want string) int {
-	t.Helper()
-	i := slices.Index(outline, want)
-	if i < 0 {
-		t.Fatalf("no %s among %v", want, outline)
-	}
-	return i
-}
-
 // A configured MCP server that is slow to start does not hold up the connection: initialize
 // is answered while the server waits at its gate, its start is reported as it happens
 // (connecting, then connected with its tools), and a prompt sent meanwhile waits for it: the
@@ -45,7 +36,7 @@ func TestMCPSlowServerDoesNotHoldInitialize(t *testing.T) {
 		{Text: "done"},
 	}})
 	t.Cleanup(mock.Close)
-	cfg := writeMCPConfig(t, map[string]any{"slow": map[string]any{"command": mcpTestServer(t), "args": []string{"-gate", gate}}})
+	cfg := writeMCPConfig(t, map[string]any{"slow": map[string]any{"command": mcpServer.Path(t), "args": []string{"-gate", gate}}})
 	p := start(t, options{mock: mock, args: []string{"--mcp-config", cfg}})
 	p.result("initialize", nil, nil)
 	connecting := p.waitFor("slow connecting", func(m *message) bool { return m.isEvent() && m.typ() == "mcp_server_status" })
@@ -64,8 +55,8 @@ func TestMCPSlowServerDoesNotHoldInitialize(t *testing.T) {
 	p.settleCollect()
 
 	outline := p.outline()
-	ready := position(t, outline, "mcp_server_status:slow:connected")
-	if ready > position(t, outline, "agent_start") {
+	ready := testkit.Position(t, outline, "mcp_server_status:slow:connected")
+	if ready > testkit.Position(t, outline, "agent_start") {
 		t.Fatalf("events %v: the run started before the server was ready", outline)
 	}
 	if m := p.mcpStarted("slow")["slow"]; m.ev["toolCount"] != float64(len(m.ev["tools"].([]any))) || m.ev["toolCount"].(float64) < 8 {
@@ -100,7 +91,7 @@ func TestMCPServerNeverReadyTimesOut(t *testing.T) {
 	t.Cleanup(mock.Close)
 	p := start(t, options{mock: mock, args: []string{"--mcp-timeout", "1s"}})
 	p.result("initialize", map[string]any{"mcpServers": map[string]any{
-		"stuck": map[string]any{"command": mcpTestServer(t), "args": []string{"-gate", gate}},
+		"stuck": map[string]any{"command": mcpServer.Path(t), "args": []string{"-gate", gate}},
 	}}, nil)
 	p.result("prompt", map[string]any{"message": "go ahead"}, nil)
 	if st := p.settleCollect(); st[len(st)-1].ev["aborted"] != false {
@@ -111,10 +102,10 @@ func TestMCPServerNeverReadyTimesOut(t *testing.T) {
 		t.Fatalf("stuck: %s", failed)
 	}
 	outline := p.outline()
-	if position(t, outline, "mcp_server_status:stuck:failed") > position(t, outline, "agent_start") {
+	if testkit.Position(t, outline, "mcp_server_status:stuck:failed") > testkit.Position(t, outline, "agent_start") {
 		t.Fatalf("events %v: want the failure before the run", outline)
 	}
-	position(t, outline, "session_error")
+	testkit.Position(t, outline, "session_error")
 	reqs := mock.Requests()
 	if len(reqs) != 1 || slices.ContainsFunc(mockopenai.ToolNames(reqs[0]), func(n string) bool { return strings.HasPrefix(n, "mcp__stuck__") }) {
 		t.Fatalf("the request's tools: %v", mockopenai.ToolNames(reqs[0]))
@@ -132,7 +123,7 @@ func TestMCPAbortWhileWaitingForServer(t *testing.T) {
 	gate := testkit.NewGate(t)
 	mock := mockopenai.New(&mockopenai.Script{Responses: []mockopenai.Response{{Text: "never"}}})
 	t.Cleanup(mock.Close)
-	cfg := writeMCPConfig(t, map[string]any{"slow": map[string]any{"command": mcpTestServer(t), "args": []string{"-gate", gate}}})
+	cfg := writeMCPConfig(t, map[string]any{"slow": map[string]any{"command": mcpServer.Path(t), "args": []string{"-gate", gate}}})
 	p := start(t, options{mock: mock, args: []string{"--mcp-config", cfg, "--mcp-timeout", "10m"}})
 	p.result("initialize", nil, nil)
 	var in struct{ InputID string }
@@ -161,7 +152,7 @@ func TestMCPAbortWhileWaitingForServer(t *testing.T) {
 func TestPiModeSlowMCPServer(t *testing.T) {
 	gate := testkit.NewGate(t)
 	mock := newMock(t, mockopenai.Response{Text: "with the server"})
-	cfg := writeMCPConfig(t, map[string]any{"slow": map[string]any{"command": mcpTestServer(t), "args": []string{"-gate", gate}}})
+	cfg := writeMCPConfig(t, map[string]any{"slow": map[string]any{"command": mcpServer.Path(t), "args": []string{"-gate", gate}}})
 	p := startPi(t, piOptions{mock: mock, args: []string{"--no-session", "--mcp-config", cfg}})
 	p.call("1", "get_state", nil)
 	p.send(map[string]any{"id": "2", "type": "prompt", "message": "hi"})

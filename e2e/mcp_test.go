@@ -14,33 +14,17 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
 
 // The MCP servers these tests drive: the SDK-built test server (tools/mcp/internal/testserver)
 // and @modelcontextprotocol/server-filesystem from npm, installed from e2e/mcp-npm's lockfile.
 var (
-	mcpServerOnce sync.Once
-	mcpServerBin  string
-	mcpServerErr  error
+	mcpServer = testkit.Command{Pkg: "../tools/mcp/internal/testserver/mcp-testserver"}
 
 	npmOnce sync.Once
 	npmErr  error
 )
-
-func mcpTestServer(t *testing.T) string {
-	t.Helper()
-	mcpServerOnce.Do(func() {
-		mcpServerBin = filepath.Join(filepath.Dir(binary), "mcp-testserver")
-		out, err := exec.Command("go", "build", "-o", mcpServerBin, "../tools/mcp/internal/testserver/mcp-testserver").CombinedOutput()
-		if err != nil {
-			mcpServerErr = &buildError{string(out), err}
-		}
-	})
-	if mcpServerErr != nil {
-		t.Fatal(mcpServerErr)
-	}
-	return mcpServerBin
-}
 
 type buildError struct {
 	out string
@@ -181,7 +165,7 @@ func (p *proc) settleCollect() []*message {
 }
 
 func TestMCPToolCallEndToEnd(t *testing.T) {
-	server := mcpTestServer(t)
+	server := mcpServer.Path(t)
 	mock := mockopenai.New(&mockopenai.Script{Responses: []mockopenai.Response{
 		toolCall("c1", "mcp__test__echo", map[string]any{"text": "from mcp"}),
 		toolCall("c2", "mcp__test__write_note", map[string]any{"note": "n1"}),
@@ -252,7 +236,7 @@ func TestMCPToolCallEndToEnd(t *testing.T) {
 }
 
 func TestMCPFaultsEndInErrorResults(t *testing.T) {
-	server := mcpTestServer(t)
+	server := mcpServer.Path(t)
 	mock := mockopenai.New(&mockopenai.Script{Responses: []mockopenai.Response{
 		toolCall("c1", "mcp__crashy__crash", nil),
 		toolCall("c2", "mcp__hangy__hang", nil),
@@ -283,9 +267,7 @@ func TestMCPFaultsEndInErrorResults(t *testing.T) {
 		!strings.Contains(failed["needenv"], "environment variable PI_RPC_TEST_UNSET_VAR is not set") || len(failed) != 2 {
 		t.Fatalf("failed servers = %v", failed)
 	}
-	var st0 struct {
-		Problems []struct{ Kind, Server, Message string }
-	}
+	var st0 problemsResult
 	p.result("getState", nil, &st0)
 	problems := map[string]string{}
 	for _, pr := range st0.Problems {
@@ -327,9 +309,7 @@ func TestMCPFaultsEndInErrorResults(t *testing.T) {
 	if names := strings.Join(mockopenai.ToolNames(reqs[2]), ","); strings.Contains(names, "mcp__crashy__") || !strings.Contains(names, "mcp__hangy__echo") {
 		t.Errorf("tools after the crash: %s", names)
 	}
-	var st struct {
-		Problems []struct{ Kind, Server, Message string }
-	}
+	var st problemsResult
 	p.result("getState", nil, &st)
 	servers := map[string]bool{}
 	for _, pr := range st.Problems {
@@ -425,7 +405,7 @@ func TestMCPThirdPartyFilesystemServer(t *testing.T) {
 }
 
 func TestMCPConfigFiles(t *testing.T) {
-	server := mcpTestServer(t)
+	server := mcpServer.Path(t)
 	home := t.TempDir()
 	homeCfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
 		"home":   map[string]any{"command": server},

@@ -99,11 +99,7 @@ func TestMethodsIdle(t *testing.T) {
 	if len(models.Models) != 1 || models.Models[0].ID != "faux-1" {
 		t.Errorf("listModels = %+v", models)
 	}
-	var sm struct {
-		Model struct {
-			ID string `json:"id"`
-		} `json:"model"`
-	}
+	var sm modelResult
 	p.result("setModel", map[string]any{"modelId": "faux-1"}, &sm)
 	if sm.Model.ID != "faux-1" {
 		t.Errorf("setModel = %+v", sm)
@@ -308,26 +304,43 @@ func TestMethodsBusy(t *testing.T) {
 	}
 }
 
+// problemsResult is the problems list of an initialize or getState result.
+type problemsResult struct {
+	Problems []struct {
+		Kind    string `json:"kind"`
+		Server  string `json:"server"`
+		Message string `json:"message"`
+	} `json:"problems"`
+}
+
+// modelResult is the model of a getState or setModel result.
+type modelResult struct {
+	Model struct {
+		ID       string `json:"id"`
+		Provider string `json:"provider"`
+		API      string `json:"api"`
+	} `json:"model"`
+}
+
+// modelsResult is a listModels result.
+type modelsResult struct {
+	Models []struct {
+		ID       string `json:"id"`
+		Provider string `json:"provider"`
+	} `json:"models"`
+}
+
 // TestMissingAPIKey: without OPENAI_API_KEY (and without a base URL, which would make a
 // keyless local server) the server starts, initialize and getState report noApiKey, and
 // prompt, continue and compact answer -32013 with that message.
 func TestMissingAPIKey(t *testing.T) {
 	p := start(t, options{args: []string{"--provider", "openai"}})
-	var init struct {
-		Problems []struct {
-			Kind    string `json:"kind"`
-			Message string `json:"message"`
-		} `json:"problems"`
-	}
+	var init problemsResult
 	p.result("initialize", nil, &init)
 	if len(init.Problems) != 1 || init.Problems[0].Kind != "noApiKey" || init.Problems[0].Message == "" {
 		t.Fatalf("initialize problems = %+v, want one noApiKey", init.Problems)
 	}
-	var state struct {
-		Problems []struct {
-			Kind string `json:"kind"`
-		} `json:"problems"`
-	}
+	var state problemsResult
 	p.result("getState", nil, &state)
 	if len(state.Problems) != 1 || state.Problems[0].Kind != "noApiKey" {
 		t.Errorf("getState problems = %+v", state.Problems)
@@ -343,11 +356,7 @@ func TestMissingAPIKey(t *testing.T) {
 // TestNoProvider: without --provider and without OPENAI_API_KEY there is no provider.
 func TestNoProvider(t *testing.T) {
 	p := start(t, options{})
-	var init struct {
-		Problems []struct {
-			Kind string `json:"kind"`
-		} `json:"problems"`
-	}
+	var init problemsResult
 	p.result("initialize", nil, &init)
 	if len(init.Problems) != 1 || init.Problems[0].Kind != "noProvider" {
 		t.Fatalf("initialize problems = %+v, want one noProvider", init.Problems)
@@ -361,12 +370,7 @@ func TestSetModelOpenAI(t *testing.T) {
 	mock := mockopenai.New(&mockopenai.Script{Responses: []mockopenai.Response{{Text: "hi"}}})
 	t.Cleanup(mock.Close)
 	p := start(t, options{mock: mock})
-	var models struct {
-		Models []struct {
-			ID       string `json:"id"`
-			Provider string `json:"provider"`
-		} `json:"models"`
-	}
+	var models modelsResult
 	p.result("listModels", nil, &models)
 	if len(models.Models) < 2 {
 		t.Fatalf("listModels = %+v, want the catalogue", models)
@@ -378,11 +382,7 @@ func TestSetModelOpenAI(t *testing.T) {
 			target = m.ID
 		}
 	}
-	var sm struct {
-		Model struct {
-			ID string `json:"id"`
-		} `json:"model"`
-	}
+	var sm modelResult
 	p.result("setModel", map[string]any{"modelId": target}, &sm)
 	if sm.Model.ID != target {
 		t.Fatalf("setModel(%s) = %+v", target, sm)

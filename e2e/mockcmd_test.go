@@ -8,7 +8,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
+
+// mockCommand is cmd/mock-openai, built once per test binary run.
+var mockCommand = testkit.Command{Pkg: "../cmd/mock-openai"}
 
 // runMockCommand builds and runs cmd/mock-openai as a process in dialect (--dialect) with a
 // script in the format the dialects share, points pi-rpc at the URL it prints (with the
@@ -16,10 +21,7 @@ import (
 func runMockCommand(t *testing.T, dialect string, pi func(url string) options) {
 	t.Helper()
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "mock-openai")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/mock-openai").CombinedOutput(); err != nil {
-		t.Fatalf("building mock-openai: %v\n%s", err, out)
-	}
+	bin := mockCommand.Path(t)
 	name := "mock-openai --dialect " + dialect
 	script := filepath.Join(dir, "script.json")
 	if err := os.WriteFile(script, []byte(`{"responses": [{"text": "Hello from the mock.", "chunkSize": 5}]}`), 0o644); err != nil {
@@ -54,10 +56,7 @@ func runMockCommand(t *testing.T, dialect string, pi func(url string) options) {
 	url := strings.TrimSpace(line)
 
 	p := start(t, pi(url))
-	p.result("prompt", map[string]any{"message": "hi"}, nil)
-	if s := settledOf(t, p.event("agent_settled")); s.Error != nil || s.Aborted {
-		t.Fatalf("run failed: %+v\nstderr: %s", s, p.stderrTail(20))
-	}
+	p.promptCompleted("hi")
 	if text, _ := textDeltas(p.history()); text != "Hello from the mock." {
 		t.Errorf("text = %q", text)
 	}

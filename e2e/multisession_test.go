@@ -168,7 +168,7 @@ func TestCreateSessionErrors(t *testing.T) {
 // (and the first session does not), a call's result reaches the next model request, and
 // closing the session stops its servers.
 func TestCreateSessionMCPServers(t *testing.T) {
-	server := mcpTestServer(t)
+	server := mcpServer.Path(t)
 	mock := mockServer(t,
 		toolCall("c1", "mcp__own__echo", map[string]any{"text": "from the session's server"}),
 		mockopenai.Response{Text: "done"},

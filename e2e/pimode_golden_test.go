@@ -2,9 +2,8 @@ package e2e_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -27,18 +26,10 @@ type piGolden struct {
 
 func newPiGolden(t *testing.T, name, script string, args ...string) *piGolden {
 	t.Helper()
-	root, err := goldenRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(root) })
-	cwd := filepath.Join(root, "cwd")
-	if err := os.Mkdir(cwd, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	root := newGoldenRoot(t, "cwd")
 	g := &piGolden{t: t, name: name, root: root, args: args}
-	all := append([]string{"--system-prompt", "You are a test agent.", "--no-context-files"}, args...)
-	g.p = startPi(t, piOptions{faux: script, cwd: cwd, args: all,
+	all := append(slices.Clone(goldenArgs), args...)
+	g.p = startPi(t, piOptions{faux: script, cwd: filepath.Join(root, "cwd"), args: all,
 		env: []string{"PI_CODING_AGENT_DIR=" + filepath.Join(root, "agent")}})
 	return g
 }
@@ -51,7 +42,7 @@ func (g *piGolden) send(line string) {
 
 func (g *piGolden) sendRaw(line string) {
 	g.t.Helper()
-	g.sent = append(g.sent, sentLine{at: g.pos, text: "> raw " + strconv.Quote(truncate(line, 200))})
+	g.sent = append(g.sent, rawLine(g.pos, line))
 	g.p.send(line)
 }
 
@@ -100,19 +91,12 @@ func (g *piGolden) finish() {
 }
 
 func (g *piGolden) transcript(code int) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s (pi mode)\n", g.name)
-	if len(g.args) > 0 {
-		fmt.Fprintf(&b, "# flags: %s\n", strings.Join(g.args, " "))
-	}
 	out := g.p.all()
 	lines := make([]string, len(out))
 	for i, l := range out {
 		lines[i] = string(l.raw)
 	}
-	writeInterleaved(&b, g.sent, lines)
-	fmt.Fprintf(&b, "# exit %d\n", code)
-	return newNormalizer(g.root).apply(b.String())
+	return writeTranscript(g.root, headerLines(g.name+" (pi mode)", g.args), g.sent, lines, code)
 }
 
 // The pi-mode scenarios, one transcript each.

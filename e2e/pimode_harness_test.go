@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
 
 // piProc is a pi-rpc in pi mode (--mode rpc) and the test's end of its pipes. Every stdout
@@ -30,7 +31,7 @@ type piProc struct {
 	lines   []piLine
 	readErr error
 	done    bool
-	stderr  bytes.Buffer
+	stderr  testkit.Buffer
 
 	cursor int
 	exited chan struct{}
@@ -64,35 +65,17 @@ func startPi(t *testing.T, o piOptions) *piProc {
 	if cwd == "" {
 		cwd = t.TempDir()
 	}
-	args := []string{"--mode", "rpc", "--cwd", cwd}
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "PI_RPC_HOME=" + home,
-		"PI_CODING_AGENT_DIR=" + filepath.Join(home, "agent")}
-	if o.mock != nil {
-		args = append(args, "--provider", "openai", "--base-url", o.mock.URL())
-		env = append(env, "OPENAI_API_KEY=test")
-	}
-	if o.faux != "" {
-		script := filepath.Join(home, "faux.json")
-		if err := os.WriteFile(script, []byte(o.faux), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		args = append(args, "--provider", "faux", "--faux-script", script)
-	}
-	args = append(args, o.args...)
-	env = append(env, o.env...)
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	args, env := providerFlags(t, home, o.mock, o.faux)
+	args = append(append([]string{"--mode", "rpc", "--cwd", cwd}, args...), o.args...)
+	env = append(append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "PI_RPC_HOME=" + home,
+		"PI_CODING_AGENT_DIR=" + filepath.Join(home, "agent")}, env...), o.env...)
+	inR, inW := pipe(t)
+	outR, outW := pipe(t)
 	cmd := exec.Command(binary, args...)
 	cmd.Env = env
 	cmd.Dir = cwd
 	p := &piProc{t: t, cmd: cmd, stdin: inW, dir: cwd, home: home, cond: make(chan struct{}), exited: make(chan struct{})}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, &lockedWriter{mu: &p.mu, buf: &p.stderr}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, &p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -119,22 +102,7 @@ func startPi(t *testing.T, o piOptions) *piProc {
 	return p
 }
 
-type lockedWriter struct {
-	mu  *sync.Mutex
-	buf *bytes.Buffer
-}
-
-func (w *lockedWriter) Write(b []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.Write(b)
-}
-
-func (p *piProc) stderrString() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.stderr.String()
-}
+func (p *piProc) stderrString() string { return p.stderr.String() }
 
 func (p *piProc) readLoop(r *os.File) {
 	br := bufio.NewReaderSize(r, 1<<20)
@@ -169,16 +137,7 @@ func (p *piProc) readLoop(r *os.File) {
 // send writes one line (an object is encoded as JSON).
 func (p *piProc) send(v any) {
 	p.t.Helper()
-	var line []byte
-	if s, ok := v.(string); ok {
-		line = []byte(s)
-	} else {
-		var err error
-		if line, err = json.Marshal(v); err != nil {
-			p.t.Fatal(err)
-		}
-	}
-	if _, err := p.stdin.Write(append(line, '\n')); err != nil {
+	if _, err := p.stdin.Write(append(inputLine(p.t, v), '\n')); err != nil {
 		p.t.Fatalf("writing stdin: %v", err)
 	}
 }

@@ -70,8 +70,5 @@ func TestModelCommandCannotReadPiRPCStdin(t *testing.T) {
 	for range 10 {
 		p.result("getState", map[string]any{}, nil)
 	}
-	p.closeStdin()
-	if code := p.waitExit(); code != 0 {
-		t.Fatalf("exit code %d", code)
-	}
+	p.closeExpectExit0()
 }

@@ -73,12 +73,7 @@ func TestResponsesToolLoop(t *testing.T) {
 	mock := mockopenai.New(&mockopenai.Script{Responses: []mockopenai.Response{readNotes(), mockopenai.RateLimitError("0"), {Text: "The notes say: buy bread."}}})
 	t.Cleanup(mock.Close)
 	p := start(t, options{cwd: notesDir(t), mock: mock, args: []string{"--api", "responses", "--model", "o4-mini", "--thinking", "high"}})
-	var pr inputResult
-	p.result("prompt", map[string]any{"message": "What do my notes say?"}, &pr)
-	ev := p.event("agent_settled")
-	if s := settledOf(t, ev); s.Error != nil || s.Aborted || s.outcome(pr.InputID) != "completed" {
-		t.Fatalf("agent_settled = %s\nstderr: %s", ev, p.stderrTail(20))
-	}
+	p.promptCompleted("What do my notes say?")
 	loop := toolLoopStreamOf(p.history())
 	thinking, toolEnd, retried, usage := loop.thinking, loop.toolEnd, loop.retried, loop.firstUsage
 	if !thinking || !toolEnd || !retried {
@@ -115,10 +110,7 @@ func TestAzureResponsesToolLoop(t *testing.T) {
 	t.Cleanup(mock.Close)
 	p := start(t, options{cwd: notesDir(t), args: []string{"--provider", "azure-openai-responses", "--model", "o4-mini"},
 		env: []string{"AZURE_OPENAI_API_KEY=az-secret", "AZURE_OPENAI_BASE_URL=" + mock.Root() + "/openai/v1", "AZURE_OPENAI_DEPLOYMENT_NAME_MAP=o4-mini=o4-prod"}})
-	p.result("prompt", map[string]any{"message": "What do my notes say?"}, nil)
-	if s := settledOf(t, p.event("agent_settled")); s.Error != nil || s.Aborted {
-		t.Fatalf("settled %+v\nstderr: %s", s, p.stderrTail(20))
-	}
+	p.promptCompleted("What do my notes say?")
 	reqs := mock.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("requests = %d, want 2", len(reqs))
@@ -141,10 +133,7 @@ func TestResponsesReasoningSurvivesResume(t *testing.T) {
 	cwd, home := notesDir(t), t.TempDir()
 	args := []string{"--api", "responses", "--model", "o4-mini"}
 	p := start(t, options{cwd: cwd, home: home, mock: mock, args: args})
-	p.result("prompt", map[string]any{"message": "What do my notes say?"}, nil)
-	if s := settledOf(t, p.event("agent_settled")); s.Error != nil || s.Aborted {
-		t.Fatalf("first run: %+v\nstderr: %s", s, p.stderrTail(20))
-	}
+	p.promptCompleted("What do my notes say?")
 	var st struct {
 		SessionFile string `json:"sessionFile"`
 	}
@@ -158,10 +147,7 @@ func TestResponsesReasoningSurvivesResume(t *testing.T) {
 	}
 
 	p2 := start(t, options{cwd: cwd, home: home, mock: mock, args: append(args, "--session", st.SessionFile)})
-	p2.result("prompt", map[string]any{"message": "And now?"}, nil)
-	if s := settledOf(t, p2.event("agent_settled")); s.Error != nil || s.Aborted {
-		t.Fatalf("resumed run: %+v\nstderr: %s", s, p2.stderrTail(20))
-	}
+	p2.promptCompleted("And now?")
 	reqs := mock.Requests()
 	if len(reqs) != 3 {
 		t.Fatalf("requests = %d, want 3", len(reqs))
@@ -189,10 +175,7 @@ func TestResponsesFaultsThroughBinary(t *testing.T) {
 	t.Cleanup(mock.Close)
 	p := start(t, options{mock: mock, args: []string{"--api", "responses", "--model", "gpt-4.1", "--no-session"}})
 	for _, msg := range []string{"talk a lot", "now overflow", "be long"} {
-		p.result("prompt", map[string]any{"message": msg}, nil)
-		if s := settledOf(t, p.event("agent_settled")); s.Error != nil || s.Aborted {
-			t.Fatalf("prompt %q: %+v %s\nstderr: %s", msg, s, toJSON(s.Error), p.stderrTail(20))
-		}
+		p.promptCompleted(msg)
 	}
 	var retries, compactions int
 	var lastStop string

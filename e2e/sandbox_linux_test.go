@@ -5,7 +5,6 @@ package e2e_test
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
 	"net"
 	"os"
 	"os/exec"
@@ -15,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"unsafe"
+
+	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
 
 	"golang.org/x/sys/unix"
 )
@@ -159,9 +160,7 @@ func sandboxScript(replies ...reply) string {
 // sandbox off; under workspace-write the write tool refuses outside the write set too, and
 // initialize and getState report the sandbox.
 func TestSandboxEscapesThroughTheBinary(t *testing.T) {
-	if !landlockAvailable() {
-		t.Skip("the kernel has no Landlock")
-	}
+	skipWithoutLandlock(t)
 	for _, mode := range []string{"off", "workspace-write"} {
 		t.Run(mode, func(t *testing.T) {
 			r := newSandboxRun(t, "--sandbox", mode)
@@ -171,14 +170,7 @@ func TestSandboxEscapesThroughTheBinary(t *testing.T) {
 				fauxToolCall("write", map[string]any{"path": filepath.Join(r.outside, "written"), "content": "x"}),
 			)
 			p := start(t, r.o)
-			var init struct {
-				Sandbox *struct {
-					Mode     string `json:"mode"`
-					Enforced bool   `json:"enforced"`
-					ABI      int    `json:"landlockABI"`
-					Network  string `json:"network"`
-				} `json:"sandbox"`
-			}
+			var init sandboxResult
 			p.result("initialize", map[string]any{}, &init)
 			if mode == "off" && init.Sandbox != nil {
 				t.Fatalf("initialize reports a sandbox with --sandbox off: %+v", init.Sandbox)
@@ -217,19 +209,12 @@ func TestSandboxEscapesThroughTheBinary(t *testing.T) {
 			if wrote := strings.Contains(res.Output, "USER-WROTE"); wrote != (mode == "off") || !strings.Contains(res.Output, "USER-") {
 				t.Errorf("the user's bash under --sandbox %s: %q", mode, res.Output)
 			}
-			var st struct {
-				Sandbox *struct {
-					Mode string `json:"mode"`
-				} `json:"sandbox"`
-			}
+			var st sandboxResult
 			p.result("getState", map[string]any{}, &st)
 			if (st.Sandbox != nil) != (mode != "off") {
 				t.Errorf("getState's sandbox = %+v under --sandbox %s", st.Sandbox, mode)
 			}
-			p.closeStdin()
-			if code := p.waitExit(); code != 0 {
-				t.Fatalf("exit code %d", code)
-			}
+			p.closeExpectExit0()
 		})
 	}
 }
@@ -239,6 +224,27 @@ func TestSandboxEscapesThroughTheBinary(t *testing.T) {
 func landlockAvailable() bool {
 	v, _, errno := syscall.Syscall(444, 0, 0, 1)
 	return errno == 0 && v >= 1
+}
+
+// sandboxResult is the sandbox an initialize, createSession, getState or setOptions result
+// reports, with the session's id (createSession's).
+type sandboxResult struct {
+	SessionID string `json:"sessionId"`
+	Sandbox   *struct {
+		Mode     string   `json:"mode"`
+		Enforced bool     `json:"enforced"`
+		ABI      int      `json:"landlockABI"`
+		Network  string   `json:"network"`
+		Missing  []string `json:"missing"`
+	} `json:"sandbox"`
+}
+
+// skipWithoutLandlock skips a test that needs the kernel's Landlock.
+func skipWithoutLandlock(t *testing.T) {
+	t.Helper()
+	if !landlockAvailable() {
+		t.Skip("the kernel has no Landlock")
+	}
 }
 
 // withoutLandlockEnv names the program the e2e test binary execs under a seccomp filter that
@@ -305,18 +311,10 @@ func TestSandboxReportedWithoutLandlock(t *testing.T) {
 			o.args = []string{"--approval", "auto", "--sandbox", "workspace-write", "--sandbox-fallback", fallback}
 			o.faux = sandboxScript(fauxToolCall("bash", map[string]any{"command": "echo RAN"}))
 			p := start(t, o)
-			type status struct {
-				Sandbox *struct {
-					Mode     string   `json:"mode"`
-					Enforced bool     `json:"enforced"`
-					ABI      int      `json:"landlockABI"`
-					Missing  []string `json:"missing"`
-				} `json:"sandbox"`
-			}
-			var init, st status
+			var init, st sandboxResult
 			p.result("initialize", map[string]any{}, &init)
 			p.result("getState", map[string]any{}, &st)
-			for name, s := range map[string]status{"initialize": init, "getState": st} {
+			for name, s := range map[string]sandboxResult{"initialize": init, "getState": st} {
 				if s.Sandbox == nil || s.Sandbox.Enforced || s.Sandbox.ABI != 0 || len(s.Sandbox.Missing) == 0 || !strings.HasPrefix(s.Sandbox.Missing[0], "landlock:") {
 					t.Fatalf("%s's sandbox on a kernel without Landlock = %+v", name, s.Sandbox)
 				}
@@ -334,10 +332,7 @@ func TestSandboxReportedWithoutLandlock(t *testing.T) {
 					t.Fatalf("bash without Landlock, warn: %s", end)
 				}
 			}
-			p.closeStdin()
-			if code := p.waitExit(); code != 0 {
-				t.Fatalf("exit code %d", code)
-			}
+			p.closeExpectExit0()
 		})
 	}
 }
@@ -347,20 +342,12 @@ func TestSandboxReportedWithoutLandlock(t *testing.T) {
 // session still writes its workspace, and a choice looser than the process's is refused, by
 // createSession and by setOptions (which then changes none of its options).
 func TestSandboxPerSession(t *testing.T) {
-	if !landlockAvailable() {
-		t.Skip("the kernel has no Landlock")
-	}
+	skipWithoutLandlock(t)
 	r := newSandboxRun(t, "--sandbox", "workspace-write", "--sandbox-network", "on")
 	r.o.multiSession = true
 	p := start(t, r.o)
 	p.result("initialize", map[string]any{}, nil)
-	var created struct {
-		SessionID string `json:"sessionId"`
-		Sandbox   *struct {
-			Mode     string `json:"mode"`
-			Enforced bool   `json:"enforced"`
-		} `json:"sandbox"`
-	}
+	var created sandboxResult
 	p.result("createSession", map[string]any{"sandbox": map[string]any{"mode": "read-only"}}, &created)
 	if created.Sandbox == nil || created.Sandbox.Mode != "read-only" || !created.Sandbox.Enforced {
 		t.Fatalf("createSession's sandbox = %+v", created.Sandbox)
@@ -377,11 +364,7 @@ func TestSandboxPerSession(t *testing.T) {
 	if !strings.Contains(res.Output, "WROTE") {
 		t.Errorf("the first session's bash: %q", res.Output)
 	}
-	var st struct {
-		Sandbox *struct {
-			Mode string `json:"mode"`
-		} `json:"sandbox"`
-	}
+	var st sandboxResult
 	p.result("getState", map[string]any{"sessionId": created.SessionID}, &st)
 	if st.Sandbox == nil || st.Sandbox.Mode != "read-only" {
 		t.Errorf("the read-only session's getState: %+v", st.Sandbox)
@@ -404,18 +387,13 @@ func TestSandboxPerSession(t *testing.T) {
 		Options struct {
 			AutoRetry bool `json:"autoRetry"`
 		} `json:"options"`
-		Sandbox *struct {
-			Mode string `json:"mode"`
-		} `json:"sandbox"`
+		sandboxResult
 	}
 	p.result("getState", map[string]any{"sessionId": created.SessionID}, &after)
 	if after.Sandbox == nil || after.Sandbox.Mode != "read-only" || !after.Options.AutoRetry {
 		t.Errorf("after a refused setOptions: autoRetry %v, sandbox %+v", after.Options.AutoRetry, after.Sandbox)
 	}
-	p.closeStdin()
-	if code := p.waitExit(); code != 0 {
-		t.Fatalf("exit code %d", code)
-	}
+	p.closeExpectExit0()
 }
 
 // TestSandboxPiMode: pi mode's bash runs sandboxed too (as root here: Landlock confines root
@@ -441,9 +419,7 @@ func TestSandboxPiMode(t *testing.T) {
 // TestSandboxAbortBashKillsTheTree: abortBash reaches a sandboxed command in its namespaces,
 // background children included (they stay in pi-rpc's process group).
 func TestSandboxAbortBashKillsTheTree(t *testing.T) {
-	if !landlockAvailable() {
-		t.Skip("the kernel has no Landlock")
-	}
+	skipWithoutLandlock(t)
 	r := newSandboxRun(t, "--sandbox", "workspace-write")
 	p := start(t, r.o)
 	p.result("initialize", map[string]any{}, nil)
@@ -467,10 +443,7 @@ func TestSandboxAbortBashKillsTheTree(t *testing.T) {
 			t.Fatalf("the background sleep %s survived abortBash: %s", pid, stat)
 		}
 	}
-	p.closeStdin()
-	if code := p.waitExit(); code != 0 {
-		t.Fatalf("exit code %d", code)
-	}
+	p.closeExpectExit0()
 }
 
 // TestSandboxSessionChoices: on a server started without a sandbox, one connection holds a
@@ -481,9 +454,7 @@ func TestSandboxAbortBashKillsTheTree(t *testing.T) {
 // command on and turns it off again; an unknown mode is -32602 and a directory that does not
 // exist -32011, each naming the field.
 func TestSandboxSessionChoices(t *testing.T) {
-	if !landlockAvailable() {
-		t.Skip("the kernel has no Landlock")
-	}
+	skipWithoutLandlock(t)
 	r := newSandboxRun(t)
 	r.o.multiSession = true
 	if err := os.Mkdir(filepath.Join(r.o.cwd, "..", "scratch"), 0o755); err != nil {
@@ -496,14 +467,7 @@ func TestSandboxSessionChoices(t *testing.T) {
 	}
 	p := start(t, r.o)
 	p.result("initialize", map[string]any{}, nil)
-	var created struct {
-		SessionID string `json:"sessionId"`
-		Sandbox   *struct {
-			Mode     string `json:"mode"`
-			Enforced bool   `json:"enforced"`
-			Network  string `json:"network"`
-		} `json:"sandbox"`
-	}
+	var created sandboxResult
 	p.result("createSession", map[string]any{"sandbox": map[string]any{"mode": "workspace-write", "write": []string{"../scratch"}}}, &created)
 	if created.Sandbox == nil || created.Sandbox.Mode != "workspace-write" || !created.Sandbox.Enforced || created.Sandbox.Network == "none" {
 		t.Fatalf("createSession's sandbox = %+v", created.Sandbox)
@@ -532,11 +496,7 @@ func TestSandboxSessionChoices(t *testing.T) {
 	if out := bash("", write("by-first")); !strings.Contains(out, "WROTE") {
 		t.Errorf("the unsandboxed first session: %q", out)
 	}
-	var set struct {
-		Sandbox *struct {
-			Mode string `json:"mode"`
-		} `json:"sandbox"`
-	}
+	var set sandboxResult
 	p.result("setOptions", map[string]any{"sandbox": map[string]any{"mode": "read-only"}}, &set)
 	if set.Sandbox == nil || set.Sandbox.Mode != "read-only" {
 		t.Fatalf("setOptions' sandbox = %+v", set.Sandbox)
@@ -544,11 +504,7 @@ func TestSandboxSessionChoices(t *testing.T) {
 	if out := bash("", "echo RAN; echo x > here && echo WROTE || echo REFUSED"); !strings.Contains(out, "REFUSED") {
 		t.Errorf("the first session after setOptions read-only: %q", out)
 	}
-	var st struct {
-		Sandbox *struct {
-			Mode string `json:"mode"`
-		} `json:"sandbox"`
-	}
+	var st sandboxResult
 	p.result("getState", map[string]any{}, &st)
 	if st.Sandbox == nil || st.Sandbox.Mode != "read-only" {
 		t.Errorf("the first session's getState after setOptions: %+v", st.Sandbox)
@@ -573,10 +529,7 @@ func TestSandboxSessionChoices(t *testing.T) {
 	if !strings.Contains(e.Message, filepath.Join(r.o.cwd, "missing")) || !strings.Contains(e.Message, "not a directory") {
 		t.Errorf("a missing write directory: %s", e.Message)
 	}
-	p.closeStdin()
-	if code := p.waitExit(); code != 0 {
-		t.Fatalf("exit code %d", code)
-	}
+	p.closeExpectExit0()
 }
 
 // TestSandboxPiModeSettings: in pi mode, settings.json's sandbox key chooses the sandbox (its
@@ -627,9 +580,7 @@ func TestSandboxPiModeSettings(t *testing.T) {
 // process's workspace-write with the network off, a session's own read-only; never "not
 // sandboxed" under an enforced sandbox.
 func TestSandboxInSystemPrompt(t *testing.T) {
-	if !landlockAvailable() {
-		t.Skip("the kernel has no Landlock")
-	}
+	skipWithoutLandlock(t)
 	mock := mockOf(mockopenai.Response{Text: "one"}, mockopenai.Response{Text: "two"})
 	t.Cleanup(mock.Close)
 	r := newSandboxRun(t, "--sandbox", "workspace-write")
@@ -659,10 +610,7 @@ func TestSandboxInSystemPrompt(t *testing.T) {
 			t.Errorf("request %d's system message %q: want %q", i, system, want)
 		}
 	}
-	p.closeStdin()
-	if code := p.waitExit(); code != 0 {
-		t.Fatalf("exit code %d", code)
-	}
+	p.closeExpectExit0()
 }
 
 // sandboxDir is a fresh directory under /var/tmp (outside the test's /tmp, which every
@@ -670,9 +618,7 @@ func TestSandboxInSystemPrompt(t *testing.T) {
 // Landlock, or when /var/tmp cannot be used.
 func sandboxDir(t *testing.T, prefix string) string {
 	t.Helper()
-	if !landlockAvailable() {
-		t.Skip("the kernel has no Landlock")
-	}
+	skipWithoutLandlock(t)
 	dir, err := os.MkdirTemp("/var/tmp", prefix)
 	if err != nil {
 		t.Skip("needs /var/tmp:", err)

@@ -107,6 +107,18 @@ func (s settled) outcome(inputID string) string {
 	return ""
 }
 
+// promptCompleted sends a prompt and waits for agent_settled, which must say the prompt
+// completed (no error, not aborted); otherwise the test fails, showing the end of stderr.
+func (p *proc) promptCompleted(message string) {
+	p.t.Helper()
+	var pr inputResult
+	p.result("prompt", map[string]any{"message": message}, &pr)
+	ev := p.event("agent_settled")
+	if s := settledOf(p.t, ev); s.Error != nil || s.Aborted || s.outcome(pr.InputID) != "completed" {
+		p.t.Fatalf("agent_settled = %s\nstderr: %s", ev, p.stderrTail(20))
+	}
+}
+
 // settledOf decodes an agent_settled event.
 func settledOf(t *testing.T, m *message) settled {
 	t.Helper()

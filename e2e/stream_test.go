@@ -250,7 +250,14 @@ func TestStdoutAndStdinClosedMidStream(t *testing.T) {
 // after two chunks): agent_end, then agent_settled{aborted:true}.
 func TestAbortStalledProvider(t *testing.T) {
 	mock := newMock(t, mockopenai.Response{Text: "never finishes this sentence", ChunkSize: 4, Faults: mockhttp.Faults{StallAfter: 2}})
-	p := start(t, options{mock: mock})
+	abortMidStream(t, start(t, options{mock: mock}), func() *mockhttp.Request { return mock.Requests()[0] })
+}
+
+// abortMidStream prompts p, aborts once the reply has started streaming (the provider
+// stalls), and checks the abort: its response before agent_end, agent_settled{aborted:true}
+// with the prompt aborted, and the provider's HTTP request (request, once it came) closed.
+func abortMidStream(t *testing.T, p *proc, request func() *mockhttp.Request) {
+	t.Helper()
 	var pr inputResult
 	p.result("prompt", map[string]any{"message": "go"}, &pr)
 	p.event("message_update")
@@ -262,7 +269,7 @@ func TestAbortStalledProvider(t *testing.T) {
 		t.Errorf("agent_settled = %s, want aborted", ev)
 	}
 	select {
-	case <-mock.Requests()[0].Gone():
+	case <-request().Gone():
 	case <-time.After(hangTimeout):
 		t.Errorf("the aborted HTTP request was never closed")
 	}

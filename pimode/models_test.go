@@ -15,11 +15,6 @@ import (
 	"github.com/pi-rpc/pi-rpc/session"
 )
 
-// catalogue is testkit's own model catalogue (cat/m1, locked/m3, cat/m2).
-type catalogue = testkit.Catalogue
-
-var catM1 = testkit.CatM1
-
 // piClient is the client end of a pi mode server over pipes.
 type piClient struct {
 	t     *testing.T
@@ -85,12 +80,12 @@ func (c *piClient) call(line string) map[string]json.RawMessage {
 func TestModelsFromHost(t *testing.T) {
 	outR, outW := newPipe()
 	w := NewWriter(outW, 1<<20, testLogger())
-	provider := faux.New(faux.WithModel(catM1))
+	provider := faux.New(faux.WithModel(testkit.CatM1))
 	n := 0
 	store := session.NewMemoryStore("s1", func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return "2026-01-01T00:00:00.000Z" })
-	sup := session.New(session.Config{Agent: core.Options{Provider: provider, Model: catM1}, Store: store, Sink: w, Logger: testLogger()})
+	sup := session.New(session.Config{Agent: core.Options{Provider: provider, Model: testkit.CatM1}, Store: store, Sink: w, Logger: testLogger()})
 	sup.StartSession()
-	host := session.NewHost(session.HostConfig{Models: catalogue{Provider: provider}})
+	host := session.NewHost(session.HostConfig{Models: testkit.Catalogue{Provider: provider}})
 	host.Adopt(&session.Opened{Supervisor: sup})
 	c := startPi(t, host, w, outR)
 

@@ -1,50 +1,28 @@
 package rpc_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/rpc"
 	"github.com/pi-rpc/pi-rpc/tools"
 )
 
-// logBuffer collects the server's log lines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-// take returns the log lines written since the last call.
-func (l *logBuffer) take() []map[string]any {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(l.b.String()), "\n") {
-		var m map[string]any
-		if json.Unmarshal([]byte(line), &m) == nil {
-			out = append(out, m)
-		}
-	}
-	l.b.Reset()
-	return out
+// takeLog returns the server's log lines written since the last call.
+func takeLog(t *testing.T, log *testkit.Buffer) []map[string]any {
+	t.Helper()
+	return testkit.JSONLines(t, log.Take())
 }
 
 // Answers from the client that are malformed or match no request of ours are never
 // answered: each is logged at warn and dropped, and a pending permission/request is
 // unaffected (its proper answer still decides it).
 func TestMalformedResponsesIgnoredAndLogged(t *testing.T) {
-	var log logBuffer
+	var log testkit.Buffer
 	dir := t.TempDir()
 	ts, err := tools.New([]string{"write"}, tools.Options{Cwd: dir})
 	if err != nil {
@@ -77,14 +55,14 @@ func TestMalformedResponsesIgnoredAndLogged(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p.t = t
-			log.take()
+			takeLog(t, &log)
 			p.send(tc.msg + "\n")
 			// No reply: the next response is getState's.
 			if resp := p.call("getState", nil); resp["result"] == nil {
 				t.Fatalf("getState after %s = %s", tc.msg, resp["raw"])
 			}
 			var warned []string
-			for _, l := range log.take() {
+			for _, l := range takeLog(t, &log) {
 				if l["level"] == "warn" && strings.HasPrefix(fmt.Sprint(l["message"]), "ignoring a") {
 					warned = append(warned, fmt.Sprintf("%v (%v)", l["message"], l["reason"]))
 				}
@@ -105,10 +83,10 @@ func TestMalformedResponsesIgnoredAndLogged(t *testing.T) {
 		t.Fatalf("permission_resolved after the malformed answers = %v", r)
 	}
 	// Answered now: the same answer again matches nothing, and is dropped.
-	log.take()
+	takeLog(t, &log)
 	p.answer(req, map[string]any{"decision": "deny"})
 	p.call("getState", nil)
-	if l := log.take(); len(l) == 0 || !strings.Contains(fmt.Sprint(l), "matches no request") {
+	if l := takeLog(t, &log); len(l) == 0 || !strings.Contains(fmt.Sprint(l), "matches no request") {
 		t.Fatalf("log after a second answer: %v", l)
 	}
 }

@@ -3,23 +3,19 @@ package rpc
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/internal/transport/fuzzseed"
 	"github.com/rs/zerolog"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
-// The fuzz targets share one seed corpus: fuzzSeeds, added to each target and also checked
+// The fuzz targets share one seed corpus: fuzzseed's, added to each target and also checked
 // in under testdata/fuzz/<Target>/ (rewrite with -write-fuzz-seeds), where `go test -fuzz`
 // adds the interesting inputs it finds.
-
-var writeFuzzSeeds = flag.Bool("write-fuzz-seeds", false, "write the shared seed corpus to testdata/fuzz")
 
 // fuzzMax is the message limit of the stream target: small, so that oversized messages
 // are common. The readers' targets are internal/transport's, over the same seeds.
@@ -27,42 +23,17 @@ const fuzzMax = 64
 
 var fuzzTargets = []string{"FuzzStreamAccept"}
 
-func fuzzSeeds() [][]byte { return fuzzseed.Seeds(fuzzMax) }
-
 // TestWriteFuzzSeeds writes the shared seed corpus (with -write-fuzz-seeds).
-func TestWriteFuzzSeeds(t *testing.T) {
-	if !*writeFuzzSeeds {
-		return
-	}
-	if err := fuzzseed.Write(filepath.Join("testdata", "fuzz"), fuzzTargets, fuzzSeeds()); err != nil {
-		t.Fatal(err)
-	}
-}
+func TestWriteFuzzSeeds(t *testing.T) { fuzzseed.WriteIfAsked(t, fuzzTargets, fuzzMax) }
 
-func addSeeds(f *testing.F) {
-	for _, s := range fuzzSeeds() {
-		f.Add(s)
-	}
-}
-
-// syncBuffer is a buffer the writer goroutine writes while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
+func addSeeds(f *testing.F) { fuzzseed.Add(f, fuzzMax) }
 
 // FuzzStreamAccept: whatever a frame holds, stream validation hands jsonrpc2 only
 // well-formed requests or responses, and everything it answers itself is JSON.
 func FuzzStreamAccept(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, frame []byte) {
-		var out syncBuffer
+		var out testkit.Buffer
 		w := NewWriter(&out, 1<<20)
 		w.Start(FramingNDJSON)
 		s := newStream(bytes.NewReader(nil), FramingNDJSON, fuzzMax, w, zerolog.Nop())
@@ -71,9 +42,7 @@ func FuzzStreamAccept(f *testing.F) {
 		for _, m := range msgs {
 			checkForJSONRPC2(t, frame, m)
 		}
-		out.mu.Lock()
-		written := out.b.Bytes()
-		out.mu.Unlock()
+		written := []byte(out.String())
 		for _, line := range bytes.Split(bytes.TrimSuffix(written, []byte("\n")), []byte("\n")) {
 			if len(written) == 0 {
 				break

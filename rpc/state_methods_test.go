@@ -1,37 +1,18 @@
 package rpc_test
 
 import (
-	"errors"
 	"testing"
 
-	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
-	"github.com/pi-rpc/pi-rpc/session"
 )
-
-// fakeModels serves two models: "faux-1", and "keyless", whose provider has no key.
-type fakeModels struct{ provider core.Provider }
-
-func (f fakeModels) List() []core.Model { return []core.Model{faux.DefaultModel()} }
-
-func (f fakeModels) Resolve(provider, id string) (core.Model, core.Provider, error) {
-	switch id {
-	case "faux-1":
-		m := faux.DefaultModel()
-		m.Reasoning = true
-		return m, f.provider, nil
-	case "keyless":
-		return core.Model{}, nil, &session.ProviderProblem{Message: "No API key for provider local"}
-	}
-	return core.Model{}, nil, errors.New("Model not found: " + id)
-}
 
 // Methods that change state and emit at once answer before their event (rule 1); the race
 // this guards against showed in a few runs of thirty, so the check repeats.
 func TestStateChangesAnswerBeforeTheirEvents(t *testing.T) {
 	for i := range 20 {
 		model := faux.New()
-		p := newPeer(t, peerOpts{models: fakeModels{provider: model}})
+		p := newPeer(t, peerOpts{models: testkit.KeylessCatalogue{Provider: model, Reasoning: true}})
 		p.nextID = i * 10
 		p.send(`{"jsonrpc":"2.0","id":"m","method":"setModel","params":{"modelId":"faux-1"}}` + "\n")
 		if first := p.next(); first["id"] != "m" {
@@ -53,7 +34,7 @@ func TestStateChangesAnswerBeforeTheirEvents(t *testing.T) {
 func TestSetModelProviderProblems(t *testing.T) {
 	model := faux.New()
 	model.SetResponses(faux.Reply(faux.Text("hi")))
-	p := newPeer(t, peerOpts{models: fakeModels{provider: model}, problem: "No API key for OpenAI: set OPENAI_API_KEY"})
+	p := newPeer(t, peerOpts{models: testkit.KeylessCatalogue{Provider: model, Reasoning: true}, problem: "No API key for OpenAI: set OPENAI_API_KEY"})
 	resp := p.call("setModel", map[string]any{"modelId": "keyless"})
 	if e := resp["error"].(map[string]any); e["code"] != float64(-32013) || e["data"].(map[string]any)["kind"] != "providerNotConfigured" {
 		t.Fatalf("setModel to a keyless provider = %s", resp["raw"])

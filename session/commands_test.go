@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
 	"github.com/pi-rpc/pi-rpc/sessionapi"
@@ -24,17 +24,6 @@ func (upperCommands) Expand(text string) string {
 		return "UP: " + strings.ToUpper(args)
 	}
 	return text
-}
-
-// userTexts are the user messages of a model request.
-func userTexts(req *core.Request) []string {
-	var out []string
-	for _, m := range req.Messages {
-		if u, ok := m.(*core.UserMessage); ok {
-			out = append(out, core.TextOf(u.Content))
-		}
-	}
-	return out
 }
 
 // Prompt, steer and follow-up expand their text before it enters the agent: the model, the
@@ -62,7 +51,7 @@ func TestInputsExpandCommands(t *testing.T) {
 	h.settle()
 	reqs := h.model.Requests()
 	want := []string{"UP: FIRST", "UP: SECOND", "UP: THIRD"}
-	if got := userTexts(reqs[len(reqs)-1]); !reflect.DeepEqual(got, want) {
+	if got := testkit.UserTexts(reqs[len(reqs)-1]); !reflect.DeepEqual(got, want) {
 		t.Errorf("the model's user messages = %q, want %q", got, want)
 	}
 	if got := h.sup.Commands(); len(got) != 1 || got[0].Name != "up" {
@@ -76,7 +65,7 @@ func TestNoCommands(t *testing.T) {
 	h := newHarness(t, harnessOpts{}, faux.Reply(faux.Text("ok")))
 	h.prompt("/up first")
 	h.settle()
-	if got := userTexts(h.model.Requests()[0]); !reflect.DeepEqual(got, []string{"/up first"}) {
+	if got := testkit.UserTexts(h.model.Requests()[0]); !reflect.DeepEqual(got, []string{"/up first"}) {
 		t.Errorf("user messages = %q", got)
 	}
 	if got := h.sup.Commands(); got == nil || len(got) != 0 {

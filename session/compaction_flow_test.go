@@ -39,16 +39,24 @@ func (h *harness) history() {
 	h.settle()
 }
 
+// compactingHarness is a harness on smallModel with tightCompaction whose first turn (history)
+// has run, on the first of the steps.
+func compactingHarness(t *testing.T, steps ...faux.Step) *harness {
+	t.Helper()
+	h := newHarness(t, harnessOpts{model: smallModel(), compaction: tightCompaction()}, steps...)
+	h.history()
+	return h
+}
+
 func TestOverflowThenCompactAndSucceed(t *testing.T) {
 	overflow := faux.Fail("prompt is too long: 1200 tokens > 1000 maximum")
 	overflow.ErrorKind = core.ErrorOverflow
-	h := newHarness(t, harnessOpts{model: smallModel(), compaction: tightCompaction()},
+	h := compactingHarness(t,
 		withUsage(faux.Reply(faux.Text("first answer")), 100),
 		overflow,
 		faux.Reply(faux.Text("## Goal\nsummary of the conversation")),
 		withUsage(faux.Reply(faux.Text("second answer")), 200),
 	)
-	h.history()
 	n := len(h.sink.outline())
 	h.prompt(question2)
 	st := h.settle()
@@ -82,13 +90,12 @@ func TestOverflowThenCompactAndSucceed(t *testing.T) {
 func TestOverflowRecoveryOnlyOnce(t *testing.T) {
 	overflow := faux.Fail("prompt is too long")
 	overflow.ErrorKind = core.ErrorOverflow
-	h := newHarness(t, harnessOpts{model: smallModel(), compaction: tightCompaction()},
+	h := compactingHarness(t,
 		withUsage(faux.Reply(faux.Text("first answer")), 100),
 		overflow,
 		faux.Reply(faux.Text("summary")),
 		overflow,
 	)
-	h.history()
 	h.prompt(question2)
 	st := h.settle()
 	eq(t, "outcomes", outcomes(st), []string{"in2=failed"})
@@ -106,13 +113,12 @@ func TestOverflowRecoveryOnlyOnce(t *testing.T) {
 // delivered by a continuation run in the same busy period (pi's AgentSession resumes queued
 // messages after a threshold compaction).
 func TestThresholdCompactionThenQueuedInput(t *testing.T) {
-	h := newHarness(t, harnessOpts{model: smallModel(), compaction: tightCompaction()},
+	h := compactingHarness(t,
 		withUsage(faux.Reply(faux.Text("first answer")), 100),
 		withUsage(faux.Reply(faux.Text("big answer")), 950),
 		faux.Reply(faux.Text("summary")),
 		withUsage(faux.Reply(faux.Text("follow-up answer")), 300),
 	)
-	h.history()
 	n := len(h.sink.outline())
 	var a sessionapi.Accepted
 	queued := false
@@ -140,12 +146,11 @@ func TestThresholdCompactionThenQueuedInput(t *testing.T) {
 }
 
 func TestManualCompaction(t *testing.T) {
-	h := newHarness(t, harnessOpts{model: smallModel(), compaction: tightCompaction()},
+	h := compactingHarness(t,
 		withUsage(faux.Reply(faux.Text("first answer")), 100),
 		withUsage(faux.Reply(faux.Text("second answer")), 100),
 		faux.Reply(faux.Text("the summary")),
 	)
-	h.history()
 	h.prompt(question2)
 	h.settle()
 	n := len(h.sink.outline())
@@ -186,12 +191,11 @@ func TestAbortDuringCompaction(t *testing.T) {
 			close(streaming)
 		}
 	}
-	h := newHarness(t, harnessOpts{model: smallModel(), compaction: tightCompaction()},
+	h := compactingHarness(t,
 		withUsage(faux.Reply(faux.Text("first answer")), 100),
 		withUsage(faux.Reply(faux.Text("second answer")), 100),
 		summary,
 	)
-	h.history()
 	h.prompt(question2)
 	h.settle()
 	done := make(chan error)
@@ -217,11 +221,10 @@ func TestAbortDuringCompaction(t *testing.T) {
 
 // After SetProvider (setModel across providers), compaction asks the new provider.
 func TestCompactionUsesTheCurrentProvider(t *testing.T) {
-	h := newHarness(t, harnessOpts{model: smallModel(), compaction: tightCompaction()},
+	h := compactingHarness(t,
 		withUsage(faux.Reply(faux.Text("first answer")), 100),
 		withUsage(faux.Reply(faux.Text("second answer")), 100),
 	)
-	h.history()
 	h.prompt(question2)
 	h.settle()
 	other := faux.New()

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
 	"github.com/pi-rpc/pi-rpc/sessionapi"
@@ -17,13 +18,12 @@ func TestSteerDuringManualCompactionIsDelivered(t *testing.T) {
 	// The summary waits until the steer is queued: the compaction must still be running.
 	release := make(chan struct{})
 	summary := faux.HeldAt(faux.Reply(faux.Text("## Goal\nsummary")), 0, release)
-	h := newHarness(t, harnessOpts{model: smallModel(), compaction: tightCompaction()},
+	h := compactingHarness(t,
 		withUsage(faux.Reply(faux.Text("first answer")), 100),
 		withUsage(faux.Reply(faux.Text("second answer")), 100),
 		summary,
 		faux.Reply(faux.Text("third answer")),
 	)
-	h.history()
 	h.prompt(question2)
 	h.settle()
 	run, err := h.sup.Compact("")
@@ -49,15 +49,7 @@ func TestSteerDuringManualCompactionIsDelivered(t *testing.T) {
 	msgs := h.sup.Messages()
 	last := msgs[len(msgs)-2].(*core.UserMessage)
 	if core.TextOf(last.Content) != "steer during compaction" {
-		t.Fatalf("the steer was not delivered after the compaction: %v", roles(msgs))
+		t.Fatalf("the steer was not delivered after the compaction: %v", testkit.Roles(msgs))
 	}
 	h.check()
-}
-
-func roles(ms []core.Message) []string {
-	var out []string
-	for _, m := range ms {
-		out = append(out, string(m.Role()))
-	}
-	return out
 }

@@ -6,25 +6,11 @@ import (
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
 	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
-
-// hostModels serves faux-1, and "keyless", whose provider has no key.
-type hostModels struct{ provider core.Provider }
-
-func (m hostModels) List() []core.Model { return []core.Model{faux.DefaultModel()} }
-
-func (m hostModels) Resolve(provider, id string) (core.Model, core.Provider, error) {
-	switch id {
-	case "faux-1":
-		return faux.DefaultModel(), m.provider, nil
-	case "keyless":
-		return core.Model{}, nil, &session.ProviderProblem{Message: "No API key for provider local"}
-	}
-	return core.Model{}, nil, fmt.Errorf("Model not found: %s", id)
-}
 
 func kindOfErr(err error) session.ErrorKind {
 	var se *session.Error
@@ -97,7 +83,7 @@ func TestHostSetModel(t *testing.T) {
 		t.Fatalf("SetModel without models = %v, want providerNotConfigured", err)
 	}
 	host := session.NewHost(session.HostConfig{
-		Models:   hostModels{provider: h.model},
+		Models:   testkit.KeylessCatalogue{Provider: h.model},
 		Problems: []session.Problem{{Kind: "noApiKey", Message: "No API key for OpenAI"}},
 	})
 	if err := host.SetModel(h.sup, "", "missing"); kindOfErr(err) != session.KindNotFound {
@@ -121,7 +107,7 @@ func TestHostSetModel(t *testing.T) {
 }
 
 // keylessModels lists faux-1 and keyless, whose provider has no key.
-type keylessModels struct{ hostModels }
+type keylessModels struct{ testkit.KeylessCatalogue }
 
 func (m keylessModels) List() []core.Model {
 	return []core.Model{faux.DefaultModel(), {Provider: "local", ID: "keyless"}}

@@ -56,12 +56,11 @@ func TestBashPending(t *testing.T) {
 // A manual compaction's Pending finishes after its busy period's agent_settled, whose seq is
 // the one its answer follows; a wait for the period returns that agent_settled too.
 func TestCompactPendingFollowsTheSettle(t *testing.T) {
-	h := newHarness(t, harnessOpts{model: smallModel(), compaction: tightCompaction()},
+	h := compactingHarness(t,
 		withUsage(faux.Reply(faux.Text("first answer")), 100),
 		withUsage(faux.Reply(faux.Text("second answer")), 100),
 		faux.Reply(faux.Text("## Goal\nsummary")),
 	)
-	h.history()
 	h.prompt(question2)
 	h.settle()
 	compaction, err := h.sup.Compact("")

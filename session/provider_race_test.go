@@ -19,12 +19,11 @@ func TestSetProviderDuringCompaction(t *testing.T) {
 			<-release
 		}
 	}
-	h := newHarness(t, harnessOpts{model: smallModel(), compaction: tightCompaction()},
+	h := compactingHarness(t,
 		withUsage(faux.Reply(faux.Text("first answer")), 100),
 		withUsage(faux.Reply(faux.Text("second answer")), 100),
 		summary,
 	)
-	h.history()
 	h.prompt(question2)
 	h.settle()
 	run, err := h.sup.Compact("")

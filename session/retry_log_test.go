@@ -1,10 +1,7 @@
 package session_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
@@ -21,32 +18,11 @@ import (
 	"github.com/pi-rpc/pi-rpc/session"
 )
 
-// logBuffer collects the JSON lines of a zerolog logger that goroutines write to.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// warnings returns the warn lines, decoded.
-func (b *logBuffer) warnings(t *testing.T) []map[string]any {
+// warnings returns the warn lines of a zerolog log, decoded.
+func warnings(t *testing.T, log *testkit.Buffer) []map[string]any {
 	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(b.buf.String()), "\n") {
-		if line == "" {
-			continue
-		}
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("log line %q: %v", line, err)
-		}
+	for _, m := range testkit.JSONLines(t, log.String()) {
 		if m["level"] == "warn" {
 			out = append(out, m)
 		}
@@ -115,7 +91,7 @@ func TestProviderFailuresLogged(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			logs := &logBuffer{}
+			logs := &testkit.Buffer{}
 			clock := testkit.NewClock()
 			sup := session.New(session.Config{
 				Agent:  core.Options{Provider: tc.provider, Model: tc.model},
@@ -135,7 +111,7 @@ func TestProviderFailuresLogged(t *testing.T) {
 			if st := h.settle(); st.Error != nil {
 				t.Fatalf("first period failed: %+v", st.Error)
 			}
-			warns := logs.warnings(t)
+			warns := warnings(t, logs)
 			if len(warns) != 1 {
 				t.Fatalf("warn lines after a retried 500: %v, want 1", warns)
 			}
@@ -145,7 +121,7 @@ func TestProviderFailuresLogged(t *testing.T) {
 			if st := h.settle(); st.Error == nil || st.Error.Kind != session.SettleErrorAuth {
 				t.Fatalf("second period settled with %+v, want an auth error", st.Error)
 			}
-			warns = logs.warnings(t)
+			warns = warnings(t, logs)
 			if len(warns) != 2 {
 				t.Fatalf("warn lines after a final 401: %v, want 2", warns)
 			}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -58,20 +60,8 @@ func TestSystemPromptGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != string(want) {
-		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-		for i := range max(len(gl), len(wl)) {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Fatalf("prompt line %d = %q, want %q (run with -update to accept)", i+1, g, w)
-			}
-		}
+	if d := testkit.DiffLines(string(want), got, 1); len(d) > 0 {
+		t.Fatalf("prompt line %d = %q, want %q (run with -update to accept)", d[0].Line, d[0].Got, d[0].Want)
 	}
 	var paths []string
 	for _, f := range files {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -20,40 +19,31 @@ import (
 // once by TestMain into a temporary directory that is put first on PATH: the examples start
 // "pi-rpc" as a user's program does.
 
-// binDir holds the pi-rpc built by TestMain ("" in a helper process, which builds nothing).
-var binDir string
+// piRPC is the pi-rpc TestMain builds; binDir holds it ("" in a helper process, which builds
+// nothing).
+var (
+	piRPC  = testkit.Command{Pkg: "../../cmd/pi-rpc", Module: "../.."}
+	binDir string
+)
 
 func TestMain(m *testing.M) {
 	// TestHelperProcess re-executes this test binary as a fake server; it needs no pi-rpc.
 	if os.Getenv("PICLIENT_HELPER") != "" {
 		os.Exit(m.Run())
 	}
-	dir, err := buildPiRPC()
+	bin, err := piRPC.Build()
+	if err == nil {
+		binDir = filepath.Dir(bin)
+		err = os.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "clients/go:", err)
+		piRPC.Remove()
 		os.Exit(1)
 	}
-	binDir = dir
 	code := m.Run()
-	_ = os.RemoveAll(dir)
+	piRPC.Remove()
 	os.Exit(code)
-}
-
-// buildPiRPC builds cmd/pi-rpc into a new temporary directory and puts it first on PATH.
-func buildPiRPC() (string, error) {
-	dir, err := os.MkdirTemp("", "piclient-test-bin-")
-	if err != nil {
-		return "", err
-	}
-	if err := testkit.ReadModuleSources("../.."); err != nil {
-		return "", err
-	}
-	out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "pi-rpc"), "../../cmd/pi-rpc").CombinedOutput()
-	if err != nil {
-		_ = os.RemoveAll(dir)
-		return "", fmt.Errorf("go build ../../cmd/pi-rpc: %w\n%s", err, out)
-	}
-	return dir, os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 }
 
 // writeScript is a faux script whose first reply writes note.txt and whose second ends the run.

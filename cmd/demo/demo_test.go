@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,41 +18,12 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/demo.golden")
 
-// binary is pi-rpc built once per test process (so -count=N reruns only the demo).
-var binary struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-func buildPiRPC(t *testing.T) string {
-	t.Helper()
-	binary.once.Do(func() {
-		dir, err := os.MkdirTemp("", "demo-test-bin-")
-		if err != nil {
-			binary.err = err
-			return
-		}
-		binary.path = filepath.Join(dir, "pi-rpc")
-		if binary.err = testkit.ReadModuleSources("../.."); binary.err != nil {
-			return
-		}
-		out, err := exec.Command("go", "build", "-o", binary.path, "../pi-rpc").CombinedOutput()
-		if err != nil {
-			binary.err = fmt.Errorf("go build ../pi-rpc: %w\n%s", err, out)
-		}
-	})
-	if binary.err != nil {
-		t.Fatal(binary.err)
-	}
-	return binary.path
-}
+// piRPC is pi-rpc, built once per test process (so -count=N reruns only the demo).
+var piRPC = testkit.Command{Pkg: "../pi-rpc", Module: "../.."}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binary.path != "" {
-		_ = os.RemoveAll(filepath.Dir(binary.path))
-	}
+	piRPC.Remove()
 	os.Exit(code)
 }
 
@@ -63,7 +32,7 @@ func TestMain(m *testing.M) {
 // toolLoop and abortMidStream), so any difference is a change in pi-rpc's behaviour or in the
 // demo; run with -count=20 to check that no race leaks into it.
 func TestDemoGolden(t *testing.T) {
-	bin := buildPiRPC(t)
+	bin := piRPC.Path(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // hang detector
 	defer cancel()
 	var out, stderr bytes.Buffer
@@ -100,7 +69,7 @@ func TestDemoGolden(t *testing.T) {
 // environment and every HTTP(S) connection sent to a proxy that refuses: it must still run on
 // the scripted model and print the golden transcript.
 func TestDemoOfflineWithKeys(t *testing.T) {
-	bin := buildPiRPC(t)
+	bin := piRPC.Path(t)
 	demo := filepath.Join(t.TempDir(), "demo")
 	if out, err := exec.Command("go", "build", "-o", demo, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/demo: %v\n%s", err, out)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
 
 // TestHelp: --help exits 0 with nothing on stderr and prints the usage, the flags, and the
@@ -67,14 +69,13 @@ func TestFlagErrors(t *testing.T) {
 	}
 }
 
-// buildMock builds the command into a temporary directory.
-func buildMock(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "mock-openai")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+// mockCommand is the command, built once per test binary run.
+var mockCommand = testkit.Command{Pkg: "."}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	mockCommand.Remove()
+	os.Exit(code)
 }
 
 func writeScript(t *testing.T) string {
@@ -123,7 +124,7 @@ func complete(t *testing.T, url string) string {
 // With stdin at /dev/null (a shell's background job) the server keeps serving; SIGTERM
 // stops it with status 0.
 func TestServesWithDevNullStdin(t *testing.T) {
-	bin, script := buildMock(t), writeScript(t)
+	bin, script := mockCommand.Path(t), writeScript(t)
 	devnull, err := os.Open(os.DevNull)
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +151,7 @@ func TestServesWithDevNullStdin(t *testing.T) {
 
 // With stdin a pipe, its EOF (the parent closing it, or dying) stops the server.
 func TestStopsAtPipeEOF(t *testing.T) {
-	bin, script := buildMock(t), writeScript(t)
+	bin, script := mockCommand.Path(t), writeScript(t)
 	cmd := exec.Command(bin, "--script", script)
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -170,7 +171,7 @@ func TestStopsAtPipeEOF(t *testing.T) {
 // TestDialectsServeTheirWire starts the binary in each dialect on the same script: the URL
 // it prints has the dialect's suffix, and the dialect's request path streams the text.
 func TestDialectsServeTheirWire(t *testing.T) {
-	bin, script := buildMock(t), writeScript(t)
+	bin, script := mockCommand.Path(t), writeScript(t)
 	for _, tc := range []struct {
 		dialect, suffix, path, want string
 	}{

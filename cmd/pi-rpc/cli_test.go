@@ -2,41 +2,23 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
-
-// syncBuffer is a bytes.Buffer safe for the logger's goroutine and the test.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
 // runOnce runs the program with args and no input; it returns the exit code and outputs.
 func runOnce(t *testing.T, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
-	var stdout, stderr syncBuffer
+	var stdout, stderr testkit.Buffer
 	code := run(args, strings.NewReader(""), &stdout, &stderr, envOf(env))
 	return code, stdout.String(), stderr.String()
 }
@@ -113,7 +95,7 @@ func converse(t *testing.T, env map[string]string, args []string, requests ...st
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	var stderr syncBuffer
+	var stderr testkit.Buffer
 	done := make(chan int, 1)
 	go func() { done <- run(args, inR, outW, &stderr, envOf(env)) }()
 	lines := bufio.NewScanner(outR)
@@ -137,14 +119,7 @@ func converse(t *testing.T, env map[string]string, args []string, requests ...st
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
 	}
 	_ = outW.Close()
-	for _, l := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(l), &m); err != nil {
-			t.Fatalf("stderr line %q: %v", l, err)
-		}
-		logs = append(logs, m)
-	}
-	return replies, logs
+	return replies, testkit.JSONLines(t, stderr.String())
 }
 
 func fauxScript(t *testing.T) string {
@@ -203,11 +178,7 @@ func TestNoModelWithoutProvider(t *testing.T) {
 
 // models.json keys pi-rpc does not know are logged as warnings naming the file and key.
 func TestModelsUnknownKeyLogged(t *testing.T) {
-	models := filepath.Join(t.TempDir(), "models.json")
-	data := "{\"providers\": {\"local\": {\"baseUrl\": \"http://127.0.0.1:1/v1\", \"api\": \"openai-completions\",\n  \"models\": [{\"id\": \"m\", \"contextWindw\": 4096}]}}}"
-	if err := os.WriteFile(models, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	models := modelsFile(t, "{\"providers\": {\"local\": {\"baseUrl\": \"http://127.0.0.1:1/v1\", \"api\": \"openai-completions\",\n  \"models\": [{\"id\": \"m\", \"contextWindw\": 4096}]}}}")
 	_, logs := converse(t, map[string]string{"PI_RPC_HOME": t.TempDir()}, []string{"--cwd", t.TempDir(), "--no-session", "--models", models, "--model", "local/m"})
 	want := models + ":2: unknown key providers.local.models[0].contextWindw (ignored)"
 	for _, l := range logs {

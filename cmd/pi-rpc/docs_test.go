@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 )
 
@@ -36,7 +37,7 @@ func promptToSettled(t *testing.T, env map[string]string, args []string, hang bo
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	var stderr syncBuffer
+	var stderr testkit.Buffer
 	done := make(chan int, 1)
 	go func() { done <- run(args, inR, outW, &stderr, envOf(env)) }()
 	send := func(s string) {

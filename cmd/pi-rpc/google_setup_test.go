@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -16,14 +14,10 @@ import (
 // models.json provider with api google-generative-ai; and that a missing key is a problem
 // naming both variables.
 func TestGoogleSetup(t *testing.T) {
-	models := filepath.Join(t.TempDir(), "models.json")
-	data := `{"providers": {
+	models := modelsFile(t, `{"providers": {
 	  "gem": {"baseUrl": "http://127.0.0.1:1/v1beta", "api": "google-generative-ai", "apiKey": "k", "models": [{"id": "gemini-proxied", "reasoning": true}]},
 	  "google": {"modelOverrides": {"gemini-2.5-flash": {"maxTokens": 1000}}}
-	}}`
-	if err := os.WriteFile(models, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	}}`)
 	tests := []struct {
 		name    string
 		c       config

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -46,11 +44,7 @@ func TestKeylessLocalServer(t *testing.T) {
 			return &config{}, map[string]string{"OPENAI_BASE_URL": url}
 		}},
 		{"models.json provider without apiKey", func(url string) (*config, map[string]string) {
-			path := filepath.Join(t.TempDir(), "models.json")
-			data := `{"providers":{"local":{"baseUrl":"` + url + `","api":"openai-completions","models":[{"id":"qwen"}]}}}`
-			if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			path := modelsFile(t, `{"providers":{"local":{"baseUrl":"`+url+`","api":"openai-completions","models":[{"id":"qwen"}]}}}`)
 			return &config{modelsFile: path, model: "local/qwen"}, nil
 		}},
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,39 +20,13 @@ import (
 // hangTimeout fails a wait that sees no progress: a hang detector, not a latency bound.
 const hangTimeout = 20 * time.Second
 
-var (
-	mcpServerOnce sync.Once
-	mcpServerBin  string
-	mcpServerErr  error
-)
-
-// mcpTestServer builds tools/mcp's test server (mcp-testserver) once.
-func mcpTestServer(t *testing.T) string {
-	t.Helper()
-	mcpServerOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "pi-rpc-mcp-testserver-")
-		if err != nil {
-			mcpServerErr = err
-			return
-		}
-		mcpServerBin = filepath.Join(dir, "mcp-testserver")
-		if out, err := exec.Command("go", "build", "-o", mcpServerBin, "../../tools/mcp/internal/testserver/mcp-testserver").CombinedOutput(); err != nil {
-			mcpServerErr = fmt.Errorf("go build mcp-testserver: %w\n%s", err, out)
-		}
-	})
-	if mcpServerErr != nil {
-		t.Fatal(mcpServerErr)
-	}
-	return mcpServerBin
-}
-
 // conn is pi-rpc's run over in-process pipes: every line it writes is kept in order.
 type conn struct {
 	t      *testing.T
 	in     *io.PipeWriter
 	lines  chan map[string]any
 	seen   []map[string]any
-	stderr *syncBuffer
+	stderr *testkit.Buffer
 	done   chan int
 	once   sync.Once
 	code   int
@@ -63,7 +36,7 @@ func runConn(t *testing.T, env map[string]string, args ...string) *conn {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	c := &conn{t: t, in: inW, lines: make(chan map[string]any, 1024), stderr: &syncBuffer{}, done: make(chan int, 1)}
+	c := &conn{t: t, in: inW, lines: make(chan map[string]any, 1024), stderr: &testkit.Buffer{}, done: make(chan int, 1)}
 	go func() {
 		c.done <- run(args, inR, outW, c.stderr, envOf(env))
 		_ = outW.Close()
@@ -186,16 +159,6 @@ func mcpArgs(t *testing.T, mock *mockopenai.Server, extra ...string) (map[string
 	return env, append([]string{"--cwd", t.TempDir(), "--provider", "openai", "--base-url", mock.URL()}, extra...)
 }
 
-// index is the position of want in the outline, or fails.
-func index(t *testing.T, outline []string, want string) int {
-	t.Helper()
-	i := slices.Index(outline, want)
-	if i < 0 {
-		t.Fatalf("no %s in %v", want, outline)
-	}
-	return i
-}
-
 // A configured server that is slow to start holds up nothing: initialize is answered while it
 // is still at its gate, its start is reported as it happens, and a prompt sent meanwhile
 // waits for it, so the model's first request offers its tools.
@@ -203,7 +166,7 @@ func TestSlowMCPServerDoesNotHoldInitialize(t *testing.T) {
 	gate := testkit.NewGate(t)
 	mock := mockopenai.New(&mockopenai.Script{Responses: []mockopenai.Response{{Text: "done"}}})
 	t.Cleanup(mock.Close)
-	cfg := writeConfig(t, map[string]any{"slow": map[string]any{"command": mcpTestServer(t), "args": []string{"-gate", gate}}})
+	cfg := writeConfig(t, map[string]any{"slow": map[string]any{"command": mcpServer.Path(t), "args": []string{"-gate", gate}}})
 	env, args := mcpArgs(t, mock, "--mcp-config", cfg)
 	c := runConn(t, env, args...)
 
@@ -225,8 +188,8 @@ func TestSlowMCPServerDoesNotHoldInitialize(t *testing.T) {
 	c.event("agent_settled")
 
 	outline := c.outline()
-	ready := index(t, outline, "mcp_server_status:slow:connected")
-	if start := index(t, outline, "agent_start"); index(t, outline, "mcp_server_status:slow:connecting") > ready || ready > start {
+	ready := testkit.Position(t, outline, "mcp_server_status:slow:connected")
+	if start := testkit.Position(t, outline, "agent_start"); testkit.Position(t, outline, "mcp_server_status:slow:connecting") > ready || ready > start {
 		t.Fatalf("events %v: want connecting, connected, then agent_start", outline)
 	}
 	for _, m := range c.seen {
@@ -282,7 +245,7 @@ func TestMCPServerNeverReadyTimesOut(t *testing.T) {
 	env, args := mcpArgs(t, mock, "--mcp-timeout", "1s")
 	c := runConn(t, env, args...)
 	init, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
-		"mcpServers": map[string]any{"stuck": map[string]any{"command": mcpTestServer(t), "args": []string{"-gate", gate}}},
+		"mcpServers": map[string]any{"stuck": map[string]any{"command": mcpServer.Path(t), "args": []string{"-gate", gate}}},
 	}})
 	c.send(string(init) + "\n" + `{"jsonrpc":"2.0","id":2,"method":"prompt","params":{"message":"go ahead"}}`)
 	c.response(1)
@@ -292,7 +255,7 @@ func TestMCPServerNeverReadyTimesOut(t *testing.T) {
 		t.Fatalf("settled %v", p)
 	}
 	outline := c.outline()
-	if failed := index(t, outline, "mcp_server_status:stuck:failed"); failed > index(t, outline, "agent_start") {
+	if failed := testkit.Position(t, outline, "mcp_server_status:stuck:failed"); failed > testkit.Position(t, outline, "agent_start") {
 		t.Fatalf("events %v: want the failure before the run", outline)
 	}
 	var failure, sessionError string

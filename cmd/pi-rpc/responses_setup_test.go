@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,14 +15,10 @@ import (
 // azure-openai-responses, and --provider azure-openai-responses from the environment alone;
 // a missing Azure key or endpoint is a problem naming the variables to set.
 func TestResponsesSetup(t *testing.T) {
-	models := filepath.Join(t.TempDir(), "models.json")
-	data := `{"providers": {
+	models := modelsFile(t, `{"providers": {
 	  "resp": {"baseUrl": "http://127.0.0.1:1/v1", "api": "openai-responses", "apiKey": "k", "models": [{"id": "gpt-5", "reasoning": true}]},
 	  "az": {"baseUrl": "https://r.openai.azure.com/openai/v1", "api": "azure-openai-responses", "apiKey": "k", "models": [{"id": "gpt-5-mini"}]}
-	}}`
-	if err := os.WriteFile(models, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	}}`)
 	azure := map[string]string{"AZURE_OPENAI_API_KEY": "az", "AZURE_OPENAI_RESOURCE_NAME": "res"}
 	tests := []struct {
 		name     string

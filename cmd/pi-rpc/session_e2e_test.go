@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,38 +18,17 @@ import (
 	"github.com/pi-rpc/pi-rpc/session"
 )
 
+// piRPC is this command, built once per test binary run; mcpServer is tools/mcp's test
+// server (mcp-testserver).
 var (
-	buildOnce sync.Once
-	builtBin  string
-	buildErr  error
-	buildDir  string
+	piRPC     = testkit.Command{Pkg: "."}
+	mcpServer = testkit.Command{Pkg: "../../tools/mcp/internal/testserver/mcp-testserver"}
 )
-
-// buildBinary builds pi-rpc once per test binary run (TestMain removes it).
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "pi-rpc-session-e2e-")
-		if buildErr != nil {
-			return
-		}
-		builtBin = filepath.Join(buildDir, "pi-rpc")
-		var out []byte
-		if out, buildErr = exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput(); buildErr != nil {
-			buildErr = fmt.Errorf("go build: %w\n%s", buildErr, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return builtBin
-}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if buildDir != "" {
-		_ = os.RemoveAll(buildDir)
-	}
+	piRPC.Remove()
+	mcpServer.Remove()
 	os.Exit(code)
 }
 
@@ -160,7 +138,7 @@ func TestKillNineThenResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	bin := buildBinary(t)
+	bin := piRPC.Path(t)
 	tests := []struct {
 		name      string
 		first     string
@@ -257,7 +235,7 @@ func TestSecondProcessOnSessionExits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	bin := buildBinary(t)
+	bin := piRPC.Path(t)
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
 	script := writeScript(t, dir, `{"content": [{"type": "text", "text": "hi"}]}`)

@@ -19,6 +19,16 @@ func writeModels(t *testing.T, path, provider, model string) {
 	}
 }
 
+// modelsFile writes a models.json holding data into a new directory and returns its path.
+func modelsFile(t *testing.T, data string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "models.json")
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // Both $PI_RPC_HOME/models.json and --models are read (docs/configuration.md#modelsjson, issue 3).
 func TestModelsFilesMerge(t *testing.T) {
 	home, extra := t.TempDir(), filepath.Join(t.TempDir(), "extra.json")
@@ -69,14 +79,10 @@ func indexOf(s, sub string) int {
 // --provider anthropic, by ANTHROPIC_API_KEY alone, by a Claude model id, and by a models.json
 // provider with api anthropic-messages; and that a missing key is a problem naming it.
 func TestAnthropicSetup(t *testing.T) {
-	models := filepath.Join(t.TempDir(), "models.json")
-	data := `{"providers": {
+	models := modelsFile(t, `{"providers": {
 	  "proxy": {"baseUrl": "http://127.0.0.1:1", "api": "anthropic-messages", "apiKey": "k", "models": [{"id": "claude-proxied"}]},
 	  "anthropic": {"modelOverrides": {"claude-haiku-4-5": {"maxTokens": 1000}}}
-	}}`
-	if err := os.WriteFile(models, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	}}`)
 	tests := []struct {
 		name      string
 		c         config
@@ -113,11 +119,7 @@ func TestAnthropicSetup(t *testing.T) {
 // setting (the environment variable, or the models.json apiKey), not "no provider"; a
 // provider/id that the models.json provider does not list stops the start naming its models.
 func TestNamedModelWithoutKey(t *testing.T) {
-	models := filepath.Join(t.TempDir(), "models.json")
-	data := `{"providers": {"local": {"baseUrl": "http://127.0.0.1:1/v1", "api": "openai-completions", "apiKey": "$PI_RPC_TEST_UNSET_KEY", "models": [{"id": "m1"}]}}}`
-	if err := os.WriteFile(models, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	models := modelsFile(t, `{"providers": {"local": {"baseUrl": "http://127.0.0.1:1/v1", "api": "openai-completions", "apiKey": "$PI_RPC_TEST_UNSET_KEY", "models": [{"id": "m1"}]}}}`)
 	tests := []struct {
 		name    string
 		c       config
@@ -160,11 +162,7 @@ func TestNamedModelWithoutKey(t *testing.T) {
 // A startup error after models.json was read shows the file's unknown keys too: here the
 // misspelt "modls" is why local has no model m1.
 func TestStartupErrorShowsUnknownKeys(t *testing.T) {
-	models := filepath.Join(t.TempDir(), "models.json")
-	data := "{\"providers\": {\"local\": {\"baseUrl\": \"http://127.0.0.1:1/v1\", \"api\": \"openai-completions\",\n  \"modls\": [{\"id\": \"m1\"}]}}}"
-	if err := os.WriteFile(models, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	models := modelsFile(t, "{\"providers\": {\"local\": {\"baseUrl\": \"http://127.0.0.1:1/v1\", \"api\": \"openai-completions\",\n  \"modls\": [{\"id\": \"m1\"}]}}}")
 	env := map[string]string{"PI_RPC_HOME": t.TempDir()}
 	c := &config{model: "local/m1", modelsFile: models, cwd: t.TempDir(), idleTimeout: time.Second}
 	_, err := setupAgent(c, func(k string) string { return env[k] }, time.Now())

@@ -161,15 +161,22 @@ func escapes(tcpPort int, udpPort int) []escape {
 	}
 }
 
+// listenLoopback listens on a free TCP port of 127.0.0.1 until the test ends.
+func listenLoopback(t *testing.T) net.Listener {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	return l
+}
+
 // TestEscapesRefused runs the escape table refused under workspace-write (and read-only)
 // with the network off, and allowed with the sandbox off.
 func TestEscapesRefused(t *testing.T) {
 	needKernel(t)
-	tcp, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tcp.Close()
+	tcp := listenLoopback(t)
 	go func() {
 		for {
 			c, err := tcp.Accept()
@@ -237,11 +244,7 @@ func TestEscapesRefused(t *testing.T) {
 // TestNetworkOnKeepsTCP: --sandbox-network on leaves the network open under the sandbox.
 func TestNetworkOnKeepsTCP(t *testing.T) {
 	needKernel(t)
-	tcp, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tcp.Close()
+	tcp := listenLoopback(t)
 	go func() {
 		if c, err := tcp.Accept(); err == nil {
 			c.Close()

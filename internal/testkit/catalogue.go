@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
 )
 
@@ -32,6 +33,30 @@ func (c Catalogue) Resolve(provider, id string) (core.Model, core.Provider, erro
 			}
 			return m, c.Provider, nil
 		}
+	}
+	return core.Model{}, nil, fmt.Errorf("Model not found: %s", id)
+}
+
+// KeylessCatalogue is a model catalogue (session.Models) that lists faux's default model,
+// served by Provider (as a reasoning model if Reasoning is set), and resolves one more,
+// "keyless", whose provider has no key.
+type KeylessCatalogue struct {
+	Provider  core.Provider
+	Reasoning bool
+}
+
+// List implements session.Models.
+func (c KeylessCatalogue) List() []core.Model { return []core.Model{faux.DefaultModel()} }
+
+// Resolve implements session.Models.
+func (c KeylessCatalogue) Resolve(provider, id string) (core.Model, core.Provider, error) {
+	switch id {
+	case "faux-1":
+		m := faux.DefaultModel()
+		m.Reasoning = m.Reasoning || c.Reasoning
+		return m, c.Provider, nil
+	case "keyless":
+		return core.Model{}, nil, &session.ProviderProblem{Message: "No API key for provider local"}
 	}
 	return core.Model{}, nil, fmt.Errorf("Model not found: %s", id)
 }

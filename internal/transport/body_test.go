@@ -1,12 +1,13 @@
 package transport
 
 import (
-	"context"
 	"io"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
 
 // textBody writes its text in pieces, as a body made of many parts does; size is what it
@@ -60,21 +61,11 @@ func TestWriterBodies(t *testing.T) {
 // A body in the ordered lane counts its size toward the backpressure limit.
 func TestWriterBodyBackpressure(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var out buffer
+		var out testkit.Buffer
 		w := NewWriter(&out, 10)
 		w.Event(1, []byte("e1"))
 		w.ResponseBodyAfter(newBody(strings.Repeat("b", 20)), 1) // queued behind e1: ordered lane
-		waited := make(chan struct{})
-		go func() {
-			w.Wait(context.Background())
-			close(waited)
-		}()
-		synctest.Wait()
-		select {
-		case <-waited:
-			t.Fatal("Wait returned with a 20-byte body queued over a limit of 10")
-		default:
-		}
+		waited := blockedWait(t, w, "Wait returned with a 20-byte body queued over a limit of 10")
 		w.Start(NDJSON)
 		<-waited
 		w.Close(time.Minute)
@@ -87,7 +78,7 @@ func TestWriterBodyBackpressure(t *testing.T) {
 // Under Content-Length a body that writes another size than it announced has corrupted the
 // stream: the writer stops as after a failed write. Under NDJSON the line is still whole.
 func TestWriterBodyWrongSize(t *testing.T) {
-	var out buffer
+	var out testkit.Buffer
 	w := NewWriter(&out, 1<<20)
 	w.ResponseBody(&textBody{text: "abc", size: 4})
 	w.Start(ContentLength)

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,11 +13,9 @@ import (
 	"github.com/pi-rpc/pi-rpc/internal/transport/fuzzseed"
 )
 
-// The fuzz targets share one seed corpus: fuzzSeeds, added to each target and also checked
+// The fuzz targets share one seed corpus: fuzzseed's, added to each target and also checked
 // in under testdata/fuzz/<Target>/ (rewrite with -write-fuzz-seeds), where `go test -fuzz`
 // adds the interesting inputs it finds.
-
-var writeFuzzSeeds = flag.Bool("write-fuzz-seeds", false, "write the shared seed corpus to testdata/fuzz")
 
 // fuzzMax is the message limit the reader targets use: small, so that oversized messages,
 // and lines longer than the 16-byte bufio buffer, are common.
@@ -31,23 +27,10 @@ const lspBuffer = 64
 
 var fuzzTargets = []string{"FuzzLineReader", "FuzzContentLengthReader", "FuzzClassify"}
 
-func fuzzSeeds() [][]byte { return fuzzseed.Seeds(fuzzMax) }
-
 // TestWriteFuzzSeeds writes the shared seed corpus (with -write-fuzz-seeds).
-func TestWriteFuzzSeeds(t *testing.T) {
-	if !*writeFuzzSeeds {
-		return
-	}
-	if err := fuzzseed.Write(filepath.Join("testdata", "fuzz"), fuzzTargets, fuzzSeeds()); err != nil {
-		t.Fatal(err)
-	}
-}
+func TestWriteFuzzSeeds(t *testing.T) { fuzzseed.WriteIfAsked(t, fuzzTargets, fuzzMax) }
 
-func addSeeds(f *testing.F) {
-	for _, s := range fuzzSeeds() {
-		f.Add(s)
-	}
-}
+func addSeeds(f *testing.F) { fuzzseed.Add(f, fuzzMax) }
 
 // readAll drives a Reader to the end, failing on a hang (a call that consumes nothing
 // forever) through a bound on calls.

@@ -2,40 +2,22 @@ package transport
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
-
-// buffer is an output the writer goroutine writes while the test reads it.
-type buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *buffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *buffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
 
 // written queues with fill on a writer that is not started yet (so nothing is written
 // while the test queues), then starts it, closes it and returns what it wrote.
 func written(t *testing.T, f Framing, fill func(w *Writer)) string {
 	t.Helper()
-	var out buffer
+	var out testkit.Buffer
 	w := NewWriter(&out, 1<<20)
 	fill(w)
 	w.Start(f)
@@ -152,12 +134,31 @@ func TestWriterFlushesAndCloses(t *testing.T) {
 // gate is an output whose writes wait until the test opens it.
 type gate struct {
 	open chan struct{}
-	out  buffer
+	out  testkit.Buffer
 }
 
 func (g *gate) Write(p []byte) (int, error) {
 	<-g.open
 	return g.out.Write(p)
+}
+
+// blockedWait calls w.Wait on a goroutine and checks, once every goroutine of the bubble is
+// idle (synctest.Wait), that it has not returned, failing with msg if it has; the channel
+// closes when it returns.
+func blockedWait(t *testing.T, w *Writer, msg string) <-chan struct{} {
+	t.Helper()
+	waited := make(chan struct{})
+	go func() {
+		w.Wait(context.Background())
+		close(waited)
+	}()
+	synctest.Wait()
+	select {
+	case <-waited:
+		t.Fatal(msg)
+	default:
+	}
+	return waited
 }
 
 // Wait blocks while more than the limit is queued and returns once the client has read
@@ -171,17 +172,7 @@ func TestWriterBackpressure(t *testing.T) {
 		synctest.Wait()
 		w.Wait(context.Background()) // nothing queued: does not block
 		w.Event(2, []byte(strings.Repeat("b", 20)))
-		waited := make(chan struct{})
-		go func() {
-			w.Wait(context.Background())
-			close(waited)
-		}()
-		synctest.Wait()
-		select {
-		case <-waited:
-			t.Fatal("Wait returned with 20 bytes queued over a limit of 10")
-		default:
-		}
+		waited := blockedWait(t, w, "Wait returned with 20 bytes queued over a limit of 10")
 		close(g.open)
 		<-waited
 		w.Close(time.Minute)

@@ -136,13 +136,7 @@ func TestAbortFromAnotherGoroutine(t *testing.T) {
 			}
 		},
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan []string)
-	go func() {
-		got, _ := run(t, p, ctx, userRequest("q"))
-		done <- got
-	}()
+	done, cancel := runInBackground(t, p)
 	<-reached
 	cancel()
 	checkLines(t, <-done, []string{
@@ -175,13 +169,7 @@ func TestHang(t *testing.T) {
 					}
 				},
 			})
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			done := make(chan []string)
-			go func() {
-				got, _ := run(t, p, ctx, userRequest("q"))
-				done <- got
-			}()
+			done, cancel := runInBackground(t, p)
 			<-reached
 			select {
 			case got := <-done:

@@ -89,6 +89,20 @@ func run(t *testing.T, p *faux.Provider, ctx context.Context, req *core.Request)
 	return collect(t, p.Stream(ctx, req))
 }
 
+// runInBackground streams a request for "q" from p on a context that the returned cancel (or
+// the test's end) cancels; the channel gets the stream's lines once it ends.
+func runInBackground(t *testing.T, p *faux.Provider) (<-chan []string, context.CancelFunc) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	done := make(chan []string, 1)
+	go func() {
+		got, _ := run(t, p, ctx, userRequest("q"))
+		done <- got
+	}()
+	return done, cancel
+}
+
 func checkLines(t *testing.T, got, want []string) {
 	t.Helper()
 	if !slices.Equal(got, want) {

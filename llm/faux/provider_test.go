@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 )
 
@@ -93,17 +94,9 @@ func TestRequestsRecorded(t *testing.T) {
 		t.Errorf("request 0 options: got temperature %v system %q session %q, want 0.5 sys s1",
 			*got[0].Temperature, got[0].SystemPrompt, got[0].SessionID)
 	}
-	if roles := rolesOf(got[1].Messages); roles != "user,assistant,toolResult" {
+	if roles := strings.Join(testkit.Roles(got[1].Messages), ","); roles != "user,assistant,toolResult" {
 		t.Errorf("request 1 roles: got %s, want user,assistant,toolResult", roles)
 	}
-}
-
-func rolesOf(ms []core.Message) string {
-	roles := make([]string, len(ms))
-	for i, m := range ms {
-		roles[i] = string(m.Role())
-	}
-	return strings.Join(roles, ",")
 }
 
 func TestUsageEstimate(t *testing.T) {

@@ -6,12 +6,35 @@ package fuzzseed
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"testing"
 )
+
+var write = flag.Bool("write-fuzz-seeds", false, "write the shared seed corpus to testdata/fuzz")
+
+// Add adds the corpus for a message limit of max to a fuzz target.
+func Add(f *testing.F, max int) {
+	for _, s := range Seeds(max) {
+		f.Add(s)
+	}
+}
+
+// WriteIfAsked is each package's TestWriteFuzzSeeds: with -write-fuzz-seeds it writes the
+// corpus for max under testdata/fuzz for each of the package's targets; without, nothing.
+func WriteIfAsked(t *testing.T, targets []string, max int) {
+	t.Helper()
+	if !*write {
+		return
+	}
+	if err := Write(filepath.Join("testdata", "fuzz"), targets, Seeds(max)); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // Seeds returns the corpus for a reader whose message limit is max.
 func Seeds(max int) [][]byte {

@@ -1,0 +1,71 @@
+package testkit
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// Command is a Go command that a test package builds once, when a test first asks for it,
+// into a temporary directory of its own; the package's TestMain calls Remove after m.Run.
+type Command struct {
+	// Pkg is the command's package as go build takes it, relative to the test's directory.
+	Pkg string
+	// Module, when set, is the module's root, whose sources are read before the build
+	// (ReadModuleSources) so that go test's cache sees a change to what the command is
+	// built from.
+	Module string
+
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+// Build builds the command the first time it is called and returns its path.
+func (c *Command) Build() (string, error) {
+	c.once.Do(func() {
+		if c.Module != "" {
+			if c.err = ReadModuleSources(c.Module); c.err != nil {
+				return
+			}
+		}
+		if c.dir, c.err = os.MkdirTemp("", "pi-rpc-test-bin-"); c.err != nil {
+			return
+		}
+		c.path = filepath.Join(c.dir, filepath.Base(filepath.Clean(c.Pkg)))
+		if c.Pkg == "." {
+			wd, err := os.Getwd()
+			if err != nil {
+				c.err = err
+				return
+			}
+			c.path = filepath.Join(c.dir, filepath.Base(wd))
+		}
+		if out, err := exec.CommandContext(context.Background(), "go", "build", "-o", c.path, c.Pkg).CombinedOutput(); err != nil {
+			c.err = fmt.Errorf("go build %s: %w\n%s", c.Pkg, err, out)
+		}
+	})
+	return c.path, c.err
+}
+
+// Path is Build for a test, which a failed build fails.
+func (c *Command) Path(t testing.TB) string {
+	t.Helper()
+	path, err := c.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Remove deletes the built command, if it was built.
+func (c *Command) Remove() {
+	if c.dir != "" {
+		_ = os.RemoveAll(c.dir)
+	}
+}
