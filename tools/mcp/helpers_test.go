@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,7 +19,8 @@ import (
 // hangTimeout fails a wait that sees no progress: a hang detector, not a latency bound.
 const hangTimeout = 10 * time.Second
 
-// testServerBin is the mcp-testserver command, built by TestMain.
+// testServerBin is the mcp-testserver command, built by TestMain (or prebuilt: make
+// test-windows builds it for Windows ahead, testkit.BinDirEnv).
 var testServerBin string
 
 func TestMain(m *testing.M) {
@@ -34,10 +33,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	testServerBin = filepath.Join(dir, "mcp-testserver")
-	build := exec.Command("go", "build", "-o", testServerBin, "./internal/testserver/mcp-testserver")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	testServerBin, err = testkit.BuildCommand(dir, "./internal/testserver/mcp-testserver", "mcp-testserver")
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "building mcp-testserver:", err)
 		os.Exit(1)
 	}
