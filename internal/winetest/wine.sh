@@ -162,6 +162,15 @@ runPkg() {
 	return $rc
 }
 
+# startServices starts the prefix's Windows services (services.exe, winedevice.exe,
+# plugplay.exe, svchost.exe, rpcss.exe) with /dev/null as their stdin, stdout and stderr. The
+# first Wine process of a wineserver starts them, and they inherit its Unix file descriptors
+# and live as long as the wineserver: were that process a test binary, its stderr (the pipe
+# test-windows reads its output from) would stay open after it exits, and the run would wait
+# for it for ever (go test -exec gave up after two minutes: "Test I/O incomplete", seen on
+# acp's test binary, the first one go test started).
+startServices() { "$wine" cmd /c exit </dev/null >/dev/null 2>&1; }
+
 # test runs the Windows test binaries of every package (but e2e, which drives a binary, and
 # the packages unix-only.tsv leaves out) under Wine, two at a time as go test would on this
 # machine, without the tests it lists, then the end-to-end tests of pi-rpc.exe. A wineserver
@@ -185,6 +194,7 @@ test() {
 	export SKIP WINE=$wine PI_RPC_TEST_BIN=$testbin
 	/usr/lib/wine/wineserver64 -p 2>/dev/null || true # (one already up for the prefix is fine)
 	trap '/usr/lib/wine/wineserver64 -k 2>/dev/null || true' EXIT
+	startServices
 	log "the Windows test binaries of $(echo "$pkgs" | wc -l) packages under Wine ($prefix)"
 	echo "$pkgs" | xargs -P 2 -L 1 "$here/wine.sh" run-package || rc=1
 	log "e2e: pi-rpc.exe under Wine"
