@@ -479,5 +479,6 @@ func newHarnessWithStore(t *testing.T, store session.Store, steps ...faux.Step) 
 		Retry:      session.DefaultRetrySettings(),
 		Compaction: session.DefaultCompactionSettings(),
 	})
+	t.Cleanup(func() { _ = h.sup.Close(t.Context()) })
 	return h
 }
