@@ -23,7 +23,7 @@ func TestInitializeFirst(t *testing.T) {
 	host := session.NewHost(session.HostConfig{Models: catalogue{Provider: provider}, Open: memoryOpener(t, provider)})
 	c := startUninitialized(t, host)
 	for id, method := range map[int]string{1: "session/new", 2: "session/load"} {
-		m := c.call(id, method, map[string]any{"cwd": "/w", "sessionId": "s9", "mcpServers": []any{}})
+		m := c.call(id, method, map[string]any{"cwd": testCwd, "sessionId": "s9", "mcpServers": []any{}})
 		want := "initialize must come first: " + method + " was sent before initialize"
 		if m.Error == nil || m.Error.Code != codeInvalidRequest || m.Error.Message != want {
 			t.Errorf("%s before initialize: %+v %s, want %d %q", method, m.Error, m.Result, codeInvalidRequest, want)
@@ -59,7 +59,7 @@ func TestDrainAnswersOpening(t *testing.T) {
 	provider := faux.New(faux.WithModel(catM1))
 	host := session.NewHost(session.HostConfig{Models: catalogue{Provider: provider}, Open: memoryOpener(t, provider)})
 	in := strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}` + "\n" +
-		`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}` + "\n")
+		`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":`+testCwdJSON()+`,"mcpServers":[]}}` + "\n")
 	outR, outW := io.Pipe()
 	srv := NewServer(Options{In: in, Out: outW, Host: host, Logger: zerolog.Nop()})
 	answers := make(chan map[string]message, 1)
