@@ -191,7 +191,9 @@ test() {
 	# One skip pattern for every package, so a listed test's name is left out of every
 	# package; the names are anchored and distinct enough.
 	SKIP=$(unixOnly | awk -F'\t' '$2 != "-" { print "^" $2 "$" }' | sort -u | paste -sd'|')
-	export SKIP WINE=$wine PI_RPC_TEST_BIN=$testbin
+	# The test binaries see the directory of prebuilt programs as Wine maps it (Z:\...).
+	PI_RPC_TEST_BIN="Z:${testbin//\//\\}"
+	export SKIP WINE=$wine PI_RPC_TEST_BIN
 	/usr/lib/wine/wineserver64 -p 2>/dev/null || true # (one already up for the prefix is fine)
 	trap '/usr/lib/wine/wineserver64 -k 2>/dev/null || true' EXIT
 	startServices
