@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -47,12 +46,12 @@ func buildPiRPC() (string, error) {
 	if err := testkit.ReadModuleSources("../.."); err != nil {
 		return "", err
 	}
-	out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "pi-rpc"), "../../cmd/pi-rpc").CombinedOutput()
+	bin, err := testkit.BuildCommand(dir, "../../cmd/pi-rpc", "pi-rpc")
 	if err != nil {
 		_ = os.RemoveAll(dir)
-		return "", fmt.Errorf("go build ../../cmd/pi-rpc: %w\n%s", err, out)
+		return "", err
 	}
-	return dir, os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return dir, os.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
 }
 
 // writeScript is a faux script whose first reply writes note.txt and whose second ends the run.

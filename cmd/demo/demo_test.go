@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -35,14 +34,10 @@ func buildPiRPC(t *testing.T) string {
 			binary.err = err
 			return
 		}
-		binary.path = filepath.Join(dir, "pi-rpc")
 		if binary.err = testkit.ReadModuleSources("../.."); binary.err != nil {
 			return
 		}
-		out, err := exec.Command("go", "build", "-o", binary.path, "../pi-rpc").CombinedOutput()
-		if err != nil {
-			binary.err = fmt.Errorf("go build ../pi-rpc: %w\n%s", err, out)
-		}
+		binary.path, binary.err = testkit.BuildCommand(dir, "../pi-rpc", "pi-rpc")
 	})
 	if binary.err != nil {
 		t.Fatal(binary.err)
@@ -101,9 +96,9 @@ func TestDemoGolden(t *testing.T) {
 // the scripted model and print the golden transcript.
 func TestDemoOfflineWithKeys(t *testing.T) {
 	bin := buildPiRPC(t)
-	demo := filepath.Join(t.TempDir(), "demo")
-	if out, err := exec.Command("go", "build", "-o", demo, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/demo: %v\n%s", err, out)
+	demo, err := testkit.BuildCommand(t.TempDir(), ".", "demo")
+	if err != nil {
+		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // hang detector
 	defer cancel()

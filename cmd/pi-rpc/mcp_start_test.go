@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,10 +35,7 @@ func mcpTestServer(t *testing.T) string {
 			mcpServerErr = err
 			return
 		}
-		mcpServerBin = filepath.Join(dir, "mcp-testserver")
-		if out, err := exec.Command("go", "build", "-o", mcpServerBin, "../../tools/mcp/internal/testserver/mcp-testserver").CombinedOutput(); err != nil {
-			mcpServerErr = fmt.Errorf("go build mcp-testserver: %w\n%s", err, out)
-		}
+		mcpServerBin, mcpServerErr = testkit.BuildCommand(dir, "../../tools/mcp/internal/testserver/mcp-testserver", "mcp-testserver")
 	})
 	if mcpServerErr != nil {
 		t.Fatal(mcpServerErr)

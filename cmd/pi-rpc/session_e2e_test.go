@@ -34,11 +34,7 @@ func buildBinary(t *testing.T) string {
 		if buildErr != nil {
 			return
 		}
-		builtBin = filepath.Join(buildDir, "pi-rpc")
-		var out []byte
-		if out, buildErr = exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput(); buildErr != nil {
-			buildErr = fmt.Errorf("go build: %w\n%s", buildErr, out)
-		}
+		builtBin, buildErr = testkit.BuildCommand(buildDir, ".", "pi-rpc")
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)
