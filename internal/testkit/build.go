@@ -34,3 +34,16 @@ func BuildCommand(dir, pkg, name string) (string, error) {
 	}
 	return path, nil
 }
+
+// KeptMode is the permission bits os.Stat shows for a file given perm (by Chmod or on
+// creation): perm itself, but on Windows, which keeps only a read-only flag, 0666 for a
+// writable perm and 0444 for one that is not.
+func KeptMode(perm os.FileMode) os.FileMode {
+	if runtime.GOOS != "windows" {
+		return perm
+	}
+	if perm&0o200 != 0 {
+		return 0o666
+	}
+	return 0o444
+}
