@@ -59,7 +59,7 @@ func TestDrainAnswersOpening(t *testing.T) {
 	provider := faux.New(faux.WithModel(catM1))
 	host := session.NewHost(session.HostConfig{Models: catalogue{Provider: provider}, Open: memoryOpener(t, provider)})
 	in := strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}` + "\n" +
-		`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":`+testCwdJSON()+`,"mcpServers":[]}}` + "\n")
+		`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":` + testCwdJSON() + `,"mcpServers":[]}}` + "\n")
 	outR, outW := io.Pipe()
 	srv := NewServer(Options{In: in, Out: outW, Host: host, Logger: zerolog.Nop()})
 	answers := make(chan map[string]message, 1)
