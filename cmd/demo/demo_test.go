@@ -23,6 +23,7 @@ var update = flag.Bool("update", false, "rewrite testdata/demo.golden")
 var binary struct {
 	once sync.Once
 	path string
+	dir  string // the temporary directory go build puts it in
 	err  error
 }
 
@@ -34,6 +35,7 @@ func buildPiRPC(t *testing.T) string {
 			binary.err = err
 			return
 		}
+		binary.dir = dir
 		if binary.err = testkit.ReadModuleSources("../.."); binary.err != nil {
 			return
 		}
@@ -47,8 +49,8 @@ func buildPiRPC(t *testing.T) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binary.path != "" {
-		_ = os.RemoveAll(filepath.Dir(binary.path))
+	if binary.dir != "" { // (not the prebuilt program's directory)
+		_ = os.RemoveAll(binary.dir)
 	}
 	os.Exit(code)
 }
