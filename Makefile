@@ -93,11 +93,14 @@ check: lint deadcode check-linker check-generated
 	@$(MAKE) --no-print-directory check-cross
 
 # check-cross builds every package for Windows and macOS on both CPUs, vets them for Windows
-# and compiles every package's Windows test binary (into a temp dir; nothing here runs them:
-# make test-windows runs them under Wine). e2e is left out
-# of the Windows test binaries: it drives the binary built for this machine. It adds about
-# 1m40s to make check with a warm build cache on a 2-core machine (linking the Windows test
-# binaries is most of it); from a cold cache, about half an hour.
+# and compiles every package's Windows test binary, e2e aside (it drives the binary built for
+# this machine), with the programs the tests run (internal/winetest/wine.sh testbins; nothing
+# here runs them: make test-windows runs them under Wine). The test binaries are built with
+# test-windows's os.RemoveAll overlay and kept in its cache directory, so that test-windows
+# compiles and links none of them again; the overlay reaches test binaries only, never a
+# shipped one (the go build lines here build without it). It adds about 1m40s to make check
+# with a warm build cache on a 2-core machine (linking the Windows test binaries is most of
+# it); docs/testing.md ("Windows under Wine") gives the cold cost.
 CROSS_PLATFORMS := windows/amd64 windows/arm64 darwin/amd64 darwin/arm64
 WINDOWS_TEST_PKGS = $$(GOOS=windows $(GO) list ./... | grep -v '/e2e$$')
 check-cross:
@@ -106,17 +109,16 @@ check-cross:
 		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build -o /dev/null ./...; \
 	done
 	GOOS=windows $(GO) vet $(WINDOWS_TEST_PKGS)
-	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
-		echo "GOOS=windows go test -c of every package but e2e into $$tmp" && \
-		CGO_ENABLED=0 GOOS=windows $(GO) test -c -o "$$tmp/" $(WINDOWS_TEST_PKGS)
+	internal/winetest/wine.sh testbins
 
-# test-windows runs every package's Windows test binary under Wine (go test -exec), then the
-# end-to-end tests of pi-rpc.exe (e2e/windows_test.go) over pipes against the Linux-side mock
-# server. internal/winetest/wine.sh installs Wine and mingw from Debian if missing, prepares
-# the prefix in ~/.cache/pi-rpc/wine (with the ProcessPrng stub and the stand-in bash.exe) and
-# the test-only os.RemoveAll overlay, and leaves out what internal/winetest/unix-only.tsv
-# lists, saying why; docs/testing.md ("Windows under Wine") says why each piece is there and
-# what it costs.
+# test-windows runs every package's Windows test binary under Wine (as go test -exec would;
+# built by check-cross's wine.sh testbins, or here if not yet), then the end-to-end tests of
+# pi-rpc.exe (e2e/windows_test.go) over pipes against the Linux-side mock server.
+# internal/winetest/wine.sh installs Wine and mingw from Debian if missing, prepares the
+# prefix in ~/.cache/pi-rpc/wine (with the ProcessPrng stub and the stand-in bash.exe) and the
+# test-only os.RemoveAll overlay, and leaves out what internal/winetest/unix-only.tsv lists,
+# saying why; docs/testing.md ("Windows under Wine") says why each piece is there and what it
+# costs.
 test-windows:
 	internal/winetest/wine.sh test
 

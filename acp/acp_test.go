@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"path/filepath"
 	"testing"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -45,30 +46,32 @@ func TestPromptInput(t *testing.T) {
 }
 
 func TestToolView(t *testing.T) {
+	// Outside the cwd: said in full (on Windows too, where the relative path starts "..\").
+	elsewhere := filepath.Join(filepath.Dir(testCwd), "elsewhere", "b")
 	cases := []struct {
 		name  string
 		args  map[string]any
 		title string
 		kind  sdk.ToolKind
 	}{
-		{"read", map[string]any{"path": "src/main.go"}, "Read src/main.go", sdk.ToolKindRead},
-		{"edit", map[string]any{"path": "/w/a.txt"}, "Edit a.txt", sdk.ToolKindEdit},
-		{"write", map[string]any{"path": "/elsewhere/b"}, "Write /elsewhere/b", sdk.ToolKindEdit},
+		{"read", map[string]any{"path": "src/main.go"}, "Read " + filepath.FromSlash("src/main.go"), sdk.ToolKindRead},
+		{"edit", map[string]any{"path": filepath.Join(testCwd, "a.txt")}, "Edit a.txt", sdk.ToolKindEdit},
+		{"write", map[string]any{"path": elsewhere}, "Write " + elsewhere, sdk.ToolKindEdit},
 		{"bash", map[string]any{"command": "go test ./...\necho done"}, "Run go test ./... …", sdk.ToolKindExecute},
 		{"grep", map[string]any{"pattern": "TODO"}, `Search "TODO"`, sdk.ToolKindSearch},
 		{"update_plan", nil, "Update plan", sdk.ToolKindThink},
 		{"mcp__docs__lookup", nil, "docs: lookup", sdk.ToolKindOther},
 	}
 	for _, c := range cases {
-		if got := toolTitle("/w", c.name, c.args); got != c.title {
+		if got := toolTitle(testCwd, c.name, c.args); got != c.title {
 			t.Errorf("%s title %q, want %q", c.name, got, c.title)
 		}
 		if got := toolKind(c.name); got != c.kind {
 			t.Errorf("%s kind %q", c.name, got)
 		}
 	}
-	locs := toolLocations("/w", "read", map[string]any{"path": "a.go", "offset": float64(12)})
-	if len(locs) != 1 || locs[0].Path != "/w/a.go" || locs[0].Line == nil || *locs[0].Line != 12 {
+	locs := toolLocations(testCwd, "read", map[string]any{"path": "a.go", "offset": float64(12)})
+	if len(locs) != 1 || locs[0].Path != filepath.Join(testCwd, "a.go") || locs[0].Line == nil || *locs[0].Line != 12 {
 		t.Fatalf("locations %+v", locs)
 	}
 }

@@ -135,7 +135,7 @@ func (c *acpClient) collect(id int, method string, params any) (message, []messa
 }
 
 func (c *acpClient) newSession(id int) message {
-	return c.call(id, "session/new", map[string]any{"cwd": "/w", "mcpServers": []any{}})
+	return c.call(id, "session/new", map[string]any{"cwd": testCwd, "mcpServers": []any{}})
 }
 
 func sessionID(t *testing.T, m message) string {

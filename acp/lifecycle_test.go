@@ -19,7 +19,7 @@ func TestInitializeFirst(t *testing.T) {
 	host := catalogueHost(t)
 	c := startUninitialized(t, host)
 	for id, method := range map[int]string{1: "session/new", 2: "session/load"} {
-		m := c.call(id, method, map[string]any{"cwd": "/w", "sessionId": "s9", "mcpServers": []any{}})
+		m := c.call(id, method, map[string]any{"cwd": testCwd, "sessionId": "s9", "mcpServers": []any{}})
 		want := "initialize must come first: " + method + " was sent before initialize"
 		if m.Error == nil || m.Error.Code != codeInvalidRequest || m.Error.Message != want {
 			t.Errorf("%s before initialize: %+v %s, want %d %q", method, m.Error, m.Result, codeInvalidRequest, want)
@@ -53,7 +53,7 @@ func TestCancelAsRequest(t *testing.T) {
 func TestDrainAnswersOpening(t *testing.T) {
 	host := catalogueHost(t)
 	in := strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}` + "\n" +
-		`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}` + "\n")
+		`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":` + testCwdJSON() + `,"mcpServers":[]}}` + "\n")
 	outR, outW := io.Pipe()
 	srv := NewServer(Options{In: in, Out: outW, Host: host, Logger: zerolog.Nop()})
 	answers := make(chan map[string]message, 1)

@@ -42,7 +42,7 @@ func absPath(cwd, p string) string {
 // shortPath is a path as a title shows it: relative to the cwd when inside it.
 func shortPath(cwd, p string) string {
 	abs := absPath(cwd, p)
-	if rel, err := filepath.Rel(cwd, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+	if rel, err := filepath.Rel(cwd, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return rel
 	}
 	return abs

@@ -19,8 +19,9 @@ import (
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
 )
 
-// wineExe is pi-rpc.exe, built once by the first Windows test (as make release builds it: no
-// test overlay).
+// wineExe is pi-rpc.exe: $PI_RPC_WINE_EXE when set (make test-windows builds it ahead), else
+// built once by the first Windows test; either way as make release builds it (no test
+// overlay).
 var wineExe struct {
 	once sync.Once
 	path string
@@ -39,6 +40,11 @@ func wineOptions(t *testing.T, o options) options {
 		t.Fatal("PI_RPC_WINE=1 needs WINE and WINEPREFIX (make wine-env prints them)")
 	}
 	wineExe.once.Do(func() {
+		// make test-windows has built it already (internal/winetest/wine.sh testbins).
+		if exe := os.Getenv("PI_RPC_WINE_EXE"); exe != "" {
+			wineExe.path = exe
+			return
+		}
 		dir, err := os.MkdirTemp("", "pi-rpc-e2e-windows-")
 		if err != nil {
 			wineExe.err = err

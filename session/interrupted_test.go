@@ -45,9 +45,11 @@ func TestContinueAfterKilledMidTool(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			// The file's directory first, so that its cleanup runs after the harness's
+			// closes the session (Windows does not delete an open file).
+			path := filepath.Join(t.TempDir(), "killed.jsonl")
 			h, _ := fileHarness(t, textReplies("The read worked; the test run was cut off, so I will run it again.")...)
 			orig := strings.Join(tt.lines, "\n") + "\n"
-			path := filepath.Join(t.TempDir(), "killed.jsonl")
 			if err := os.WriteFile(path, []byte(orig), 0o600); err != nil {
 				t.Fatal(err)
 			}

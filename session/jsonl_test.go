@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
 )
@@ -277,8 +278,8 @@ func TestEmptyFileIsANewSession(t *testing.T) {
 	if !l.HasHeader || l.Header.ID != st.SessionID() || len(l.Entries) != 1 {
 		t.Fatalf("reloaded %+v", l)
 	}
-	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o644 {
-		t.Fatalf("mode %v, want the file's 0644", fi.Mode().Perm())
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != testkit.KeptMode(0o644) {
+		t.Fatalf("mode %v, want the file's %v", fi.Mode().Perm(), testkit.KeptMode(0o644))
 	}
 }
 
@@ -479,5 +480,6 @@ func newHarnessWithStore(t *testing.T, store session.Store, steps ...faux.Step) 
 		Retry:      session.DefaultRetrySettings(),
 		Compaction: session.DefaultCompactionSettings(),
 	})
+	t.Cleanup(func() { _ = h.sup.Close(t.Context()) })
 	return h
 }

@@ -147,8 +147,8 @@ func TestMigrationKeepsTheFileMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fi.Mode().Perm() != 0o644 {
-		t.Fatalf("mode %v after migration, want 0644", fi.Mode().Perm())
+	if fi.Mode().Perm() != testkit.KeptMode(0o644) {
+		t.Fatalf("mode %v after migration, want %v", fi.Mode().Perm(), testkit.KeptMode(0o644))
 	}
 	if l, _ := session.ReadFile(path); l.Header.Version != session.CurrentVersion {
 		t.Fatalf("not migrated: version %d", l.Header.Version)

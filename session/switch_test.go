@@ -30,7 +30,9 @@ func fileHarness(t *testing.T, steps ...faux.Step) (*harness, *session.Catalog) 
 		Retry: session.DefaultRetrySettings(), Compaction: session.DefaultCompactionSettings(),
 	})
 	h.sup.StartSession()
-	t.Cleanup(func() { _ = h.sup.Shutdown(t.Context()) })
+	// Close, not Shutdown: the store's file and lock must be closed before t.TempDir's
+	// cleanup removes them (Windows does not delete an open file).
+	t.Cleanup(func() { _ = h.sup.Close(t.Context()) })
 	return h, cat
 }
 

@@ -173,7 +173,7 @@ func TestWrite(t *testing.T) {
 	if _, _, err := run(t, tool, map[string]any{"path": "x.sh", "content": "new"}); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := os.Stat(p); st.Mode().Perm() != 0o755 || readFile(t, p) != "new" {
+	if st, _ := os.Stat(p); st.Mode().Perm() != testkit.KeptMode(0o755) || readFile(t, p) != "new" {
 		t.Errorf("mode = %v content = %q", st.Mode(), readFile(t, p))
 	}
 }

@@ -43,6 +43,8 @@ func TestHelp(t *testing.T) {
 // that is not a script (whose decode error comes before the address is checked), in each
 // dialect.
 func TestFlagErrors(t *testing.T) {
+	// The missing file's error as this system words it.
+	_, missing := os.Open("/nonexistent/s.json")
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -52,8 +54,8 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"--dialect", "bedrock", "--help"}, "mock-openai: --dialect \"bedrock\": want one of openai, anthropic, google (see mock-openai --help)\n"},
 		{nil, "mock-openai: --script is required (see mock-openai --help)\n"},
 		{[]string{"--dialect", "google"}, "mock-openai: --script is required (see mock-openai --help)\n"},
-		{[]string{"--script", "/nonexistent/s.json"}, "mock-openai: open /nonexistent/s.json: no such file or directory\n"},
-		{[]string{"--dialect", "anthropic", "--script", "/nonexistent/s.json"}, "mock-openai: open /nonexistent/s.json: no such file or directory\n"},
+		{[]string{"--script", "/nonexistent/s.json"}, "mock-openai: " + missing.Error() + "\n"},
+		{[]string{"--dialect", "anthropic", "--script", "/nonexistent/s.json"}, "mock-openai: " + missing.Error() + "\n"},
 	} {
 		var out, errOut bytes.Buffer
 		if code := command.Run(tc.args, nil, &out, &errOut); code != 1 || out.Len() != 0 || errOut.String() != tc.want {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/windows"
 )
@@ -42,3 +43,15 @@ func ProcessAlive(pid int) bool {
 
 // stillActive is STILL_ACTIVE, GetExitCodeProcess's code of a running process.
 const stillActive = 259
+
+// WaitProcessExit waits up to timeout for the process with pid to exit (WaitForSingleObject
+// on its handle), and says whether it has: a pid no process has any more counts as exited.
+func WaitProcessExit(pid int, timeout time.Duration) bool {
+	h, err := windows.OpenProcess(windows.SYNCHRONIZE|windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
+	if err != nil {
+		return true
+	}
+	defer func() { _ = windows.CloseHandle(h) }()
+	ev, err := windows.WaitForSingleObject(h, uint32(timeout.Milliseconds()))
+	return err == nil && ev == windows.WAIT_OBJECT_0
+}

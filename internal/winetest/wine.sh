@@ -5,17 +5,25 @@
 #                     ProcessPrng stub, the os.RemoveAll overlay and the stand-in bash.exe;
 #                     then print WINE=, WINEPREFIX= and OVERLAY= (one per line)
 #   wine.sh env       prepare quietly, then print exactly WINE=<path> and WINEPREFIX=<dir>
-#   wine.sh test      prepare, then run every package's Windows test binary under Wine but
-#                     what unix-only.tsv leaves out (saying why), then e2e's TestWindowsExe*
+#   wine.sh testbins  compile every package's Windows test binary (e2e aside), with the
+#                     overlay, into $cache/testbin, and the programs tests run there
+#                     (pi-rpc.exe, mock-openai.exe, demo.exe, mcp-testserver.exe); needs no Wine, so
+#                     make check's check-cross runs it, and test finds them built
+#   wine.sh test      prepare and testbins, then run every package's Windows test binary under
+#                     Wine but what unix-only.tsv leaves out (saying why), then e2e's
+#                     TestWindowsExe*
 #
 # Everything lives in $PI_RPC_WINE_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/pi-rpc/wine) and
-# is rebuilt only when what it is made from changes (a stamp per piece). Nothing here goes into
-# a shipped binary: the stub is a DLL of the prefix, the overlay is passed to go test alone.
+# is rebuilt only when what it is made from changes (a stamp per piece; go's own build IDs for
+# the binaries of testbin, which is why it is kept: go test -c into a fresh directory would
+# link every test binary again). Nothing here goes into a shipped binary: the stub is a DLL of
+# the prefix, the overlay is passed to go test -c alone (the test binaries), never to go build.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${PI_RPC_WINE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pi-rpc/wine}
 prefix=$cache/prefix
+testbin=$cache/testbin
 export WINEPREFIX=$prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 # Debian's wine64 package puts the loader here; the wine package's /usr/bin/wine wrapper is
 # not needed.
@@ -117,33 +125,83 @@ prepare() {
 # unixOnly prints unix-only.tsv's rows (package, test, why), without comments.
 unixOnly() { grep -v '^#' "$here/unix-only.tsv" | grep .; }
 
+# testPkgs prints the packages whose Windows test binaries make test-windows runs or
+# check-cross compiles: every one but e2e, which drives a binary from Linux.
+testPkgs() { GOOS=windows go list ./... | grep -v '/e2e$'; }
+
+# testBins compiles every package's Windows test binary into $testbin, with the overlay (a
+# test build: the overlay reaches no shipped binary), and builds there, without it and as
+# make release builds them, the programs the tests run instead of building them with a Go
+# toolchain the prefix lacks: PI_RPC_TEST_BIN names the directory to the tests
+# (internal/testkit.Binary). go skips each link whose output in $testbin is up to date.
+testBins() {
+	makeOverlay
+	cd "$here/../.."
+	mkdir -p "$testbin"
+	log "GOOS=windows go test -c of every package but e2e into $testbin (with the test overlay)"
+	# shellcheck disable=SC2046 # a list of import paths
+	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 go test -c -overlay "$cache/overlay/overlay.json" \
+		-o "$testbin/" $(testPkgs) 2>&1 | { grep -v 'no test files' || true; }
+	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 go build -o "$testbin/" \
+		./cmd/pi-rpc ./cmd/mock-openai ./cmd/demo ./tools/mcp/internal/testserver/mcp-testserver
+}
+
+# runPkg import-path dir runs the package's test binary from testBins under Wine in the
+# package's directory, as go test -exec would (without the tests $SKIP names), and prints
+# go test's "ok" line, or the output and a "FAIL" line.
+runPkg() {
+	local pkg=$1 dir=$2 out rc=0 t0=$SECONDS
+	local args=(-test.timeout=20m -test.paniconexit0)
+	[ -z "${SKIP:-}" ] || args+=("-test.skip=$SKIP")
+	out=$(cd "$dir" && "$here/exec.sh" "$testbin/${pkg##*/}.test.exe" "${args[@]}" 2>&1) || rc=$?
+	if [ $rc -eq 0 ]; then
+		printf 'ok  \t%s\t%ds\n' "$pkg" $((SECONDS - t0))
+	else
+		printf '%s\nFAIL\t%s\t%ds (exit %d)\n' "$out" "$pkg" $((SECONDS - t0)) $rc
+	fi
+	return $rc
+}
+
+# startServices starts the prefix's Windows services (services.exe, winedevice.exe,
+# plugplay.exe, svchost.exe, rpcss.exe) with /dev/null as their stdin, stdout and stderr. The
+# first Wine process of a wineserver starts them, and they inherit its Unix file descriptors
+# and live as long as the wineserver: were that process a test binary, its stderr (the pipe
+# test-windows reads its output from) would stay open after it exits, and the run would wait
+# for it for ever (go test -exec gave up after two minutes: "Test I/O incomplete", seen on
+# acp's test binary, the first one go test started).
+startServices() { "$wine" cmd /c exit </dev/null >/dev/null 2>&1; }
+
 # test runs the Windows test binaries of every package (but e2e, which drives a binary, and
-# the packages unix-only.tsv leaves out) under Wine, without the tests it lists, then the
-# end-to-end tests of pi-rpc.exe. A wineserver is kept up for the run, so that each test
-# binary does not start its own.
+# the packages unix-only.tsv leaves out) under Wine, two at a time as go test would on this
+# machine, without the tests it lists, then the end-to-end tests of pi-rpc.exe. A wineserver
+# is kept up for the run, so that each test binary does not start its own.
 test() {
 	prepare
+	testBins
 	cd "$here/../.."
-	local pkgs skip=() excluded
+	local excluded pkgs rc=0
 	excluded=$(unixOnly | awk -F'\t' '$2 == "-" { print $1 }')
-	pkgs=$(GOOS=windows go list ./... | grep -v '/e2e$' | grep -vxF -e "$excluded" -e '')
+	# The packages with tests (as go list sees them for Windows) and their directories.
+	pkgs=$(GOOS=windows go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}' ./... |
+		awk -v ex="$excluded" 'BEGIN { n = split(ex, a, "\n"); for (i = 1; i <= n; i++) out[a[i]] = 1 }
+			$1 !~ /\/e2e$/ && !($1 in out)')
 	unixOnly | while IFS=$'\t' read -r pkg name why; do
 		if [ "$name" = - ]; then log "not run under Wine: $pkg: $why"; else log "not run under Wine: $pkg $name: $why"; fi
 	done
-	# One go test runs every package, so a listed test's name is left out of every package;
-	# the names are anchored and distinct enough.
-	local names
-	names=$(unixOnly | awk -F'\t' '$2 != "-" { print "^" $2 "$" }' | sort -u | paste -sd'|')
-	[ -z "$names" ] || skip=(-skip "$names")
+	# One skip pattern for every package, so a listed test's name is left out of every
+	# package; the names are anchored and distinct enough.
+	SKIP=$(unixOnly | awk -F'\t' '$2 != "-" { print "^" $2 "$" }' | sort -u | paste -sd'|')
+	# The test binaries see the directory of prebuilt programs as Wine maps it (Z:\...).
+	PI_RPC_TEST_BIN="Z:${testbin//\//\\}"
+	export SKIP WINE=$wine PI_RPC_TEST_BIN
 	/usr/lib/wine/wineserver64 -p 2>/dev/null || true # (one already up for the prefix is fine)
 	trap '/usr/lib/wine/wineserver64 -k 2>/dev/null || true' EXIT
-	export WINE=$wine
-	log "GOOS=windows go test of $(echo "$pkgs" | wc -l) packages under Wine ($prefix)"
-	# shellcheck disable=SC2086 # pkgs is a list of import paths
-	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 go test -exec "$here/exec.sh" \
-		-overlay "$cache/overlay/overlay.json" -timeout 20m "${skip[@]}" $pkgs
+	startServices
+	log "the Windows test binaries of $(echo "$pkgs" | wc -l) packages under Wine ($prefix)"
+	echo "$pkgs" | xargs -P 2 -L 1 "$here/wine.sh" run-package || rc=1
 	log "e2e: pi-rpc.exe under Wine"
-	PI_RPC_WINE=1 go test -count=1 -timeout 20m -run '^TestWindowsExe' -v ./e2e
+	PI_RPC_WINE=1 PI_RPC_WINE_EXE=$testbin/pi-rpc.exe go test -count=1 -timeout 20m -run '^TestWindowsExe' -v ./e2e || rc=1
+	return $rc
 }
 
 case "${1:-}" in
@@ -158,11 +216,17 @@ env)
 	echo "WINE=$wine"
 	echo "WINEPREFIX=$prefix"
 	;;
+testbins)
+	testBins
+	;;
 test)
 	test
 	;;
+run-package) # (test's, through xargs)
+	runPkg "$2" "$3"
+	;;
 *)
-	echo "usage: $0 prepare|env|test" >&2
+	echo "usage: $0 prepare|env|testbins|test" >&2
 	exit 2
 	;;
 esac

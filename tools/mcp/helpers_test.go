@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,7 +19,17 @@ import (
 // hangTimeout fails a wait that sees no progress: a hang detector, not a latency bound.
 const hangTimeout = 10 * time.Second
 
-// testServerBin is the mcp-testserver command, built by TestMain.
+// startBound is d, the CallTimeout of a test that wants a timeout to fire, which also bounds
+// the server's start: under Wine, where starting a process takes seconds, 20 s instead.
+func startBound(d time.Duration) time.Duration {
+	if testkit.UnderWine() {
+		return 20 * time.Second
+	}
+	return d
+}
+
+// testServerBin is the mcp-testserver command, built by TestMain (or prebuilt: make
+// test-windows builds it for Windows ahead, testkit.BinDirEnv).
 var testServerBin string
 
 func TestMain(m *testing.M) {
@@ -34,10 +42,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	testServerBin = filepath.Join(dir, "mcp-testserver")
-	build := exec.Command("go", "build", "-o", testServerBin, "./internal/testserver/mcp-testserver")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	testServerBin, err = testkit.BuildCommand(dir, "./internal/testserver/mcp-testserver", "mcp-testserver")
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "building mcp-testserver:", err)
 		os.Exit(1)
 	}
@@ -151,7 +157,7 @@ func (h *harness) call(ctx context.Context, name string, args map[string]any) (c
 	select {
 	case o := <-done:
 		return o.res, o.err
-	case <-time.After(hangTimeout):
+	case <-time.After(h.set.opts.callTimeout() + hangTimeout): // (a call's own timeout must fire first)
 		h.t.Fatalf("%s did not return", name)
 	}
 	return core.ToolResult{}, nil
@@ -193,21 +199,8 @@ func textOf(r core.ToolResult) string {
 // gone waits until no process with pid is alive (a zombie counts as gone: it runs nothing).
 func gone(t *testing.T, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(hangTimeout)
-	for {
-		if !testkit.ProcessAlive(pid) {
-			return
-		}
-		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err == nil {
-			if f := strings.Fields(string(stat)); len(f) > 2 && f[2] == "Z" {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("process %d is still alive", pid)
-		}
-		time.Sleep(10 * time.Millisecond) // polling the process table: there is nothing to wait on
+	if !testkit.WaitProcessExit(pid, hangTimeout) {
+		t.Fatalf("process %d is still alive", pid)
 	}
 }
 

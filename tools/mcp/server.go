@@ -113,13 +113,16 @@ func (s *server) start(ctx context.Context) error {
 		return errors.New("closed while starting")
 	}
 	var transport sdk.Transport
+	var cmd *exec.Cmd
 	switch cfg.Transport() {
 	case TransportStdio:
-		cmd, err := s.command(cfg)
-		if err != nil {
+		if cmd, err = s.command(cfg); err != nil {
 			return err
 		}
-		transport = &sdk.CommandTransport{Command: cmd, TerminateDuration: closeGrace}
+		transport = &startTransport{
+			CommandTransport: &sdk.CommandTransport{Command: cmd, TerminateDuration: closeGrace},
+			started:          func() error { return s.afterStart(cmd) },
+		}
 	case TransportHTTP:
 		transport = &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: httpClient(cfg.Headers), MaxRetries: 1}
 	case TransportSSE:
@@ -140,7 +143,9 @@ func (s *server) start(ctx context.Context) error {
 		stopCaller()
 	}()
 	session, err := client.Connect(life, transport, nil)
-	s.afterStart(transport)
+	if cmd != nil && cmd.Process == nil {
+		closeStderr(cmd) // (not started: afterStart did not run)
+	}
 	if err != nil {
 		return s.reason("cannot start", err, timedOut.Load())
 	}
@@ -200,22 +205,48 @@ func (s *server) command(cfg ServerConfig) (*exec.Cmd, error) {
 	return cmd, nil
 }
 
-// afterStart records the child's process group once the transport started it, and closes our
-// copy of the stderr pipe's write end.
-func (s *server) afterStart(t sdk.Transport) {
-	ct, ok := t.(*sdk.CommandTransport)
-	if !ok {
-		return
+// startTransport is the SDK's CommandTransport, which starts the stdio server in Connect,
+// followed at once by started: the server joins its process tree before the SDK's handshake
+// (on Windows, where childAttrs has it created suspended, before it runs at all), so that
+// nothing it spawns while it starts escapes the tree that close kills.
+type startTransport struct {
+	*sdk.CommandTransport
+	started func() error
+}
+
+func (t *startTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	conn, err := t.CommandTransport.Connect(ctx)
+	if err != nil {
+		return nil, err
 	}
-	if w, ok := ct.Command.Stderr.(*os.File); ok {
+	if err := t.started(); err != nil {
+		_ = conn.Close()
+		return nil, err
+	}
+	return conn, nil
+}
+
+// afterStart closes our copy of the stderr pipe's write end once the child has started, and
+// records the child's process tree (its process group; on Windows its Job Object, which
+// Attach puts it in and then resumes it).
+func (s *server) afterStart(cmd *exec.Cmd) error {
+	closeStderr(cmd)
+	tree, err := proctree.Attach(cmd.Process, true)
+	if err != nil {
+		return fmt.Errorf("process tree: %w", err)
+	}
+	s.mu.Lock()
+	s.pgid = cmd.Process.Pid
+	s.tree = tree
+	s.mu.Unlock()
+	return nil
+}
+
+// closeStderr closes the write end of the child's stderr pipe that command made (the child
+// has its own copy once started).
+func closeStderr(cmd *exec.Cmd) {
+	if w, ok := cmd.Stderr.(*os.File); ok {
 		_ = w.Close()
-	}
-	if ct.Command.Process != nil {
-		tree, _ := proctree.Attach(ct.Command.Process, false)
-		s.mu.Lock()
-		s.pgid = ct.Command.Process.Pid
-		s.tree = tree
-		s.mu.Unlock()
 	}
 }
 

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -82,12 +83,13 @@ func TestToolListChangedRefreshes(t *testing.T) {
 }
 
 func TestCallTimeout(t *testing.T) {
-	h, err := connect(t, Options{CallTimeout: 300 * time.Millisecond}, stdioServer("test"))
+	timeout := startBound(300 * time.Millisecond)
+	h, err := connect(t, Options{CallTimeout: timeout}, stdioServer("test"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = h.call(context.Background(), "mcp__test__hang", nil)
-	if err == nil || err.Error() != "MCP server test: tool hang did not answer within 300ms" {
+	if err == nil || err.Error() != fmt.Sprintf("MCP server test: tool hang did not answer within %s", timeout) {
 		t.Fatalf("err = %v", err)
 	}
 	if f := h.fault(); f.Server != "test" || f.Tool != "hang" {
@@ -172,10 +174,11 @@ func TestGarbageOnStdout(t *testing.T) {
 }
 
 func TestStartFailures(t *testing.T) {
-	h, err := connect(t, Options{CallTimeout: 2 * time.Second, LookupEnv: func(string) (string, bool) { return "", false }},
+	timeout := startBound(2 * time.Second)
+	h, err := connect(t, Options{CallTimeout: timeout, LookupEnv: func(string) (string, bool) { return "", false }},
 		ServerConfig{Name: "missing", Command: "/nonexistent/mcp-server"},
 		stdioServer("refuses", "-exit", "4"),
-		ServerConfig{Name: "silent", Command: "sleep", Args: []string{"1000"}},
+		stdioServer("silent", "-sleep"),
 		ServerConfig{Name: "needsvar", Command: testServerBin, Env: map[string]string{"TOKEN": "${NOT_SET_ANYWHERE}"}},
 		ServerConfig{Name: "bad", Type: "carrier-pigeon"},
 		stdioServer("good"),
@@ -186,7 +189,7 @@ func TestStartFailures(t *testing.T) {
 	want := map[string]string{
 		"missing":  "cannot start",
 		"refuses":  "mcp-testserver: refusing to start",
-		"silent":   "no answer within 2s",
+		"silent":   fmt.Sprintf("no answer within %s", timeout),
 		"needsvar": "environment variable NOT_SET_ANYWHERE is not set",
 		"bad":      `unknown type "carrier-pigeon"`,
 	}
@@ -204,13 +207,13 @@ func TestStartFailures(t *testing.T) {
 	if _, err := stale.Execute(context.Background(), core.ToolCall{}, nil); err == nil || !strings.Contains(err.Error(), "MCP server refuses is not available") {
 		t.Fatalf("stale call: %v", err)
 	}
-	// sleep was killed when its start timed out.
+	// The silent server was killed when its start timed out.
 	silent := h.set.servers["silent"]
 	silent.mu.Lock()
 	pid := silent.pgid
 	silent.mu.Unlock()
 	if pid == 0 {
-		t.Fatal("sleep was never started")
+		t.Fatal("the silent server was never started")
 	}
 	gone(t, pid)
 }
