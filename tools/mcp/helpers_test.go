@@ -28,27 +28,25 @@ func startBound(d time.Duration) time.Duration {
 	return d
 }
 
-// testServerBin is the mcp-testserver command, built by TestMain (or prebuilt: make
-// test-windows builds it for Windows ahead, testkit.BinDirEnv).
-var testServerBin string
+// testServer is the mcp-testserver command (prebuilt under Wine: testkit.BinDirEnv);
+// testServerBin is its path, built by TestMain.
+var (
+	testServer    = testkit.Command{Pkg: "./internal/testserver/mcp-testserver"}
+	testServerBin string
+)
 
 func TestMain(m *testing.M) {
 	if os.Getenv(parentModeEnv) != "" {
 		runAsParent()
 		return
 	}
-	dir, err := os.MkdirTemp("", "pi-rpc-mcp-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	testServerBin, err = testkit.BuildCommand(dir, "./internal/testserver/mcp-testserver", "mcp-testserver")
-	if err != nil {
+	var err error
+	if testServerBin, err = testServer.Build(); err != nil {
 		fmt.Fprintln(os.Stderr, "building mcp-testserver:", err)
 		os.Exit(1)
 	}
 	code := m.Run()
-	_ = os.RemoveAll(dir)
+	testServer.Remove()
 	os.Exit(code)
 }
 
