@@ -90,7 +90,7 @@ func rel(t *testing.T, base, p string) string {
 	if r == "." {
 		return "" // node's relative() of a directory to itself
 	}
-	return r
+	return filepath.ToSlash(r) // testdata/pi_skills.json was recorded with pi on Linux
 }
 
 // write creates the files of a tree under root: path → content.

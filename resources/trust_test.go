@@ -1,6 +1,7 @@
 package resources
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,7 +65,8 @@ func TestProjectTrusted(t *testing.T) {
 			if c.trust != "" {
 				cwd, _ := filepath.EvalSymlinks(f.cwd)
 				repo, _ := filepath.EvalSymlinks(f.repo)
-				write(t, f.agentDir, map[string]string{"trust.json": strings.NewReplacer("CWD", cwd, "REPO", repo).Replace(c.trust)})
+				// The paths go into JSON strings: escaped, as a Windows path's backslashes must be.
+				write(t, f.agentDir, map[string]string{"trust.json": strings.NewReplacer("CWD", jsonEscaped(cwd), "REPO", jsonEscaped(repo)).Replace(c.trust)})
 			}
 			got, err := ProjectTrusted(TrustOptions{Cwd: f.cwd, AgentDir: f.agentDir, Home: f.home, Override: c.override, Default: c.def})
 			if err != nil {
@@ -119,4 +121,10 @@ func TestReadSettings(t *testing.T) {
 	if _, err := ReadSettings(p); err == nil {
 		t.Fatal("a settings file that does not parse is an error")
 	}
+}
+
+// jsonEscaped is s as it stands between the quotes of a JSON string.
+func jsonEscaped(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b[1 : len(b)-1])
 }

@@ -2,9 +2,7 @@ package tools
 
 import (
 	"context"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,13 +21,15 @@ func TestBash(t *testing.T) {
 		args    map[string]any
 		want    string
 		wantErr string
+		wine    string // why the case is skipped under Wine, if it is
 	}{
 		{name: "echo", args: map[string]any{"command": "echo 'test output'"}, want: "test output\n"},
 		{name: "no output", args: map[string]any{"command": "true"}, want: "(no output)"},
 		{name: "stderr combined and ansi stripped", args: map[string]any{"command": `printf 'a\n' ; printf '\033[31mred\033[0m\r\n' >&2`}, want: "a\nred\n"},
 		{name: "exit code", args: map[string]any{"command": "echo out; exit 1"}, wantErr: "out\n\n\nCommand exited with code 1"},
 		{name: "exit code no output", args: map[string]any{"command": "exit 3"}, wantErr: "(no output)\n\nCommand exited with code 3"},
-		{name: "timeout", args: map[string]any{"command": "echo started; sleep 5", "timeout": 0.2}, wantErr: "started\n\n\nCommand timed out after 0.2 seconds"},
+		{name: "timeout", args: map[string]any{"command": "echo started; sleep 5", "timeout": 0.2}, wantErr: "started\n\n\nCommand timed out after 0.2 seconds",
+			wine: "0.2 s is less than a process start there; e2e's TestWindowsExeBashTimeout runs the timeout under Wine"},
 		{name: "invalid timeout", args: map[string]any{"command": "true", "timeout": -1.0}, wantErr: "Invalid timeout: must be a finite number of seconds"},
 		{name: "missing cwd", opts: Options{Cwd: filepath.Join(dir, "gone")}, args: map[string]any{"command": "true"}, wantErr: "Working directory does not exist: " + filepath.Join(dir, "gone") + "\nCannot execute bash commands."},
 		{name: "bad shell", opts: Options{Cwd: dir, Shell: "/nonexistent/shell"}, args: map[string]any{"command": "true"}, wantErr: "ENOENT"},
@@ -37,6 +37,9 @@ func TestBash(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.wine != "" {
+				testkit.SkipUnderWine(t, tc.wine)
+			}
 			opts := tc.opts
 			if opts.Cwd == "" {
 				opts.Cwd = dir
@@ -89,6 +92,7 @@ func TestBashTruncation(t *testing.T) {
 		}
 	})
 	t.Run("one huge line", func(t *testing.T) {
+		testkit.SkipUnderWine(t, "it runs head, tr and /dev/zero, which the stand-in bash does not have")
 		text, _, err := run(t, tool, map[string]any{"command": "head -c 60000 /dev/zero | tr '\\0' x"})
 		if err != nil {
 			t.Fatal(err)
@@ -140,68 +144,6 @@ func TestBashUpdates(t *testing.T) {
 	if last := core.TextOf(updates[len(updates)-1].Content); last != "one\ntwo\n" {
 		t.Errorf("last update = %q", last)
 	}
-}
-
-// TestBashCancelKillsProcessTree starts grandchildren (one ignoring SIGTERM), cancels,
-// and checks the process table: no process of the group, and none of the recorded pids,
-// survives.
-func TestBashCancelKillsProcessTree(t *testing.T) {
-	dir := t.TempDir()
-	pidFile := filepath.Join(dir, "pids")
-	tool := toolFor(t, "bash", Options{Cwd: dir})
-	ctx, cancel := context.WithCancel(context.Background())
-	started := make(chan struct{})
-	var once sync.Once
-	cmd := `(sleep 100 & echo $! >> pids; bash -c 'trap "" TERM; sleep 100 & echo $! >> pids; wait' & echo $! >> pids; wait) & echo $$ >> pids; until [ "$(wc -l < pids)" -ge 4 ]; do sleep 0.01; done; echo ready; wait`
-	errc := make(chan error, 1)
-	go func() {
-		_, _, err := runCtx(ctx, t, tool, map[string]any{"command": cmd}, func(r core.ToolResult) {
-			if strings.Contains(core.TextOf(r.Content), "ready") {
-				once.Do(func() { close(started) })
-			}
-		})
-		errc <- err
-	}()
-	<-started
-	pids := readPids(t, pidFile)
-	if len(pids) < 4 {
-		t.Fatalf("pids = %v, want 4", pids)
-	}
-	cancel()
-	err := <-errc
-	if err == nil || !strings.HasSuffix(err.Error(), "Command aborted") {
-		t.Fatalf("error = %v, want Command aborted", err)
-	}
-	for _, pid := range pids {
-		if alive(pid) {
-			t.Errorf("pid %d survived cancellation", pid)
-		}
-	}
-}
-
-func readPids(t *testing.T, p string) []int {
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return nil
-	}
-	var pids []int
-	for _, f := range strings.Fields(string(data)) {
-		if n, err := strconv.Atoi(f); err == nil {
-			pids = append(pids, n)
-		}
-	}
-	return pids
-}
-
-// alive reads /proc: a zombie (state Z) is dead, it only awaits reaping by init.
-func alive(pid int) bool {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
 
 func TestRunShellResult(t *testing.T) {

@@ -49,7 +49,14 @@ func TestSystemPromptGolden(t *testing.T) {
 	prompt, files := SystemPrompt(PromptOptions{
 		Cwd: filepath.Join(root, "repo", "pkg"), Tools: Names, Now: now, Home: filepath.Join(root, "home"),
 	})
-	got := strings.ReplaceAll(prompt, root, "$ROOT")
+	// The golden has /-joined paths; on Windows the prompt names them as Windows does.
+	slashed := prompt
+	for _, f := range files {
+		slashed = strings.ReplaceAll(slashed, f.Path, filepath.ToSlash(f.Path))
+	}
+	cwd := filepath.Join(root, "repo", "pkg")
+	slashed = strings.ReplaceAll(slashed, cwd, filepath.ToSlash(cwd))
+	got := strings.ReplaceAll(slashed, filepath.ToSlash(root), "$ROOT")
 	golden := filepath.Join("testdata", "prompt.golden")
 	if *update {
 		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
@@ -65,7 +72,7 @@ func TestSystemPromptGolden(t *testing.T) {
 	}
 	var paths []string
 	for _, f := range files {
-		paths = append(paths, strings.TrimPrefix(f.Path, root))
+		paths = append(paths, filepath.ToSlash(strings.TrimPrefix(f.Path, root)))
 	}
 	if want := "/home/AGENTS.md,/repo/AGENTS.md,/repo/pkg/CLAUDE.md"; strings.Join(paths, ",") != want {
 		t.Errorf("context files = %v, want %s", paths, want)
