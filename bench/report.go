@@ -32,7 +32,8 @@ func metricsFor(sc scenario) []metric {
 		rows = append(rows,
 			metric{"response bytes", func(s sample) float64 { return s.extra["response bytes"] }, fmtBytes},
 			metric{"second call, ms", func(s sample) float64 { return s.extra["again ms"] }, fmtMs},
-			metric{"second call's server CPU (user + sys), ms", func(s sample) float64 { return s.extra["again cpu ms"] }, fmtMs})
+			metric{"second call's server CPU (user + sys), ms", func(s sample) float64 { return s.extra["again cpu ms"] }, fmtMs},
+			metric{"second call's server page faults", func(s sample) float64 { return s.extra["again faults"] }, fmtCount})
 	}
 	rows = append(rows, sc.metrics...)
 	return append(rows, metric{"server CPU, spawn → exit (user + sys), ms", cpuOf, fmtMs}, metric{"peak RSS, MB", rssOf, fmtMB})

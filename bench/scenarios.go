@@ -243,14 +243,19 @@ func singleScenarios() []scenario {
 					return fmt.Errorf("getEntries returned %d items, want %d", n, want)
 				}
 				// A second call on the warm process: the answer alone.
-				cpu0, cpuOK := liveCPU(p.cmd.Process.Pid)
+				pid := p.cmd.Process.Pid
+				faults0, faultsOK := liveFaults(pid)
+				cpu0, cpuOK := liveCPU(pid)
 				r2, at, _, err := p.call("getEntries", nil)
 				if err != nil {
 					return err
 				}
 				s.extra = map[string]float64{"response bytes": float64(len(r.line)), "again ms": ms(r2.at.Sub(at))}
-				if cpu1, ok := liveCPU(p.cmd.Process.Pid); ok && cpuOK {
+				if cpu1, ok := liveCPU(pid); ok && cpuOK {
 					s.extra["again cpu ms"] = ms(cpu1 - cpu0)
+				}
+				if faults1, ok := liveFaults(pid); ok && faultsOK {
+					s.extra["again faults"] = float64(faults1 - faults0)
 				}
 				return nil
 			},

@@ -205,10 +205,13 @@ func (t *Tree) pathNodes(id string) []*node {
 		}
 		n = t.nodes[len(t.nodes)-1]
 	}
-	var path []*node
 	// A path is at most every entry long; a longer walk is a parent cycle (a damaged file),
 	// cut where it closes. Counting steps costs nothing, a set of seen ids a map as large as
-	// the file.
+	// the file. The path gets that bound as its capacity at once (8 bytes an entry, as
+	// t.nodes holds): grown by append, a 10,000-entry branch allocated four times its final
+	// size per getEntries, and on a heap just opened that is all fresh pages, each a page
+	// fault (docs/benchmarks.md, issue 30's scenario 7).
+	path := make([]*node, 0, len(t.nodes))
 	for steps := 0; n != nil && steps <= len(t.nodes); steps++ {
 		path = append(path, n)
 		if n.ParentID == "" {
