@@ -1,6 +1,9 @@
 package resources
 
 import (
+	"io/fs"
+	"iter"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -156,4 +159,26 @@ func relSlash(base, path string) string {
 		return filepath.ToSlash(path)
 	}
 	return filepath.ToSlash(rel)
+}
+
+// walked yields the entries of dir (as os.ReadDir listed them) that pi's resource walks look
+// at, each with its path and what os.Stat says of it: dot entries and node_modules are passed
+// over, a symbolic link is followed and a broken one skipped.
+func walked(dir string, entries []os.DirEntry) iter.Seq2[string, fs.FileInfo] {
+	return func(yield func(string, fs.FileInfo) bool) {
+		for _, e := range entries {
+			name := e.Name()
+			if strings.HasPrefix(name, ".") || name == "node_modules" {
+				continue
+			}
+			full := filepath.Join(dir, name)
+			fi, err := os.Stat(full)
+			if err != nil {
+				continue
+			}
+			if !yield(full, fi) {
+				return
+			}
+		}
+	}
 }
