@@ -3,9 +3,10 @@ package partialjson
 import (
 	"math/rand/v2"
 	"reflect"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/pi-rpc/pi-rpc/internal/benchmem"
 )
 
 // streamDocs are well-formed objects the incremental path must handle on its own.
@@ -240,7 +241,7 @@ func writeCallArgs() []string {
 func BenchmarkPartialJSONStream(b *testing.B) {
 	frags := writeCallArgs()
 	b.ReportAllocs()
-	m := startMem()
+	m := benchmem.Read()
 	for b.Loop() {
 		var p Parser
 		for _, f := range frags {
@@ -248,14 +249,14 @@ func BenchmarkPartialJSONStream(b *testing.B) {
 			_ = p.Value()
 		}
 	}
-	m.report(b, len(frags))
+	m.Report(b, len(frags))
 }
 
 // BenchmarkParseStream is the quadratic baseline: Parse of the whole prefix after every fragment, as MessageBuilder did before Parser.
 func BenchmarkParseStream(b *testing.B) {
 	frags := writeCallArgs()
 	b.ReportAllocs()
-	m := startMem()
+	m := benchmem.Read()
 	for b.Loop() {
 		var sb strings.Builder
 		for _, f := range frags {
@@ -263,24 +264,5 @@ func BenchmarkParseStream(b *testing.B) {
 			_ = Parse(sb.String())
 		}
 	}
-	m.report(b, len(frags))
-}
-
-// memStart records the allocation counters before a benchmark loop, so that allocations can
-// be reported per fragment rather than per op.
-type memStart runtime.MemStats
-
-func startMem() *memStart {
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return (*memStart)(&m)
-}
-
-func (m *memStart) report(b *testing.B, fragments int) {
-	var end runtime.MemStats
-	runtime.ReadMemStats(&end)
-	n := float64(b.N * fragments)
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/fragment")
-	b.ReportMetric(float64(end.Mallocs-m.Mallocs)/n, "allocs/fragment")
-	b.ReportMetric(float64(end.TotalAlloc-m.TotalAlloc)/n, "B/fragment")
+	m.Report(b, len(frags))
 }
