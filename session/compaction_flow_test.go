@@ -48,6 +48,20 @@ func compactingHarness(t *testing.T, steps ...faux.Step) *harness {
 	return h
 }
 
+// twoExchanges is a compacting harness after two small exchanges (100 input tokens each, the
+// second asking question2), so that a compaction has something to cut; later are the model's
+// next answers, the summary first when the test compacts.
+func twoExchanges(t *testing.T, later ...faux.Step) *harness {
+	t.Helper()
+	h := compactingHarness(t, append([]faux.Step{
+		withUsage(faux.Reply(faux.Text("first answer")), 100),
+		withUsage(faux.Reply(faux.Text("second answer")), 100),
+	}, later...)...)
+	h.prompt(question2)
+	h.settle()
+	return h
+}
+
 func TestOverflowThenCompactAndSucceed(t *testing.T) {
 	overflow := faux.Fail("prompt is too long: 1200 tokens > 1000 maximum")
 	overflow.ErrorKind = core.ErrorOverflow
@@ -146,13 +160,7 @@ func TestThresholdCompactionThenQueuedInput(t *testing.T) {
 }
 
 func TestManualCompaction(t *testing.T) {
-	h := compactingHarness(t,
-		withUsage(faux.Reply(faux.Text("first answer")), 100),
-		withUsage(faux.Reply(faux.Text("second answer")), 100),
-		faux.Reply(faux.Text("the summary")),
-	)
-	h.prompt(question2)
-	h.settle()
+	h := twoExchanges(t, faux.Reply(faux.Text("the summary")))
 	n := len(h.sink.outline())
 	res, err := result(h.sup.Compact("focus on decisions"))
 	if err != nil {
@@ -191,13 +199,7 @@ func TestAbortDuringCompaction(t *testing.T) {
 			close(streaming)
 		}
 	}
-	h := compactingHarness(t,
-		withUsage(faux.Reply(faux.Text("first answer")), 100),
-		withUsage(faux.Reply(faux.Text("second answer")), 100),
-		summary,
-	)
-	h.prompt(question2)
-	h.settle()
+	h := twoExchanges(t, summary)
 	done := make(chan error)
 	go func() {
 		_, err := result(h.sup.Compact(""))
@@ -221,12 +223,7 @@ func TestAbortDuringCompaction(t *testing.T) {
 
 // After SetProvider (setModel across providers), compaction asks the new provider.
 func TestCompactionUsesTheCurrentProvider(t *testing.T) {
-	h := compactingHarness(t,
-		withUsage(faux.Reply(faux.Text("first answer")), 100),
-		withUsage(faux.Reply(faux.Text("second answer")), 100),
-	)
-	h.prompt(question2)
-	h.settle()
+	h := twoExchanges(t)
 	other := faux.New()
 	other.SetResponses(faux.Reply(faux.Text("summary from the new provider")))
 	h.sup.SetProvider(other)
