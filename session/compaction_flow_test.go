@@ -11,12 +11,15 @@ import (
 	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
-// smallModel is a model whose context window makes compaction easy to trigger.
-func smallModel() *core.Model {
+// windowModel is the faux model with a context window of n tokens.
+func windowModel(n int) *core.Model {
 	m := faux.DefaultModel()
-	m.ContextWindow = 1000
+	m.ContextWindow = n
 	return &m
 }
+
+// smallModel is a model whose context window makes compaction easy to trigger.
+func smallModel() *core.Model { return windowModel(1000) }
 
 func tightCompaction() *session.CompactionSettings {
 	// KeepRecentTokens 6 keeps the last question (8 tokens, see question2) and its reply, so

@@ -12,11 +12,7 @@ import (
 
 // A local model with an 8,000-token window and pi's default settings (16,384 reserved,
 // 20,000 kept): fitted to the window, 2,000 are reserved and 2,200 kept (docs/sessions.md).
-func eightKModel() *core.Model {
-	m := faux.DefaultModel()
-	m.ContextWindow = 8000
-	return &m
-}
+func eightKModel() *core.Model { return windowModel(8000) }
 
 // sized is a text of exactly n characters (n/4 estimated tokens) starting with label.
 func sized(label string, n int) string {
