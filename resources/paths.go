@@ -47,53 +47,54 @@ func within(dir, path string) bool {
 // enabledByOverrides is pi's isEnabledByOverrides for a discovered file: "!glob" disables,
 // "+path" enables again, "-path" disables in any case.
 func enabledByOverrides(path string, entries []string, base, home string) bool {
-	var excl, incl, forceExcl []string
-	for _, e := range entries {
-		switch {
-		case strings.HasPrefix(e, "!"):
-			excl = append(excl, e[1:])
-		case strings.HasPrefix(e, "+"):
-			incl = append(incl, e[1:])
-		case strings.HasPrefix(e, "-"):
-			forceExcl = append(forceExcl, e[1:])
-		}
-	}
-	enabled := !matchesAny(path, excl, base, home)
-	if matchesExact(path, incl, base, home) {
+	p := splitPatterns(entries)
+	enabled := !matchesAny(path, p.excl, base, home)
+	if matchesExact(path, p.forceIncl, base, home) {
 		enabled = true
 	}
-	if matchesExact(path, forceExcl, base, home) {
+	if matchesExact(path, p.forceExcl, base, home) {
 		enabled = false
 	}
 	return enabled
 }
 
-// applyPatterns is pi's applyPatterns: bare globs keep the matching files (all when there
-// are none), then "!" excludes, "+" adds back and "-" removes.
-func applyPatterns(files, patterns []string, base, home string) map[string]bool {
-	var incl, excl, forceIncl, forceExcl []string
+// patternSets are settings patterns sorted by their prefix, as pi reads them: a bare glob
+// includes, "!" excludes, "+" includes an exact path in any case and "-" excludes one.
+type patternSets struct {
+	incl, excl, forceIncl, forceExcl []string
+}
+
+func splitPatterns(patterns []string) patternSets {
+	var s patternSets
 	for _, p := range patterns {
 		switch {
 		case strings.HasPrefix(p, "+"):
-			forceIncl = append(forceIncl, p[1:])
+			s.forceIncl = append(s.forceIncl, p[1:])
 		case strings.HasPrefix(p, "-"):
-			forceExcl = append(forceExcl, p[1:])
+			s.forceExcl = append(s.forceExcl, p[1:])
 		case strings.HasPrefix(p, "!"):
-			excl = append(excl, p[1:])
+			s.excl = append(s.excl, p[1:])
 		default:
-			incl = append(incl, p)
+			s.incl = append(s.incl, p)
 		}
 	}
+	return s
+}
+
+// applyPatterns is pi's applyPatterns: bare globs keep the matching files (all when there
+// are none), then "!" excludes, "+" adds back and "-" removes.
+func applyPatterns(files, patterns []string, base, home string) map[string]bool {
+	p := splitPatterns(patterns)
 	out := map[string]bool{}
 	for _, f := range files {
-		on := len(incl) == 0 || matchesAny(f, incl, base, home)
-		if on && matchesAny(f, excl, base, home) {
+		on := len(p.incl) == 0 || matchesAny(f, p.incl, base, home)
+		if on && matchesAny(f, p.excl, base, home) {
 			on = false
 		}
-		if !on && matchesExact(f, forceIncl, base, home) {
+		if !on && matchesExact(f, p.forceIncl, base, home) {
 			on = true
 		}
-		if matchesExact(f, forceExcl, base, home) {
+		if matchesExact(f, p.forceExcl, base, home) {
 			on = false
 		}
 		out[f] = on
