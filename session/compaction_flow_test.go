@@ -65,9 +65,15 @@ func twoExchanges(t *testing.T, later ...faux.Step) *harness {
 	return h
 }
 
+// overflowFailure is a model call failing as the provider reports a context overflow.
+func overflowFailure(message string) faux.Step {
+	step := faux.Fail(message)
+	step.ErrorKind = core.ErrorOverflow
+	return step
+}
+
 func TestOverflowThenCompactAndSucceed(t *testing.T) {
-	overflow := faux.Fail("prompt is too long: 1200 tokens > 1000 maximum")
-	overflow.ErrorKind = core.ErrorOverflow
+	overflow := overflowFailure("prompt is too long: 1200 tokens > 1000 maximum")
 	h := compactingHarness(t,
 		withUsage(faux.Reply(faux.Text("first answer")), 100),
 		overflow,
@@ -105,8 +111,7 @@ func TestOverflowThenCompactAndSucceed(t *testing.T) {
 }
 
 func TestOverflowRecoveryOnlyOnce(t *testing.T) {
-	overflow := faux.Fail("prompt is too long")
-	overflow.ErrorKind = core.ErrorOverflow
+	overflow := overflowFailure("prompt is too long")
 	h := compactingHarness(t,
 		withUsage(faux.Reply(faux.Text("first answer")), 100),
 		overflow,

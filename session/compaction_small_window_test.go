@@ -43,8 +43,7 @@ func TestOverflowOnSmallWindowCompactsWithTheFittedBudget(t *testing.T) {
 	for i := 1; i <= exchanges; i++ {
 		steps = append(steps, withUsage(faux.Reply(faux.Text(sized(fmt.Sprintf("answer %d", i), 1200))), 500))
 	}
-	overflow := faux.Fail("request (8120 tokens) exceeds the available context size (8000 tokens), try increasing it")
-	overflow.ErrorKind = core.ErrorOverflow
+	overflow := overflowFailure("request (8120 tokens) exceeds the available context size (8000 tokens), try increasing it")
 	steps = append(steps, overflow,
 		faux.Reply(faux.Text("## Goal\nfirst part")),
 		faux.Reply(faux.Text("## Goal\nwhole history")),
@@ -146,8 +145,7 @@ func contentOf(m core.Message) []core.Content {
 // A prompt that alone exceeds the window leaves nothing to compact: the recovery fails at
 // once, naming the window and the prompt's estimated size.
 func TestOverflowWithOnlyThePromptLeftFails(t *testing.T) {
-	overflow := faux.Fail("request (10050 tokens) exceeds the available context size (8000 tokens), try increasing it")
-	overflow.ErrorKind = core.ErrorOverflow
+	overflow := overflowFailure("request (10050 tokens) exceeds the available context size (8000 tokens), try increasing it")
 	h := newHarness(t, harnessOpts{model: eightKModel()}, overflow)
 	a := h.prompt(sized("a huge paste", 40000))
 	st := h.settle()
