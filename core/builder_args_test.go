@@ -2,28 +2,16 @@ package core
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/internal/benchmem"
 	"github.com/pi-rpc/pi-rpc/internal/partialjson"
 )
 
-// writeCallArgs is a 10 KB write call's arguments, cut into 16-byte fragments as a provider
-// streams them.
-func writeCallArgs() []string {
-	line := `    fmt.Println(\"hello, world\") // é\n`
-	doc := `{"path":"src/pkg/file.go","content":"` + strings.Repeat(line, 10240/len(line)) + `"}`
-	var frags []string
-	for i := 0; i < len(doc); i += 16 {
-		frags = append(frags, doc[i:min(i+16, len(doc))])
-	}
-	return frags
-}
-
-// BenchmarkBuilderToolCallArgs streams the same call through MessageBuilder.
+// BenchmarkBuilderToolCallArgs streams benchmem.WriteCallArgs through MessageBuilder, the call
+// internal/partialjson's BenchmarkPartialJSONStream gives the parser alone.
 func BenchmarkBuilderToolCallArgs(b *testing.B) {
-	frags := writeCallArgs()
+	frags := benchmem.WriteCallArgs()
 	model := &Model{ID: "m", API: "faux", Provider: "faux"}
 	yield := func(AssistantEvent) bool { return true }
 	b.ReportAllocs()

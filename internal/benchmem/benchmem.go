@@ -1,12 +1,26 @@
-// Package benchmem reports a benchmark's cost per fragment of its input (a streamed tool
-// call's argument fragments) rather than per op. It imports nothing of ours, so that the
-// benchmarks of core and internal/partialjson, which internal/testkit depends on, can use it.
+// Package benchmem holds what the streamed-arguments benchmarks of core and
+// internal/partialjson share, so that their figures compare: the input they stream, and the
+// report of its cost per fragment rather than per op. It imports nothing of ours (those two
+// packages' internal tests cannot import internal/testkit, which depends on them).
 package benchmem
 
 import (
 	"runtime"
+	"strings"
 	"testing"
 )
+
+// WriteCallArgs is a 10 KB write call's arguments, cut into 16-byte fragments as a provider
+// streams them.
+func WriteCallArgs() []string {
+	line := `    fmt.Println(\"hello, world\") // é\n`
+	doc := `{"path":"src/pkg/file.go","content":"` + strings.Repeat(line, 10240/len(line)) + `"}`
+	var frags []string
+	for i := 0; i < len(doc); i += 16 {
+		frags = append(frags, doc[i:min(i+16, len(doc))])
+	}
+	return frags
+}
 
 // Start holds the allocation counters read before a benchmark loop.
 type Start runtime.MemStats

@@ -224,22 +224,11 @@ func FuzzPartialJSONIncremental(f *testing.F) {
 	})
 }
 
-// writeCallArgs is a 10 KB write call's arguments, cut into 16-byte fragments as a provider
-// streams them.
-func writeCallArgs() []string {
-	line := `    fmt.Println(\"hello, world\") // é\n`
-	doc := `{"path":"src/pkg/file.go","content":"` + strings.Repeat(line, 10240/len(line)) + `"}`
-	var frags []string
-	for i := 0; i < len(doc); i += 16 {
-		frags = append(frags, doc[i:min(i+16, len(doc))])
-	}
-	return frags
-}
-
-// BenchmarkPartialJSONStream measures the incremental parser on a 10 KB write call streamed
-// in 16-byte fragments, reading the value after every fragment as MessageBuilder does.
+// BenchmarkPartialJSONStream measures the incremental parser on benchmem's 10 KB write call,
+// streamed in 16-byte fragments, reading the value after every fragment as MessageBuilder
+// does.
 func BenchmarkPartialJSONStream(b *testing.B) {
-	frags := writeCallArgs()
+	frags := benchmem.WriteCallArgs()
 	b.ReportAllocs()
 	m := benchmem.Read()
 	for b.Loop() {
@@ -254,7 +243,7 @@ func BenchmarkPartialJSONStream(b *testing.B) {
 
 // BenchmarkParseStream is the quadratic baseline: Parse of the whole prefix after every fragment, as MessageBuilder did before Parser.
 func BenchmarkParseStream(b *testing.B) {
-	frags := writeCallArgs()
+	frags := benchmem.WriteCallArgs()
 	b.ReportAllocs()
 	m := benchmem.Read()
 	for b.Loop() {
