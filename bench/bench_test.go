@@ -74,6 +74,25 @@ func TestClassify(t *testing.T) {
 	}
 }
 
+// decodeLine, the slow path, reads an event's subtype where each dialect writes it.
+func TestDecodeLineEvents(t *testing.T) {
+	cases := []struct {
+		kind     impl
+		line     string
+		typ, sub string
+	}{
+		{implPiRPC, `{"params":{"message":{"role":"user"},"type":"message_start"},"method":"event"}`, "message_start", "user"},
+		{implPiRPC, `{"params":{"assistantMessageEvent":{"type":"text_delta"},"message":{"role":"assistant"},"type":"message_update"},"method":"event"}`, "message_update", "text_delta"},
+		{implPi, `{"message":{"role":"assistant"},"type":"message_end"}`, "message_end", "assistant"},
+		{implPi, `{"assistantMessageEvent":{"type":"thinking_end"},"type":"message_update"}`, "message_update", "thinking_end"},
+	}
+	for _, c := range cases {
+		if got := decodeLine(c.kind, []byte(c.line)); !got.event || got.typ != c.typ || got.sub != c.sub {
+			t.Errorf("%s %s: got %+v, want %s/%s", c.kind, c.line, got, c.typ, c.sub)
+		}
+	}
+}
+
 func TestSummarizeAndRatio(t *testing.T) {
 	st := summarize([]float64{5, 1, 3, 2})
 	if st.med != 2.5 || st.lo != 1 || st.hi != 5 || st.n != 4 {

@@ -66,29 +66,35 @@ func classify(kind impl, line []byte) msg {
 	return m
 }
 
+// eventFields are the fields of an event that decodeLine reads: pi-rpc writes them in a
+// notification's params, pi at the top of the line.
+type eventFields struct {
+	Type    string `json:"type"`
+	Message struct {
+		Role string `json:"role"`
+	} `json:"message"`
+	AssistantMessageEvent struct {
+		Type string `json:"type"`
+	} `json:"assistantMessageEvent"`
+}
+
+// sub is the event's subtype: the streamed assistant event's type, else the message's role.
+func (e *eventFields) sub() string {
+	if e.AssistantMessageEvent.Type != "" {
+		return e.AssistantMessageEvent.Type
+	}
+	return e.Message.Role
+}
+
 // decodeLine is classify's slow path: a full decode of a line whose layout is not the usual one.
 func decodeLine(kind impl, line []byte) msg {
 	var v struct {
 		ID      json.RawMessage `json:"id"`
-		Type    string          `json:"type"`
 		Success bool            `json:"success"`
 		Method  string          `json:"method"`
 		Result  json.RawMessage `json:"result"`
-		Params  struct {
-			Type    string `json:"type"`
-			Message struct {
-				Role string `json:"role"`
-			} `json:"message"`
-			AssistantMessageEvent struct {
-				Type string `json:"type"`
-			} `json:"assistantMessageEvent"`
-		} `json:"params"`
-		Message struct {
-			Role string `json:"role"`
-		} `json:"message"`
-		AssistantMessageEvent struct {
-			Type string `json:"type"`
-		} `json:"assistantMessageEvent"`
+		Params  eventFields     `json:"params"`
+		eventFields
 	}
 	if err := json.Unmarshal(line, &v); err != nil {
 		return msg{typ: "unparsable"}
@@ -96,11 +102,7 @@ func decodeLine(kind impl, line []byte) msg {
 	var m msg
 	if kind == implPiRPC {
 		if v.Method == "event" {
-			m.event, m.typ, m.seq = true, v.Params.Type, seqOf(line)
-			m.sub = v.Params.AssistantMessageEvent.Type
-			if m.sub == "" {
-				m.sub = v.Params.Message.Role
-			}
+			m.event, m.typ, m.seq, m.sub = true, v.Params.Type, seqOf(line), v.Params.sub()
 			return m
 		}
 		if len(v.ID) > 0 {
@@ -114,11 +116,7 @@ func decodeLine(kind impl, line []byte) msg {
 		m.id, m.ok, m.line = id, v.Success, line
 		return m
 	}
-	m.event, m.typ = true, v.Type
-	m.sub = v.AssistantMessageEvent.Type
-	if m.sub == "" {
-		m.sub = v.Message.Role
-	}
+	m.event, m.typ, m.sub = true, v.Type, v.sub()
 	return m
 }
 

@@ -222,29 +222,21 @@ func (p *proc) wait(what string, timeout time.Duration, pred func(*msg) bool) (m
 	defer deadline.Stop()
 	for {
 		p.mu.Lock()
-		for i := range p.seen {
-			if !p.used[i] && pred(&p.seen[i]) {
-				p.used[i] = true
-				m := p.seen[i]
-				p.mu.Unlock()
-				return m, nil
-			}
-		}
+		m, ok := p.takeLocked(pred)
 		readErr := p.readErr
 		p.mu.Unlock()
+		if ok {
+			return m, nil
+		}
 		select {
 		case <-p.done:
 			// One more pass: the last lines may have landed with the EOF.
 			p.mu.Lock()
-			for i := range p.seen {
-				if !p.used[i] && pred(&p.seen[i]) {
-					p.used[i] = true
-					m := p.seen[i]
-					p.mu.Unlock()
-					return m, nil
-				}
-			}
+			m, ok := p.takeLocked(pred)
 			p.mu.Unlock()
+			if ok {
+				return m, nil
+			}
 			if readErr != nil {
 				return msg{}, fmt.Errorf("waiting for %s: reading stdout: %w; stderr: %s", what, readErr, p.stderr.String())
 			}
@@ -254,6 +246,18 @@ func (p *proc) wait(what string, timeout time.Duration, pred func(*msg) bool) (m
 			return msg{}, fmt.Errorf("waiting for %s: timed out after %v; stderr: %s", what, timeout, p.stderr.String())
 		}
 	}
+}
+
+// takeLocked marks as used, and returns, the first message not used yet that satisfies
+// pred. The caller holds p.mu.
+func (p *proc) takeLocked(pred func(*msg) bool) (msg, bool) {
+	for i := range p.seen {
+		if !p.used[i] && pred(&p.seen[i]) {
+			p.used[i] = true
+			return p.seen[i], true
+		}
+	}
+	return msg{}, false
 }
 
 // response waits for the response to id and fails if it is an error.

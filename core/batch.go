@@ -69,11 +69,7 @@ func (l *loop) executeBatch(msg *AssistantMessage, calls []*Content) ([]*ToolRes
 
 	if sequential {
 		for _, s := range states {
-			l.emitToolStart(s)
-			l.prepare(msg, s)
-			if s.immediate {
-				l.finish(s)
-			} else {
+			if l.begin(msg, s) {
 				l.runTools(msg, []*callState{s})
 			}
 			l.emitResultMessage(s)
@@ -81,11 +77,7 @@ func (l *loop) executeBatch(msg *AssistantMessage, calls []*Content) ([]*ToolRes
 	} else {
 		var runnable []*callState
 		for _, s := range states {
-			l.emitToolStart(s)
-			l.prepare(msg, s)
-			if s.immediate {
-				l.finish(s)
-			} else {
+			if l.begin(msg, s) {
 				runnable = append(runnable, s)
 			}
 		}
@@ -119,6 +111,18 @@ func (l *loop) refuseTruncated(calls []*Content) []*ToolResultMessage {
 		results[i] = s.message
 	}
 	return results
+}
+
+// begin announces the call and prepares it; it reports whether the tool is still to run, and
+// otherwise (prepare decided the result) records the call's end.
+func (l *loop) begin(msg *AssistantMessage, s *callState) bool {
+	l.emitToolStart(s)
+	l.prepare(msg, s)
+	if s.immediate {
+		l.finish(s)
+		return false
+	}
+	return true
 }
 
 func (l *loop) emitToolStart(s *callState) {

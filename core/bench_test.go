@@ -17,22 +17,7 @@ func BenchmarkRunTextDeltas(b *testing.B) {
 	for i := range deltas {
 		deltas[i] = "tok "
 	}
-	model := faux.New()
-	agent := core.New(core.Options{Provider: model, Model: model.Model()})
-	agent.Subscribe(func(context.Context, core.Event) {})
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		agent.SetMessages(nil)
-		model.SetResponses(faux.Reply(faux.TextDeltas(deltas...)))
-		b.StartTimer()
-		run, err := agent.Prompt(user("go"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		run.Wait()
-	}
+	benchPrompt(b, nil, faux.Reply(faux.TextDeltas(deltas...)))
 	b.StopTimer()
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/delta")
 }
@@ -44,15 +29,22 @@ func BenchmarkRunParallelBatch(b *testing.B) {
 	for i := range calls {
 		calls[i] = faux.ToolCallWithID("c"+strconv.Itoa(i), "echo", map[string]any{"value": strconv.Itoa(i)})
 	}
+	benchPrompt(b, []core.Tool{&echoTool{}}, faux.Reply(calls...), faux.Reply(faux.Text("done")))
+}
+
+// benchPrompt times b.N runs of one prompt on a fresh context, each answered by steps, with
+// tools and a no-op listener; setting the context and the script is left out of the time.
+func benchPrompt(b *testing.B, tools []core.Tool, steps ...faux.Step) {
+	b.Helper()
 	model := faux.New()
-	agent := core.New(core.Options{Provider: model, Model: model.Model(), Tools: []core.Tool{&echoTool{}}})
+	agent := core.New(core.Options{Provider: model, Model: model.Model(), Tools: tools})
 	agent.Subscribe(func(context.Context, core.Event) {})
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		agent.SetMessages(nil)
-		model.SetResponses(faux.Reply(calls...), faux.Reply(faux.Text("done")))
+		model.SetResponses(steps...)
 		b.StartTimer()
 		run, err := agent.Prompt(user("go"))
 		if err != nil {

@@ -2,32 +2,20 @@ package core
 
 import (
 	"reflect"
-	"runtime"
-	"strings"
 	"testing"
 
+	"github.com/pi-rpc/pi-rpc/internal/benchmem"
 	"github.com/pi-rpc/pi-rpc/internal/partialjson"
 )
 
-// writeCallArgs is a 10 KB write call's arguments, cut into 16-byte fragments as a provider
-// streams them.
-func writeCallArgs() []string {
-	line := `    fmt.Println(\"hello, world\") // é\n`
-	doc := `{"path":"src/pkg/file.go","content":"` + strings.Repeat(line, 10240/len(line)) + `"}`
-	var frags []string
-	for i := 0; i < len(doc); i += 16 {
-		frags = append(frags, doc[i:min(i+16, len(doc))])
-	}
-	return frags
-}
-
-// BenchmarkBuilderToolCallArgs streams the same call through MessageBuilder.
+// BenchmarkBuilderToolCallArgs streams benchmem.WriteCallArgs through MessageBuilder, the call
+// internal/partialjson's BenchmarkPartialJSONStream gives the parser alone.
 func BenchmarkBuilderToolCallArgs(b *testing.B) {
-	frags := writeCallArgs()
+	frags := benchmem.WriteCallArgs()
 	model := &Model{ID: "m", API: "faux", Provider: "faux"}
 	yield := func(AssistantEvent) bool { return true }
 	b.ReportAllocs()
-	m := startMem()
+	m := benchmem.Read()
 	for b.Loop() {
 		mb := NewMessageBuilder(model, 0, yield)
 		mb.ToolCall(0, "call_1", "write", "")
@@ -36,7 +24,7 @@ func BenchmarkBuilderToolCallArgs(b *testing.B) {
 		}
 		mb.Done()
 	}
-	m.report(b, len(frags))
+	m.Report(b, len(frags))
 }
 
 // TestBuilderToolCallArgsStream checks that MessageBuilder's arguments follow the fragments
@@ -72,23 +60,4 @@ func TestBuilderToolCallArgsStream(t *testing.T) {
 	if reflect.ValueOf(edits[0]).UnsafePointer() == reflect.ValueOf(live["edits"].([]any)[0]).UnsafePointer() {
 		t.Fatal("final nested object aliases the parser's live map")
 	}
-}
-
-// memStart records the allocation counters before a benchmark loop, so that allocations can
-// be reported per fragment rather than per op.
-type memStart runtime.MemStats
-
-func startMem() *memStart {
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return (*memStart)(&m)
-}
-
-func (m *memStart) report(b *testing.B, fragments int) {
-	var end runtime.MemStats
-	runtime.ReadMemStats(&end)
-	n := float64(b.N * fragments)
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/fragment")
-	b.ReportMetric(float64(end.Mallocs-m.Mallocs)/n, "allocs/fragment")
-	b.ReportMetric(float64(end.TotalAlloc-m.TotalAlloc)/n, "B/fragment")
 }

@@ -172,13 +172,7 @@ func errorText(err error) string {
 
 // success encodes a success response; data nil leaves "data" out, rawNull writes data:null.
 func success(id json.RawMessage, command string, data any) []byte {
-	b := make([]byte, 0, 128)
-	b = append(b, '{')
-	if id != nil {
-		b = append(b, `"id":`...)
-		b = append(b, id...)
-		b = append(b, ',')
-	}
+	b := responseHead(id)
 	b = append(b, `"type":"response","command":`...)
 	b = jsonstring.Append(b, command)
 	b = append(b, `,"success":true`...)
@@ -194,13 +188,7 @@ func success(id json.RawMessage, command string, data any) []byte {
 }
 
 func failure(id json.RawMessage, command, msg string) []byte {
-	b := make([]byte, 0, 128)
-	b = append(b, '{')
-	if id != nil {
-		b = append(b, `"id":`...)
-		b = append(b, id...)
-		b = append(b, ',')
-	}
+	b := responseHead(id)
 	b = append(b, `"type":"response"`...)
 	if command != "" {
 		b = append(b, `,"command":`...)
@@ -209,6 +197,19 @@ func failure(id json.RawMessage, command, msg string) []byte {
 	b = append(b, `,"success":false,"error":`...)
 	b = jsonstring.Append(b, msg)
 	return append(b, '}')
+}
+
+// responseHead opens a response line: the request's id first, as pi writes it, when the
+// request had one.
+func responseHead(id json.RawMessage) []byte {
+	b := make([]byte, 0, 128)
+	b = append(b, '{')
+	if id != nil {
+		b = append(b, `"id":`...)
+		b = append(b, id...)
+		b = append(b, ',')
+	}
+	return b
 }
 
 // nullData makes success write "data":null (cycle_model and cycle_thinking_level no-ops).

@@ -1,6 +1,9 @@
 package resources
 
 import (
+	"io/fs"
+	"iter"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -44,53 +47,54 @@ func within(dir, path string) bool {
 // enabledByOverrides is pi's isEnabledByOverrides for a discovered file: "!glob" disables,
 // "+path" enables again, "-path" disables in any case.
 func enabledByOverrides(path string, entries []string, base, home string) bool {
-	var excl, incl, forceExcl []string
-	for _, e := range entries {
-		switch {
-		case strings.HasPrefix(e, "!"):
-			excl = append(excl, e[1:])
-		case strings.HasPrefix(e, "+"):
-			incl = append(incl, e[1:])
-		case strings.HasPrefix(e, "-"):
-			forceExcl = append(forceExcl, e[1:])
-		}
-	}
-	enabled := !matchesAny(path, excl, base, home)
-	if matchesExact(path, incl, base, home) {
+	p := splitPatterns(entries)
+	enabled := !matchesAny(path, p.excl, base, home)
+	if matchesExact(path, p.forceIncl, base, home) {
 		enabled = true
 	}
-	if matchesExact(path, forceExcl, base, home) {
+	if matchesExact(path, p.forceExcl, base, home) {
 		enabled = false
 	}
 	return enabled
 }
 
-// applyPatterns is pi's applyPatterns: bare globs keep the matching files (all when there
-// are none), then "!" excludes, "+" adds back and "-" removes.
-func applyPatterns(files, patterns []string, base, home string) map[string]bool {
-	var incl, excl, forceIncl, forceExcl []string
+// patternSets are settings patterns sorted by their prefix, as pi reads them: a bare glob
+// includes, "!" excludes, "+" includes an exact path in any case and "-" excludes one.
+type patternSets struct {
+	incl, excl, forceIncl, forceExcl []string
+}
+
+func splitPatterns(patterns []string) patternSets {
+	var s patternSets
 	for _, p := range patterns {
 		switch {
 		case strings.HasPrefix(p, "+"):
-			forceIncl = append(forceIncl, p[1:])
+			s.forceIncl = append(s.forceIncl, p[1:])
 		case strings.HasPrefix(p, "-"):
-			forceExcl = append(forceExcl, p[1:])
+			s.forceExcl = append(s.forceExcl, p[1:])
 		case strings.HasPrefix(p, "!"):
-			excl = append(excl, p[1:])
+			s.excl = append(s.excl, p[1:])
 		default:
-			incl = append(incl, p)
+			s.incl = append(s.incl, p)
 		}
 	}
+	return s
+}
+
+// applyPatterns is pi's applyPatterns: bare globs keep the matching files (all when there
+// are none), then "!" excludes, "+" adds back and "-" removes.
+func applyPatterns(files, patterns []string, base, home string) map[string]bool {
+	p := splitPatterns(patterns)
 	out := map[string]bool{}
 	for _, f := range files {
-		on := len(incl) == 0 || matchesAny(f, incl, base, home)
-		if on && matchesAny(f, excl, base, home) {
+		on := len(p.incl) == 0 || matchesAny(f, p.incl, base, home)
+		if on && matchesAny(f, p.excl, base, home) {
 			on = false
 		}
-		if !on && matchesExact(f, forceIncl, base, home) {
+		if !on && matchesExact(f, p.forceIncl, base, home) {
 			on = true
 		}
-		if matchesExact(f, forceExcl, base, home) {
+		if matchesExact(f, p.forceExcl, base, home) {
 			on = false
 		}
 		out[f] = on
@@ -156,4 +160,26 @@ func relSlash(base, path string) string {
 		return filepath.ToSlash(path)
 	}
 	return filepath.ToSlash(rel)
+}
+
+// walked yields the entries of dir (as os.ReadDir listed them) that pi's resource walks look
+// at, each with its path and what os.Stat says of it: dot entries and node_modules are passed
+// over, a symbolic link is followed and a broken one skipped.
+func walked(dir string, entries []os.DirEntry) iter.Seq2[string, fs.FileInfo] {
+	return func(yield func(string, fs.FileInfo) bool) {
+		for _, e := range entries {
+			name := e.Name()
+			if strings.HasPrefix(name, ".") || name == "node_modules" {
+				continue
+			}
+			full := filepath.Join(dir, name)
+			fi, err := os.Stat(full)
+			if err != nil {
+				continue
+			}
+			if !yield(full, fi) {
+				return
+			}
+		}
+	}
 }

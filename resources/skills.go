@@ -151,17 +151,8 @@ func skillEntriesIn(dir, root string, mode walkMode, ig tools.IgnoreRules) []str
 		}
 	}
 	var out []string
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasPrefix(name, ".") || name == "node_modules" {
-			continue
-		}
-		full := filepath.Join(dir, name)
-		fi, err := os.Stat(full) // follows a symbolic link; a broken one is skipped
-		if err != nil {
-			continue
-		}
-		if fi.Mode().IsRegular() && strings.HasSuffix(name, ".md") && !ig.Ignores(full, false) &&
+	for full, fi := range walked(dir, entries) {
+		if fi.Mode().IsRegular() && strings.HasSuffix(fi.Name(), ".md") && !ig.Ignores(full, false) &&
 			((mode == modePi && dir == root) || (mode == modeAgents && dir != root)) {
 			out = append(out, full)
 			continue

@@ -74,13 +74,8 @@ func promptEntries(dir string) []string {
 	}
 	ig := tools.IgnoreRules{}.Add(dir)
 	var out []string
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasPrefix(name, ".") || name == "node_modules" || !strings.HasSuffix(name, ".md") {
-			continue
-		}
-		full := filepath.Join(dir, name)
-		if fi, err := os.Stat(full); err == nil && fi.Mode().IsRegular() && !ig.Ignores(full, false) {
+	for full, fi := range walked(dir, entries) {
+		if fi.Mode().IsRegular() && strings.HasSuffix(fi.Name(), ".md") && !ig.Ignores(full, false) {
 			out = append(out, full)
 		}
 	}
@@ -101,20 +96,11 @@ func markdownFilesIn(dir string, ig tools.IgnoreRules) []string {
 		return nil
 	}
 	var out []string
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasPrefix(name, ".") || name == "node_modules" {
-			continue
-		}
-		full := filepath.Join(dir, name)
-		fi, err := os.Stat(full)
-		if err != nil {
-			continue
-		}
+	for full, fi := range walked(dir, entries) {
 		switch {
 		case fi.IsDir() && !ig.Ignores(full, true):
 			out = append(out, markdownFilesIn(full, ig)...)
-		case fi.Mode().IsRegular() && strings.HasSuffix(name, ".md") && !ig.Ignores(full, false):
+		case fi.Mode().IsRegular() && strings.HasSuffix(fi.Name(), ".md") && !ig.Ignores(full, false):
 			out = append(out, full)
 		}
 	}

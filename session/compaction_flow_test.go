@@ -11,12 +11,15 @@ import (
 	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
-// smallModel is a model whose context window makes compaction easy to trigger.
-func smallModel() *core.Model {
+// windowModel is the faux model with a context window of n tokens.
+func windowModel(n int) *core.Model {
 	m := faux.DefaultModel()
-	m.ContextWindow = 1000
+	m.ContextWindow = n
 	return &m
 }
+
+// smallModel is a model whose context window makes compaction easy to trigger.
+func smallModel() *core.Model { return windowModel(1000) }
 
 func tightCompaction() *session.CompactionSettings {
 	// KeepRecentTokens 6 keeps the last question (8 tokens, see question2) and its reply, so
@@ -48,9 +51,29 @@ func compactingHarness(t *testing.T, steps ...faux.Step) *harness {
 	return h
 }
 
+// twoExchanges is a compacting harness after two small exchanges (100 input tokens each, the
+// second asking question2), so that a compaction has something to cut; later are the model's
+// next answers, the summary first when the test compacts.
+func twoExchanges(t *testing.T, later ...faux.Step) *harness {
+	t.Helper()
+	h := compactingHarness(t, append([]faux.Step{
+		withUsage(faux.Reply(faux.Text("first answer")), 100),
+		withUsage(faux.Reply(faux.Text("second answer")), 100),
+	}, later...)...)
+	h.prompt(question2)
+	h.settle()
+	return h
+}
+
+// overflowFailure is a model call failing as the provider reports a context overflow.
+func overflowFailure(message string) faux.Step {
+	step := faux.Fail(message)
+	step.ErrorKind = core.ErrorOverflow
+	return step
+}
+
 func TestOverflowThenCompactAndSucceed(t *testing.T) {
-	overflow := faux.Fail("prompt is too long: 1200 tokens > 1000 maximum")
-	overflow.ErrorKind = core.ErrorOverflow
+	overflow := overflowFailure("prompt is too long: 1200 tokens > 1000 maximum")
 	h := compactingHarness(t,
 		withUsage(faux.Reply(faux.Text("first answer")), 100),
 		overflow,
@@ -88,8 +111,7 @@ func TestOverflowThenCompactAndSucceed(t *testing.T) {
 }
 
 func TestOverflowRecoveryOnlyOnce(t *testing.T) {
-	overflow := faux.Fail("prompt is too long")
-	overflow.ErrorKind = core.ErrorOverflow
+	overflow := overflowFailure("prompt is too long")
 	h := compactingHarness(t,
 		withUsage(faux.Reply(faux.Text("first answer")), 100),
 		overflow,
@@ -146,13 +168,7 @@ func TestThresholdCompactionThenQueuedInput(t *testing.T) {
 }
 
 func TestManualCompaction(t *testing.T) {
-	h := compactingHarness(t,
-		withUsage(faux.Reply(faux.Text("first answer")), 100),
-		withUsage(faux.Reply(faux.Text("second answer")), 100),
-		faux.Reply(faux.Text("the summary")),
-	)
-	h.prompt(question2)
-	h.settle()
+	h := twoExchanges(t, faux.Reply(faux.Text("the summary")))
 	n := len(h.sink.outline())
 	res, err := result(h.sup.Compact("focus on decisions"))
 	if err != nil {
@@ -191,13 +207,7 @@ func TestAbortDuringCompaction(t *testing.T) {
 			close(streaming)
 		}
 	}
-	h := compactingHarness(t,
-		withUsage(faux.Reply(faux.Text("first answer")), 100),
-		withUsage(faux.Reply(faux.Text("second answer")), 100),
-		summary,
-	)
-	h.prompt(question2)
-	h.settle()
+	h := twoExchanges(t, summary)
 	done := make(chan error)
 	go func() {
 		_, err := result(h.sup.Compact(""))
@@ -221,12 +231,7 @@ func TestAbortDuringCompaction(t *testing.T) {
 
 // After SetProvider (setModel across providers), compaction asks the new provider.
 func TestCompactionUsesTheCurrentProvider(t *testing.T) {
-	h := compactingHarness(t,
-		withUsage(faux.Reply(faux.Text("first answer")), 100),
-		withUsage(faux.Reply(faux.Text("second answer")), 100),
-	)
-	h.prompt(question2)
-	h.settle()
+	h := twoExchanges(t)
 	other := faux.New()
 	other.SetResponses(faux.Reply(faux.Text("summary from the new provider")))
 	h.sup.SetProvider(other)

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/pi-rpc/pi-rpc/internal/jsonstring"
 )
 
 // jsJSON renders a decoded JSON value as JavaScript's JSON.stringify does. pi measures tool
@@ -124,21 +126,9 @@ func writeJSString(b *strings.Builder, s string) {
 			b.WriteString(`\"`)
 		case '\\':
 			b.WriteString(`\\`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
 		default:
 			if r < 0x20 {
-				b.WriteString(`\u00`)
-				b.WriteByte("0123456789abcdef"[r>>4])
-				b.WriteByte("0123456789abcdef"[r&0xf])
+				b.WriteString(jsonstring.JSControl(byte(r)))
 				continue
 			}
 			b.WriteRune(r)

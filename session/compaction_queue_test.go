@@ -18,14 +18,7 @@ func TestSteerDuringManualCompactionIsDelivered(t *testing.T) {
 	// The summary waits until the steer is queued: the compaction must still be running.
 	release := make(chan struct{})
 	summary := faux.HeldAt(faux.Reply(faux.Text("## Goal\nsummary")), 0, release)
-	h := compactingHarness(t,
-		withUsage(faux.Reply(faux.Text("first answer")), 100),
-		withUsage(faux.Reply(faux.Text("second answer")), 100),
-		summary,
-		faux.Reply(faux.Text("third answer")),
-	)
-	h.prompt(question2)
-	h.settle()
+	h := twoExchanges(t, summary, faux.Reply(faux.Text("third answer")))
 	run, err := h.sup.Compact("")
 	if err != nil {
 		t.Fatal(err)

@@ -12,11 +12,7 @@ import (
 
 // A local model with an 8,000-token window and pi's default settings (16,384 reserved,
 // 20,000 kept): fitted to the window, 2,000 are reserved and 2,200 kept (docs/sessions.md).
-func eightKModel() *core.Model {
-	m := faux.DefaultModel()
-	m.ContextWindow = 8000
-	return &m
-}
+func eightKModel() *core.Model { return windowModel(8000) }
 
 // sized is a text of exactly n characters (n/4 estimated tokens) starting with label.
 func sized(label string, n int) string {
@@ -47,8 +43,7 @@ func TestOverflowOnSmallWindowCompactsWithTheFittedBudget(t *testing.T) {
 	for i := 1; i <= exchanges; i++ {
 		steps = append(steps, withUsage(faux.Reply(faux.Text(sized(fmt.Sprintf("answer %d", i), 1200))), 500))
 	}
-	overflow := faux.Fail("request (8120 tokens) exceeds the available context size (8000 tokens), try increasing it")
-	overflow.ErrorKind = core.ErrorOverflow
+	overflow := overflowFailure("request (8120 tokens) exceeds the available context size (8000 tokens), try increasing it")
 	steps = append(steps, overflow,
 		faux.Reply(faux.Text("## Goal\nfirst part")),
 		faux.Reply(faux.Text("## Goal\nwhole history")),
@@ -150,8 +145,7 @@ func contentOf(m core.Message) []core.Content {
 // A prompt that alone exceeds the window leaves nothing to compact: the recovery fails at
 // once, naming the window and the prompt's estimated size.
 func TestOverflowWithOnlyThePromptLeftFails(t *testing.T) {
-	overflow := faux.Fail("request (10050 tokens) exceeds the available context size (8000 tokens), try increasing it")
-	overflow.ErrorKind = core.ErrorOverflow
+	overflow := overflowFailure("request (10050 tokens) exceeds the available context size (8000 tokens), try increasing it")
 	h := newHarness(t, harnessOpts{model: eightKModel()}, overflow)
 	a := h.prompt(sized("a huge paste", 40000))
 	st := h.settle()

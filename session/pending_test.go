@@ -56,13 +56,7 @@ func TestBashPending(t *testing.T) {
 // A manual compaction's Pending finishes after its busy period's agent_settled, whose seq is
 // the one its answer follows; a wait for the period returns that agent_settled too.
 func TestCompactPendingFollowsTheSettle(t *testing.T) {
-	h := compactingHarness(t,
-		withUsage(faux.Reply(faux.Text("first answer")), 100),
-		withUsage(faux.Reply(faux.Text("second answer")), 100),
-		faux.Reply(faux.Text("## Goal\nsummary")),
-	)
-	h.prompt(question2)
-	h.settle()
+	h := twoExchanges(t, faux.Reply(faux.Text("## Goal\nsummary")))
 	compaction, err := h.sup.Compact("")
 	if err != nil {
 		t.Fatal(err)

@@ -19,13 +19,7 @@ func TestSetProviderDuringCompaction(t *testing.T) {
 			<-release
 		}
 	}
-	h := compactingHarness(t,
-		withUsage(faux.Reply(faux.Text("first answer")), 100),
-		withUsage(faux.Reply(faux.Text("second answer")), 100),
-		summary,
-	)
-	h.prompt(question2)
-	h.settle()
+	h := twoExchanges(t, summary)
 	run, err := h.sup.Compact("")
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pi-rpc/pi-rpc/core"
 )
 
 // searchTree is a fixture with nested .gitignore files, negations, directory patterns and
@@ -34,28 +36,17 @@ func searchTree(t *testing.T) string {
 	return dir
 }
 
-func TestFind(t *testing.T) {
-	dir := searchTree(t)
-	tool := toolFor(t, "find", Options{Cwd: dir})
-	tests := []struct {
-		name    string
-		args    map[string]any
-		want    string
-		wantErr string
-	}{
-		{name: "base name at any depth", args: map[string]any{"pattern": "*.go"}, want: "src/deep/util.go\nsrc/deep/util_test.go\nsrc/main.go"},
-		{name: "gitignore nested and negations", args: map[string]any{"pattern": "*.tmp"}, want: "src/important.tmp"},
-		{name: "root-anchored ignore only at root", args: map[string]any{"pattern": "rootonly.txt"}, want: "src/rootonly.txt"},
-		{name: "hidden included, .git skipped", args: map[string]any{"pattern": "*.txt"}, want: ".secret/hidden.txt\na.txt\nsrc/rootonly.txt"},
-		{name: "log negation", args: map[string]any{"pattern": "*.log"}, want: "keep.log"},
-		{name: "path pattern as if **/", args: map[string]any{"pattern": "deep/*.go"}, want: "src/deep/util.go\nsrc/deep/util_test.go"},
-		{name: "doublestar path", args: map[string]any{"pattern": "src/**/*_test.go"}, want: "src/deep/util_test.go"},
-		{name: "directories get a slash", args: map[string]any{"pattern": "deep"}, want: "src/deep/"},
-		{name: "sub path", args: map[string]any{"pattern": "*.go", "path": "src/deep"}, want: "util.go\nutil_test.go"},
-		{name: "limit", args: map[string]any{"pattern": "*.go", "limit": 2.0}, want: "src/deep/util.go\nsrc/deep/util_test.go\n\n[2 results limit reached. Use limit=4 for more, or refine pattern]"},
-		{name: "none", args: map[string]any{"pattern": "*.rs"}, want: "No files found matching pattern"},
-		{name: "missing path", args: map[string]any{"pattern": "*", "path": "nope"}, wantErr: "Path not found: " + filepath.Join(dir, "nope")},
-	}
+// textCase is a call of a search tool and the text it answers, or the error it fails with.
+type textCase struct {
+	name    string
+	args    map[string]any
+	want    string
+	wantErr string
+}
+
+// checkTexts runs each case on tool as a subtest.
+func checkTexts(t *testing.T, tool core.Tool, tests []textCase) {
+	t.Helper()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			text, _, err := run(t, tool, tc.args)
@@ -75,6 +66,26 @@ func TestFind(t *testing.T) {
 	}
 }
 
+func TestFind(t *testing.T) {
+	dir := searchTree(t)
+	tool := toolFor(t, "find", Options{Cwd: dir})
+	tests := []textCase{
+		{name: "base name at any depth", args: map[string]any{"pattern": "*.go"}, want: "src/deep/util.go\nsrc/deep/util_test.go\nsrc/main.go"},
+		{name: "gitignore nested and negations", args: map[string]any{"pattern": "*.tmp"}, want: "src/important.tmp"},
+		{name: "root-anchored ignore only at root", args: map[string]any{"pattern": "rootonly.txt"}, want: "src/rootonly.txt"},
+		{name: "hidden included, .git skipped", args: map[string]any{"pattern": "*.txt"}, want: ".secret/hidden.txt\na.txt\nsrc/rootonly.txt"},
+		{name: "log negation", args: map[string]any{"pattern": "*.log"}, want: "keep.log"},
+		{name: "path pattern as if **/", args: map[string]any{"pattern": "deep/*.go"}, want: "src/deep/util.go\nsrc/deep/util_test.go"},
+		{name: "doublestar path", args: map[string]any{"pattern": "src/**/*_test.go"}, want: "src/deep/util_test.go"},
+		{name: "directories get a slash", args: map[string]any{"pattern": "deep"}, want: "src/deep/"},
+		{name: "sub path", args: map[string]any{"pattern": "*.go", "path": "src/deep"}, want: "util.go\nutil_test.go"},
+		{name: "limit", args: map[string]any{"pattern": "*.go", "limit": 2.0}, want: "src/deep/util.go\nsrc/deep/util_test.go\n\n[2 results limit reached. Use limit=4 for more, or refine pattern]"},
+		{name: "none", args: map[string]any{"pattern": "*.rs"}, want: "No files found matching pattern"},
+		{name: "missing path", args: map[string]any{"pattern": "*", "path": "nope"}, wantErr: "Path not found: " + filepath.Join(dir, "nope")},
+	}
+	checkTexts(t, tool, tests)
+}
+
 func TestGrep(t *testing.T) {
 	dir := searchTree(t)
 	writeFiles(t, dir, map[string]string{
@@ -82,12 +93,7 @@ func TestGrep(t *testing.T) {
 		"ctx/long.txt":    "match " + strings.Repeat("z", 600) + "\n",
 	})
 	tool := toolFor(t, "grep", Options{Cwd: dir})
-	tests := []struct {
-		name    string
-		args    map[string]any
-		want    string
-		wantErr string
-	}{
+	tests := []textCase{
 		{name: "single file uses basename", args: map[string]any{"pattern": "match", "path": "src/main.go"}, want: "main.go:1: package main // match go"},
 		{name: "gitignore respected", args: map[string]any{"pattern": "match", "glob": "*.tmp"}, want: "src/important.tmp:1: match important"},
 		{name: "hidden included, binary and .git skipped", args: map[string]any{"pattern": "hidden|binary|git"}, want: ".secret/hidden.txt:1: match hidden"},
@@ -100,26 +106,10 @@ func TestGrep(t *testing.T) {
 			want: "context.txt-1- before\ncontext.txt:2: match one\ncontext.txt-3- after\n\n[1 matches limit reached. Use limit=2 for more, or refine pattern]"},
 		{name: "long line", args: map[string]any{"pattern": "match", "path": "ctx/long.txt"},
 			want: "long.txt:1: match " + strings.Repeat("z", 494) + "... [truncated]\n\n[Some lines truncated to 500 chars. Use read tool to see full lines]"},
-		{name: "bad regex", args: map[string]any{"pattern": "("}, wantErr: "regex parse error"},
+		{name: "bad regex", args: map[string]any{"pattern": "("}, wantErr: "regex parse error: missing closing ): `(?m)(`"},
 		{name: "missing path", args: map[string]any{"pattern": "x", "path": "nope"}, wantErr: "Path not found: " + filepath.Join(dir, "nope")},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			text, _, err := run(t, tool, tc.args)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("error = %v, want %q", err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if text != tc.want {
-				t.Errorf("text =\n%s\nwant\n%s", text, tc.want)
-			}
-		})
-	}
+	checkTexts(t, tool, tests)
 	t.Run("whole tree in order", func(t *testing.T) {
 		text, _, err := run(t, tool, map[string]any{"pattern": "match"})
 		if err != nil {
@@ -166,35 +156,14 @@ func TestLs(t *testing.T) {
 		t.Fatal(err)
 	}
 	tool := toolFor(t, "ls", Options{Cwd: dir})
-	tests := []struct {
-		name    string
-		args    map[string]any
-		want    string
-		wantErr string
-	}{
+	tests := []textCase{
 		{name: "sorted with dotfiles", args: map[string]any{}, want: ".hidden-dir/\n.hidden-file\na.txt\nB.txt\nc/\nempty/"},
 		{name: "limit", args: map[string]any{"limit": 2.0}, want: ".hidden-dir/\n.hidden-file\n\n[2 entries limit reached. Use limit=4 for more]"},
 		{name: "empty", args: map[string]any{"path": "empty"}, want: "(empty directory)"},
 		{name: "missing", args: map[string]any{"path": "nope"}, wantErr: "Path not found: " + filepath.Join(dir, "nope")},
 		{name: "not a dir", args: map[string]any{"path": "a.txt"}, wantErr: "Not a directory: " + filepath.Join(dir, "a.txt")},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			text, _, err := run(t, tool, tc.args)
-			if tc.wantErr != "" {
-				if err == nil || err.Error() != tc.wantErr {
-					t.Fatalf("error = %v, want %q", err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if text != tc.want {
-				t.Errorf("text =\n%s\nwant\n%s", text, tc.want)
-			}
-		})
-	}
+	checkTexts(t, tool, tests)
 }
 
 func TestIgnoreMatcher(t *testing.T) {

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -93,33 +90,15 @@ func TestBuildVersion(t *testing.T) {
 // returns the log lines.
 func converse(t *testing.T, env map[string]string, args []string, requests ...string) (replies []map[string]any, logs []map[string]any) {
 	t.Helper()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	var stderr testkit.Buffer
-	done := make(chan int, 1)
-	go func() { done <- run(args, inR, outW, &stderr, envOf(env)) }()
-	lines := bufio.NewScanner(outR)
-	lines.Buffer(make([]byte, 1<<20), 1<<24)
+	c := runConn(t, env, args...)
 	for _, req := range requests {
-		if _, err := io.WriteString(inW, req+"\n"); err != nil {
-			t.Fatal(err)
-		}
-		if !lines.Scan() {
-			t.Fatalf("no reply to %s", req)
-		}
-		var m map[string]any
-		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
-			t.Fatal(err)
-		}
-		replies = append(replies, m)
+		c.send(req)
+		replies = append(replies, c.next("a reply to "+req))
 	}
-	go func() { _, _ = io.Copy(io.Discard, outR) }()
-	_ = inW.Close()
-	if code := <-done; code != 0 {
-		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	if code := c.exit(); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, c.stderr.String())
 	}
-	_ = outW.Close()
-	return replies, testkit.JSONLines(t, stderr.String())
+	return replies, testkit.JSONLines(t, c.stderr.String())
 }
 
 func fauxScript(t *testing.T) string {

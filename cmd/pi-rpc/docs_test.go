@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
-	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 )
 
@@ -35,28 +31,14 @@ func docExamples(t *testing.T, kind string) []string {
 // including agent_settled.
 func promptToSettled(t *testing.T, env map[string]string, args []string, hang bool) []map[string]any {
 	t.Helper()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	var stderr testkit.Buffer
-	done := make(chan int, 1)
-	go func() { done <- run(args, inR, outW, &stderr, envOf(env)) }()
-	send := func(s string) {
-		if _, err := io.WriteString(inW, s+"\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	send(`{"jsonrpc":"2.0","id":1,"method":"prompt","params":{"message":"go"}}`)
-	lines := bufio.NewScanner(outR)
-	lines.Buffer(make([]byte, 1<<20), 1<<24)
+	c := runConn(t, env, args...)
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"prompt","params":{"message":"go"}}`)
 	var events []map[string]any
 	aborted := false
-	for lines.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
-			t.Fatal(err)
-		}
+	for {
+		m := c.next("agent_settled")
 		if e, ok := m["error"]; ok {
-			t.Fatalf("error reply %v; stderr:\n%s", e, stderr.String())
+			t.Fatalf("error reply %v; stderr:\n%s", e, c.stderr.String())
 		}
 		params, _ := m["params"].(map[string]any)
 		if m["method"] != "event" || params == nil {
@@ -65,20 +47,14 @@ func promptToSettled(t *testing.T, env map[string]string, args []string, hang bo
 		events = append(events, params)
 		if hang && !aborted && params["type"] == "message_update" {
 			aborted = true
-			send(`{"jsonrpc":"2.0","id":2,"method":"abort"}`)
+			c.send(`{"jsonrpc":"2.0","id":2,"method":"abort"}`)
 		}
 		if params["type"] == "agent_settled" {
 			break
 		}
 	}
-	go func() { _, _ = io.Copy(io.Discard, outR) }()
-	_ = inW.Close()
-	if code := <-done; code != 0 {
-		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
-	}
-	_ = outW.Close()
-	if len(events) == 0 || events[len(events)-1]["type"] != "agent_settled" {
-		t.Fatalf("no agent_settled; stderr:\n%s", stderr.String())
+	if code := c.exit(); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, c.stderr.String())
 	}
 	return events
 }

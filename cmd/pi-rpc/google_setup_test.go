@@ -44,10 +44,7 @@ func TestGoogleSetup(t *testing.T) {
 			if !ok {
 				return
 			}
-			_, isGoogle := s.provider.(*google.Provider)
-			if isGoogle != tc.google || (s.model.API == google.API) != tc.google {
-				t.Errorf("provider %T, model api %s; want google=%v", s.provider, s.model.API, tc.google)
-			}
+			servedBy[*google.Provider](t, s, google.API, tc.google)
 			if tc.name == "models.json override of a built-in Gemini model" && s.model.MaxTokens != 1000 {
 				t.Errorf("maxTokens = %d, want the override's 1000", s.model.MaxTokens)
 			}

@@ -97,6 +97,12 @@ func (c *conn) until(what string, ok func(m map[string]any) bool) map[string]any
 	}
 }
 
+// next reads the next line, whatever it is.
+func (c *conn) next(what string) map[string]any {
+	c.t.Helper()
+	return c.until(what, func(map[string]any) bool { return true })
+}
+
 // seenOrUntil returns the first line already read that satisfies ok, or reads on until one does.
 func (c *conn) seenOrUntil(what string, ok func(m map[string]any) bool) map[string]any {
 	c.t.Helper()

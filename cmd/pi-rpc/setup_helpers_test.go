@@ -44,3 +44,14 @@ func checkChoice(t *testing.T, c config, models string, env map[string]string, m
 	}
 	return s, problem == ""
 }
+
+// servedBy checks that the setup's provider is a P, and its model's api is api, exactly when
+// want says so.
+func servedBy[P any](t *testing.T, s *agentSetup, api string, want bool) {
+	t.Helper()
+	_, is := s.provider.(P)
+	if is != want || (s.model.API == api) != want {
+		var p P
+		t.Errorf("provider %T, model api %s; want %T with api %s: %v", s.provider, s.model.API, p, api, want)
+	}
+}

@@ -107,10 +107,7 @@ func TestAnthropicSetup(t *testing.T) {
 			if !ok {
 				return
 			}
-			_, isAnthropic := s.provider.(*anthropic.Provider)
-			if isAnthropic != tc.anthropic || (s.model.API == anthropic.API) != tc.anthropic {
-				t.Errorf("provider %T, model api %s; want anthropic=%v", s.provider, s.model.API, tc.anthropic)
-			}
+			servedBy[*anthropic.Provider](t, s, anthropic.API, tc.anthropic)
 		})
 	}
 }

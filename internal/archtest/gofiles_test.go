@@ -45,3 +45,29 @@ func eachSourceFile(t *testing.T, skipDir func(rel string) bool, check func(fset
 		t.Fatal(err)
 	}
 }
+
+// detectorCase is a snippet of a function body and how many places a detector should find
+// in it.
+type detectorCase struct {
+	name string
+	src  string
+	want int
+}
+
+// checkDetector runs detect, one of the rules' recognisers, over each case's snippet as the
+// body of a function, so that a rule's own test shows what it forbids and what it lets through.
+func checkDetector(t *testing.T, detect func(*token.FileSet, *ast.File) []token.Position, tests []detectorCase) {
+	t.Helper()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fset := token.NewFileSet()
+			file, err := parser.ParseFile(fset, "x.go", "package x\nfunc f() {\n"+tc.src+"\n}\n", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(detect(fset, file)); got != tc.want {
+				t.Errorf("found %d, want %d", got, tc.want)
+			}
+		})
+	}
+}

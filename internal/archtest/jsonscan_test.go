@@ -2,7 +2,6 @@ package archtest
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
 	"strconv"
 	"testing"
@@ -171,11 +170,7 @@ func TestNoHandWrittenJSONScanner(t *testing.T) {
 // internal/jsonscan and of the session's old validator and value skipper) and lets a switch
 // over a rune of text, or over one byte without an index of its own, through.
 func TestJSONScanningDetector(t *testing.T) {
-	tests := []struct {
-		name string
-		src  string
-		want int
-	}{
+	checkDetector(t, jsonScanning, []detectorCase{
 		{"container walk", `for i < len(b) { switch b[i] { case '"': i = skip(b, i); continue; case '{', '[': depth++; case '}', ']': depth-- }; i++ }`, 1},
 		{"value dispatch", `switch c := v.b[i]; c { case '{', '[': i++ }`, 1},
 		{"tagless on a byte", `for j := 0; j < len(b); { switch c := b[j]; { case c == '"': return; case c == '[': j += 2 } }`, 1},
@@ -188,17 +183,5 @@ func TestJSONScanningDetector(t *testing.T) {
 		{"string delimiters only", `switch b[i] { case '"', '\'': i++ }`, 0},
 		{"rune of text", `for _, r := range s { switch r { case '[', ']', '{', '}': n++ } }`, 0},
 		{"byte without advancing", `switch s[0] { case '{', '[': return true }`, 0},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			fset := token.NewFileSet()
-			file, err := parser.ParseFile(fset, "x.go", "package x\nfunc f() {\n"+tc.src+"\n}\n", 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := len(jsonScanning(fset, file)); got != tc.want {
-				t.Errorf("found %d, want %d", got, tc.want)
-			}
-		})
-	}
+	})
 }

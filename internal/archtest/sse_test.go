@@ -2,7 +2,6 @@ package archtest
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
 	"strconv"
 	"strings"
@@ -78,27 +77,11 @@ func TestNoHandWrittenSSEReader(t *testing.T) {
 // TestSSEParsingDetector: the rule above recognises the line parsers it forbids (the shapes of
 // the reader llm/internal/sse once was) and lets a data URL through.
 func TestSSEParsingDetector(t *testing.T) {
-	tests := []struct {
-		name string
-		src  string
-		want int
-	}{
+	checkDetector(t, sseParsing, []detectorCase{
 		{"field name compared", `if string(name) != "data" { continue }`, 1},
 		{"switch on the field", `switch string(name) { case "event": case "data": }`, 1},
 		{"prefix stripped", `if v, ok := bytes.CutPrefix(line, []byte("data: ")); ok { _ = v }`, 1},
 		{"prefix tested", `if strings.HasPrefix(line, "data:") { }`, 1},
 		{"data URL", `url := "data:" + mime + ";base64," + data; _ = url`, 0},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			fset := token.NewFileSet()
-			file, err := parser.ParseFile(fset, "x.go", "package x\nfunc f() {\n"+tc.src+"\n}\n", 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := len(sseParsing(fset, file)); got != tc.want {
-				t.Errorf("found %d, want %d", got, tc.want)
-			}
-		})
-	}
+	})
 }

@@ -58,3 +58,18 @@ func Append(dst []byte, s string) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// jsControl holds, per control character, the escape JavaScript's JSON.stringify writes.
+var jsControl = func() (t [0x20]string) {
+	for c := range t {
+		t[c] = `\u00` + string(hexDigits[c>>4]) + string(hexDigits[c&0xF])
+	}
+	t['\b'], t['\f'], t['\n'], t['\r'], t['\t'] = `\b`, `\f`, `\n`, `\r`, `\t`
+	return t
+}()
+
+// JSControl is the escape JavaScript's JSON.stringify writes for the control character c
+// (below 0x20): \b, \f, \n, \r and \t by letter, the others as \u00XX. Text that must match
+// pi's byte for byte (a repaired tool-argument string, a summary request's arguments) is
+// escaped so; [Append] follows encoding/json, which writes \b and \f as \u0008 and \u000c.
+func JSControl(c byte) string { return jsControl[c] }

@@ -24,3 +24,14 @@ func TestAppend(t *testing.T) {
 		t.Errorf("U+2028 written as %s, want escaped", got)
 	}
 }
+
+// JSControl writes what JSON.stringify writes: letters where JavaScript has them, \u00XX
+// (lower-case hex) for the rest.
+func TestJSControl(t *testing.T) {
+	tests := map[byte]string{'\b': `\b`, '\f': `\f`, '\n': `\n`, '\r': `\r`, '\t': `\t`, 0: `\u0000`, 0x01: `\u0001`, 0x1b: `\u001b`, 0x1f: `\u001f`}
+	for c, want := range tests {
+		if got := JSControl(c); got != want {
+			t.Errorf("JSControl(%#x) = %s, want %s", c, got, want)
+		}
+	}
+}

@@ -1,6 +1,10 @@
 package partialjson
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/pi-rpc/pi-rpc/internal/jsonstring"
+)
 
 // repairJSON escapes raw control characters inside strings and doubles backslashes that
 // start invalid escapes (pi's repairJson). It is the one pass over JSON text of our own: it
@@ -34,22 +38,7 @@ func repairJSON(s string) string {
 				b.WriteByte(c)
 			}
 		case c < 0x20:
-			switch c {
-			case '\b':
-				b.WriteString(`\b`)
-			case '\f':
-				b.WriteString(`\f`)
-			case '\n':
-				b.WriteString(`\n`)
-			case '\r':
-				b.WriteString(`\r`)
-			case '\t':
-				b.WriteString(`\t`)
-			default:
-				b.WriteString(`\u00`)
-				b.WriteByte("0123456789abcdef"[c>>4])
-				b.WriteByte("0123456789abcdef"[c&0xF])
-			}
+			b.WriteString(jsonstring.JSControl(c))
 		default:
 			b.WriteByte(c)
 		}

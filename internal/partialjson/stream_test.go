@@ -3,9 +3,10 @@ package partialjson
 import (
 	"math/rand/v2"
 	"reflect"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/pi-rpc/pi-rpc/internal/benchmem"
 )
 
 // streamDocs are well-formed objects the incremental path must handle on its own.
@@ -223,24 +224,13 @@ func FuzzPartialJSONIncremental(f *testing.F) {
 	})
 }
 
-// writeCallArgs is a 10 KB write call's arguments, cut into 16-byte fragments as a provider
-// streams them.
-func writeCallArgs() []string {
-	line := `    fmt.Println(\"hello, world\") // é\n`
-	doc := `{"path":"src/pkg/file.go","content":"` + strings.Repeat(line, 10240/len(line)) + `"}`
-	var frags []string
-	for i := 0; i < len(doc); i += 16 {
-		frags = append(frags, doc[i:min(i+16, len(doc))])
-	}
-	return frags
-}
-
-// BenchmarkPartialJSONStream measures the incremental parser on a 10 KB write call streamed
-// in 16-byte fragments, reading the value after every fragment as MessageBuilder does.
+// BenchmarkPartialJSONStream measures the incremental parser on benchmem's 10 KB write call,
+// streamed in 16-byte fragments, reading the value after every fragment as MessageBuilder
+// does.
 func BenchmarkPartialJSONStream(b *testing.B) {
-	frags := writeCallArgs()
+	frags := benchmem.WriteCallArgs()
 	b.ReportAllocs()
-	m := startMem()
+	m := benchmem.Read()
 	for b.Loop() {
 		var p Parser
 		for _, f := range frags {
@@ -248,14 +238,14 @@ func BenchmarkPartialJSONStream(b *testing.B) {
 			_ = p.Value()
 		}
 	}
-	m.report(b, len(frags))
+	m.Report(b, len(frags))
 }
 
 // BenchmarkParseStream is the quadratic baseline: Parse of the whole prefix after every fragment, as MessageBuilder did before Parser.
 func BenchmarkParseStream(b *testing.B) {
-	frags := writeCallArgs()
+	frags := benchmem.WriteCallArgs()
 	b.ReportAllocs()
-	m := startMem()
+	m := benchmem.Read()
 	for b.Loop() {
 		var sb strings.Builder
 		for _, f := range frags {
@@ -263,24 +253,5 @@ func BenchmarkParseStream(b *testing.B) {
 			_ = Parse(sb.String())
 		}
 	}
-	m.report(b, len(frags))
-}
-
-// memStart records the allocation counters before a benchmark loop, so that allocations can
-// be reported per fragment rather than per op.
-type memStart runtime.MemStats
-
-func startMem() *memStart {
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return (*memStart)(&m)
-}
-
-func (m *memStart) report(b *testing.B, fragments int) {
-	var end runtime.MemStats
-	runtime.ReadMemStats(&end)
-	n := float64(b.N * fragments)
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/fragment")
-	b.ReportMetric(float64(end.Mallocs-m.Mallocs)/n, "allocs/fragment")
-	b.ReportMetric(float64(end.TotalAlloc-m.TotalAlloc)/n, "B/fragment")
+	m.Report(b, len(frags))
 }

@@ -110,12 +110,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 	defer cancel(nil)
 
 	var wd *idle.Watchdog
-	b := core.NewMessageBuilder(&model, p.clock.Now().UnixMilli(), func(ev core.AssistantEvent) bool {
-		wd.Pause()
-		ok := yield(ev)
-		wd.Touch()
-		return ok
-	})
+	b := core.NewMessageBuilder(&model, p.clock.Now().UnixMilli(), idle.Paused(&wd, yield))
 
 	contents, config, err := buildRequest(req)
 	if err != nil {

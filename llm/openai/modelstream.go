@@ -36,12 +36,7 @@ type modelStream struct {
 func (p *Provider) openStream(parent context.Context, model *core.Model, yield func(core.AssistantEvent) bool, path string, build func() (any, []option.RequestOption, error)) *modelStream {
 	ctx, cancel := context.WithCancelCause(parent)
 	s := &modelStream{parent: parent}
-	s.b = core.NewMessageBuilder(model, p.clock.Now().UnixMilli(), func(ev core.AssistantEvent) bool {
-		s.wd.Pause()
-		ok := yield(ev)
-		s.wd.Touch()
-		return ok
-	})
+	s.b = core.NewMessageBuilder(model, p.clock.Now().UnixMilli(), idle.Paused(&s.wd, yield))
 	params, opts, err := build()
 	if err != nil {
 		cancel(nil)

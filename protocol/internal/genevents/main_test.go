@@ -3,12 +3,12 @@ package main
 import (
 	"bytes"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/internal/eventjson"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite protocol/events_gen.go")
@@ -21,26 +21,8 @@ func TestEventsUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatalf("generate: %v", err)
 	}
-	file := filepath.Join("..", "..", "events_gen.go")
-	if *update {
-		if err := os.WriteFile(file, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v: run go generate ./protocol", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < len(gl) && i < len(wl); i++ {
-			if gl[i] != wl[i] {
-				t.Fatalf("protocol/events_gen.go is stale: run make generate (or go generate ./protocol)\nfirst difference at line %d:\n  generated: %s\n  file:      %s", i+1, gl[i], wl[i])
-			}
-		}
-		t.Fatalf("protocol/events_gen.go is stale: run make generate (or go generate ./protocol): %d lines generated, %d in the file", len(gl), len(wl))
-	}
+	testkit.UpToDate(t, got, filepath.Join("..", "..", "events_gen.go"), "protocol/events_gen.go",
+		"run make generate (or go generate ./protocol)", *update)
 }
 
 // A field's documentation becomes its line in the struct: its comment, Go name, type, json

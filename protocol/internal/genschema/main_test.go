@@ -3,10 +3,10 @@ package main
 import (
 	"bytes"
 	"flag"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite protocol/schema.json")
@@ -18,26 +18,8 @@ func TestSchemaUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatalf("generate: %v", err)
 	}
-	file := filepath.Join("..", "..", "schema.json")
-	if *update {
-		if err := os.WriteFile(file, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v: run go generate ./protocol", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < len(gl) && i < len(wl); i++ {
-			if gl[i] != wl[i] {
-				t.Fatalf("protocol/schema.json is stale: run go generate ./protocol (or go test ./protocol/internal/genschema -update)\nfirst difference at line %d:\n  generated: %s\n  file:      %s", i+1, gl[i], wl[i])
-			}
-		}
-		t.Fatalf("protocol/schema.json is stale: run go generate ./protocol (or go test ./protocol/internal/genschema -update): %d lines generated, %d in the file", len(gl), len(wl))
-	}
+	testkit.UpToDate(t, got, filepath.Join("..", "..", "schema.json"), "protocol/schema.json",
+		"run go generate ./protocol (or go test ./protocol/internal/genschema -update)", *update)
 }
 
 // TestGenerateDeterministic guards against map-order or state leaking between runs.
