@@ -32,7 +32,8 @@ func TestBash(t *testing.T) {
 			wine: "0.2 s is less than a process start there; e2e's TestWindowsExeBashTimeout runs the timeout under Wine"},
 		{name: "invalid timeout", args: map[string]any{"command": "true", "timeout": -1.0}, wantErr: "Invalid timeout: must be a finite number of seconds"},
 		{name: "missing cwd", opts: Options{Cwd: filepath.Join(dir, "gone")}, args: map[string]any{"command": "true"}, wantErr: "Working directory does not exist: " + filepath.Join(dir, "gone") + "\nCannot execute bash commands."},
-		{name: "bad shell", opts: Options{Cwd: dir, Shell: "/nonexistent/shell"}, args: map[string]any{"command": "true"}, wantErr: "ENOENT"},
+		{name: "bad shell", opts: Options{Cwd: dir, Shell: "/nonexistent/shell"}, args: map[string]any{"command": "true"}, wantErr: "ENOENT",
+			wine: "on Windows a missing shell is reported as shellfind's \"shell not found\", naming shellPath"},
 		{name: "command prefix", opts: Options{Cwd: dir, CommandPrefix: "echo prefix"}, args: map[string]any{"command": "echo cmd"}, want: "prefix\ncmd\n"},
 	}
 	for _, tc := range tests {

@@ -21,9 +21,13 @@ var update = flag.Bool("update", false, "rewrite testdata/demo.golden")
 // piRPC is pi-rpc, built once per test process (so -count=N reruns only the demo).
 var piRPC = testkit.Command{Pkg: "../pi-rpc", Module: "../.."}
 
+// demoCmd is this command itself, built as `make demo` builds it (prebuilt under Wine).
+var demoCmd = testkit.Command{Pkg: ".", Module: "../.."}
+
 func TestMain(m *testing.M) {
 	code := m.Run()
 	piRPC.Remove()
+	demoCmd.Remove()
 	os.Exit(code)
 }
 
@@ -70,10 +74,7 @@ func TestDemoGolden(t *testing.T) {
 // the scripted model and print the golden transcript.
 func TestDemoOfflineWithKeys(t *testing.T) {
 	bin := piRPC.Path(t)
-	demo := filepath.Join(t.TempDir(), "demo")
-	if out, err := exec.Command("go", "build", "-o", demo, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/demo: %v\n%s", err, out)
-	}
+	demo := demoCmd.Path(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // hang detector
 	defer cancel()
 	cmd := exec.CommandContext(ctx, demo, "-bin", bin)
