@@ -54,5 +54,7 @@
 //
 // When a spawned pi-rpc exits, every pending call fails with an [*ExitError] carrying the exit
 // status and the last lines of its stderr, and [Client.Err] reports the same error.
-// [Client.Close] asks the server to shut down and exit, waits up to two seconds, then kills it.
+// [Client.Close] asks the server to shut down and exit, waits up to two seconds, then kills it;
+// the error of a killed server says so in [ExitError.Killed] (on Windows a killed process
+// exits with status 1 and no signal, so the status alone cannot tell).
 package piclient

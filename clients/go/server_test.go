@@ -136,7 +136,9 @@ func startServer(t *testing.T, o serverOpts, steps ...faux.Step) *testServer {
 		<-server.InputClosed()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_ = sup.Shutdown(ctx)
+		// Close, not Shutdown: it also releases the session file's lock (an open file
+		// cannot be removed on Windows, so t.TempDir's clean-up would fail there).
+		_ = sup.Close(ctx)
 		server.CancelAll()
 		server.AwaitReplies(time.Second)
 		server.Close()

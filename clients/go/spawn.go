@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -42,16 +43,23 @@ type ExitError struct {
 	Name string
 	// Code is the exit status, or -1 when a signal ended the process.
 	Code int
-	// Signal names the signal that ended the process, if one did.
+	// Signal names the signal that ended the process, if one did (never on Windows).
 	Signal string
+	// Killed reports that the client killed the process: Close after its grace period, or
+	// Spawn's context ending. It is what tells a kill on Windows, where a killed process
+	// exits with status 1 and no signal.
+	Killed bool
 	// Stderr is the end of its stderr (the last 20 lines).
 	Stderr string
 }
 
 func (e *ExitError) Error() string {
 	msg := fmt.Sprintf("%s exited with status %d", e.Name, e.Code)
-	if e.Signal != "" {
+	switch {
+	case e.Signal != "":
 		msg = fmt.Sprintf("%s was killed by signal %s", e.Name, e.Signal)
+	case e.Killed:
+		msg = fmt.Sprintf("%s was killed (exit status %d)", e.Name, e.Code)
 	}
 	if e.Stderr != "" {
 		msg += ": " + e.Stderr
@@ -67,12 +75,18 @@ type process struct {
 	stderr *tailWriter
 	exited chan struct{} // closed once Wait has returned
 	exit   *ExitError
+	killed *atomic.Bool // set before the client kills the process
 }
 
 // Spawn starts pi-rpc and connects to its stdin and stdout. The process lives until the
 // client is closed, it exits, or ctx is done (which kills it).
 func Spawn(ctx context.Context, opts SpawnOptions) (*Client, error) {
 	cmd := exec.CommandContext(ctx, opts.Binary, spawnArgs(opts.Args)...)
+	killed := new(atomic.Bool)
+	cmd.Cancel = func() error {
+		killed.Store(true)
+		return cmd.Process.Kill()
+	}
 	cmd.Dir = opts.Dir
 	cmd.Env = opts.Env
 	tail := &tailWriter{max: stderrTailLines, tee: opts.Stderr}
@@ -103,7 +117,7 @@ func Spawn(ctx context.Context, opts SpawnOptions) (*Client, error) {
 	_ = inR.Close()
 	_ = outW.Close()
 
-	p := &process{name: filepath.Base(opts.Binary), cmd: cmd, stdin: inW, stderr: tail, exited: make(chan struct{})}
+	p := &process{name: filepath.Base(opts.Binary), cmd: cmd, stdin: inW, stderr: tail, exited: make(chan struct{}), killed: killed}
 	go p.wait()
 	c := newClient(inW, inW, opts.Options)
 	c.proc = p
@@ -126,7 +140,7 @@ func spawnArgs(args []string) []string {
 
 func (p *process) wait() {
 	_ = p.cmd.Wait() // the status is in ProcessState, which is what the error would say
-	e := &ExitError{Name: p.name, Code: -1}
+	e := &ExitError{Name: p.name, Code: -1, Killed: p.killed.Load()}
 	if st := p.cmd.ProcessState; st != nil {
 		e.Code = st.ExitCode()
 		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
@@ -156,6 +170,7 @@ func (p *process) stop(ctx context.Context, c *Client) error {
 	select {
 	case <-p.exited:
 	case <-ctx.Done():
+		p.killed.Store(true)
 		_ = p.cmd.Process.Kill()
 		<-p.exited
 	}
