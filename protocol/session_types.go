@@ -22,9 +22,6 @@ const (
 	MethodGetSessionStats = "getSessionStats"
 )
 
-// SessionResult answers newSession and openSession: the session switched to.
-type SessionResult = sessionapi.SessionRef
-
 // ListSessionsParams are listSessions' params.
 type ListSessionsParams struct {
 	SessionParams
@@ -36,14 +33,11 @@ type ListSessionsParams struct {
 	Limit int `json:"limit,omitempty"`
 }
 
-// SessionInfo describes one session file.
-type SessionInfo = sessionapi.SessionInfo
-
 // ListSessionsResult is listSessions' result: sessions newest first, and the cursor of the
 // next page when there is one.
 type ListSessionsResult struct {
-	Sessions   []SessionInfo `json:"sessions"`
-	NextCursor string        `json:"nextCursor,omitempty"`
+	Sessions   []sessionapi.SessionInfo `json:"sessions"`
+	NextCursor string                   `json:"nextCursor,omitempty"`
 }
 
 // OpenSessionParams are openSession's params.
@@ -59,12 +53,6 @@ type ForkSessionParams struct {
 	// EntryID is a user message entry: the new session holds the branch before it.
 	EntryID string `json:"entryId"`
 }
-
-// ForkSessionResult is forkSession's result.
-type ForkSessionResult = sessionapi.ForkResult
-
-// TreeResult is getTree's result.
-type TreeResult = sessionapi.TreeView
 
 // GetEntriesParams are getEntries' params.
 type GetEntriesParams struct {
@@ -117,9 +105,6 @@ type NavigateTreeParams struct {
 	Summarize bool `json:"summarize,omitempty"`
 }
 
-// NavigateTreeResult is navigateTree's result.
-type NavigateTreeResult = sessionapi.NavigateResult
-
 // SetLabelParams are setLabel's params.
 type SetLabelParams struct {
 	SessionParams
@@ -140,21 +125,18 @@ type SessionNameResult struct {
 	Name string `json:"name"`
 }
 
-// SessionStatsResult is getSessionStats' result.
-type SessionStatsResult = sessionapi.Stats
-
 // The session methods join the schema's method table.
 func init() {
 	MethodTypes = append(MethodTypes,
-		MethodType{MethodNewSession, "Switches to a new, empty session (refused while busy).", SessionParams{}, SessionResult{}, false},
+		MethodType{MethodNewSession, "Switches to a new, empty session (refused while busy).", SessionParams{}, sessionapi.SessionRef{}, false},
 		MethodType{MethodListSessions, "Lists a working directory's sessions, newest first, a page at a time.", ListSessionsParams{}, ListSessionsResult{}, false},
-		MethodType{MethodOpenSession, "Switches to an existing session by file or id (refused while busy; -32011 if another process holds it).", OpenSessionParams{}, SessionResult{}, false},
-		MethodType{MethodForkSession, "Starts a new session holding the branch before a user message, and returns that message's text.", ForkSessionParams{}, ForkSessionResult{}, false},
-		MethodType{MethodGetTree, "Returns every entry of the session, flat, with labels and the leaf.", SessionParams{}, TreeResult{}, false},
+		MethodType{MethodOpenSession, "Switches to an existing session by file or id (refused while busy; -32011 if another process holds it).", OpenSessionParams{}, sessionapi.SessionRef{}, false},
+		MethodType{MethodForkSession, "Starts a new session holding the branch before a user message, and returns that message's text.", ForkSessionParams{}, sessionapi.ForkResult{}, false},
+		MethodType{MethodGetTree, "Returns every entry of the session, flat, with labels and the leaf.", SessionParams{}, sessionapi.TreeView{}, false},
 		MethodType{MethodGetEntries, "Returns the current branch's entries from the root (compacted ones included), a page at a time.", GetEntriesParams{}, EntriesResult{}, false},
-		MethodType{MethodNavigateTree, "Moves the leaf to another entry of the session, optionally summarising the branch left.", NavigateTreeParams{}, NavigateTreeResult{}, false},
+		MethodType{MethodNavigateTree, "Moves the leaf to another entry of the session, optionally summarising the branch left.", NavigateTreeParams{}, sessionapi.NavigateResult{}, false},
 		MethodType{MethodSetLabel, "Sets or clears an entry's label.", SetLabelParams{}, Empty{}, false},
 		MethodType{MethodSetSessionName, "Names the session (empty clears the name).", SetSessionNameParams{}, SessionNameResult{}, false},
-		MethodType{MethodGetSessionStats, "Returns message counts, token and cost totals and context usage of the current context.", SessionParams{}, SessionStatsResult{}, false},
+		MethodType{MethodGetSessionStats, "Returns message counts, token and cost totals and context usage of the current context.", SessionParams{}, sessionapi.Stats{}, false},
 	)
 }

@@ -17,9 +17,6 @@ type BashParams struct {
 	Timeout float64 `json:"timeout,omitempty"`
 }
 
-// BashResult is bash's result, answered when the command ends.
-type BashResult = sessionapi.BashResult
-
 // AbortBashResult is abortBash's result: whether a command was running.
 type AbortBashResult struct {
 	Aborted bool `json:"aborted"`
@@ -27,7 +24,7 @@ type AbortBashResult struct {
 
 func init() {
 	MethodTypes = append(MethodTypes,
-		MethodType{Name: MethodBash, Description: "Run a shell command for the user; answers when it ends.", Params: BashParams{}, Result: BashResult{}},
+		MethodType{Name: MethodBash, Description: "Run a shell command for the user; answers when it ends.", Params: BashParams{}, Result: sessionapi.BashResult{}},
 		MethodType{Name: MethodAbortBash, Description: "Kill the running bash command.", Params: SessionParams{}, Result: AbortBashResult{}},
 	)
 }

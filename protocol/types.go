@@ -155,12 +155,6 @@ type WaitSettledParams struct {
 	TimeoutMs int64  `json:"timeoutMs,omitempty"`
 }
 
-// Settled is agent_settled's payload, also waitSettled's result.
-type Settled = sessionapi.Settled
-
-// QueuedInputs lists queued inputs (clearQueues' result: those removed).
-type QueuedInputs = sessionapi.QueueUpdate
-
 // CancelInputParams are cancelInput's params.
 type CancelInputParams struct {
 	SessionParams
@@ -248,9 +242,6 @@ type CompactParams struct {
 	SessionParams
 	CustomInstructions string `json:"customInstructions,omitempty"`
 }
-
-// CompactResult is compact's result.
-type CompactResult = sessionapi.CompactionResult
 
 // SessionParams name the session a method applies to. Every session-scoped method takes
 // them; absent, the method applies to the connection's first open session, so a client that

@@ -13,6 +13,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/protocol"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // The tests in this file, and the package's examples, spawn the real pi-rpc binary, built
@@ -114,7 +115,7 @@ func TestPermissionHandlerIsAsked(t *testing.T) {
 				t.Errorf("approval mode after initialize = %q, want ask", state.Options.Approval)
 			}
 			in := must[*protocol.InputResult](t, "Prompt")(c.Prompt(ctx, protocol.PromptParams{Message: "save a note"}))
-			must[*protocol.Settled](t, "WaitSettled")(c.WaitSettled(ctx, in.InputID))
+			must[*sessionapi.Settled](t, "WaitSettled")(c.WaitSettled(ctx, in.InputID))
 			mu.Lock()
 			got := slices.Clone(asked)
 			mu.Unlock()
@@ -141,7 +142,7 @@ func TestNoHandlerDeclaresNothing(t *testing.T) {
 		t.Errorf("approval mode after initialize = %q, want auto", state.Options.Approval)
 	}
 	in := must[*protocol.InputResult](t, "Prompt")(c.Prompt(ctx, protocol.PromptParams{Message: "save a note"}))
-	must[*protocol.Settled](t, "WaitSettled")(c.WaitSettled(ctx, in.InputID))
+	must[*sessionapi.Settled](t, "WaitSettled")(c.WaitSettled(ctx, in.InputID))
 	if _, err := os.ReadFile(filepath.Join(dir, "note.txt")); err != nil {
 		t.Errorf("the write did not run in auto mode: %v", err)
 	}

@@ -67,7 +67,7 @@ func TestSessionCalls(t *testing.T) {
 		t.Errorf("SetSessionName answered %q, want the trimmed name", name.Name)
 	}
 	in := must[*protocol.InputResult](t, "Prompt")(c.Prompt(ctx, protocol.PromptParams{Message: "hi there"}))
-	must[*protocol.Settled](t, "WaitSettled")(c.WaitSettled(ctx, in.InputID))
+	must[*sessionapi.Settled](t, "WaitSettled")(c.WaitSettled(ctx, in.InputID))
 
 	entries := must[*protocol.EntriesResult](t, "GetEntries")(c.GetEntries(ctx, protocol.GetEntriesParams{}))
 	user := entryOf(t, entries.Entries, "message", "user")
@@ -79,7 +79,7 @@ func TestSessionCalls(t *testing.T) {
 	if err := c.SetLabel(ctx, protocol.SetLabelParams{EntryID: user, Label: "start"}); err != nil {
 		t.Fatalf("SetLabel: %v", err)
 	}
-	tree := must[*protocol.TreeResult](t, "GetTree")(c.GetTree(ctx))
+	tree := must[*sessionapi.TreeView](t, "GetTree")(c.GetTree(ctx))
 	labelled := false
 	for _, n := range tree.Nodes {
 		labelled = labelled || (n.ID == user && n.Label == "start")
@@ -88,27 +88,27 @@ func TestSessionCalls(t *testing.T) {
 		t.Errorf("GetTree: label on %s missing or no leaf: %+v", user, tree)
 	}
 
-	stats := must[*protocol.SessionStatsResult](t, "GetSessionStats")(c.GetSessionStats(ctx))
+	stats := must[*sessionapi.Stats](t, "GetSessionStats")(c.GetSessionStats(ctx))
 	if stats.SessionID != first.SessionID || stats.UserMessages != 1 || stats.AssistantMessages != 1 {
 		t.Errorf("GetSessionStats = %+v", stats)
 	}
 
-	nav := must[*protocol.NavigateTreeResult](t, "NavigateTree")(c.NavigateTree(ctx, protocol.NavigateTreeParams{EntryID: user}))
+	nav := must[*sessionapi.NavigateResult](t, "NavigateTree")(c.NavigateTree(ctx, protocol.NavigateTreeParams{EntryID: user}))
 	if nav.Text != "hi there" {
 		t.Errorf("NavigateTree to the user message: text %q", nav.Text)
 	}
 
-	fork := must[*protocol.ForkSessionResult](t, "ForkSession")(c.ForkSession(ctx, protocol.ForkSessionParams{EntryID: user}))
+	fork := must[*sessionapi.ForkResult](t, "ForkSession")(c.ForkSession(ctx, protocol.ForkSessionParams{EntryID: user}))
 	if fork.Text != "hi there" || fork.SessionID == first.SessionID || fork.SessionFile == "" {
 		t.Errorf("ForkSession = %+v", fork)
 	}
-	fresh := must[*protocol.SessionResult](t, "NewSession")(c.NewSession(ctx))
+	fresh := must[*sessionapi.SessionRef](t, "NewSession")(c.NewSession(ctx))
 	if fresh.SessionID == first.SessionID || fresh.SessionID == fork.SessionID {
 		t.Errorf("NewSession reused a session id: %+v", fresh)
 	}
 
 	list := must[*protocol.ListSessionsResult](t, "ListSessions")(c.ListSessions(ctx, protocol.ListSessionsParams{}))
-	var found *protocol.SessionInfo
+	var found *sessionapi.SessionInfo
 	for i := range list.Sessions {
 		if list.Sessions[i].ID == first.SessionID {
 			found = &list.Sessions[i]
@@ -118,7 +118,7 @@ func TestSessionCalls(t *testing.T) {
 		t.Fatalf("ListSessions does not list the first session as named: %+v", list.Sessions)
 	}
 
-	opened := must[*protocol.SessionResult](t, "OpenSession")(c.OpenSession(ctx, protocol.OpenSessionParams{Session: first.SessionID}))
+	opened := must[*sessionapi.SessionRef](t, "OpenSession")(c.OpenSession(ctx, protocol.OpenSessionParams{Session: first.SessionID}))
 	if opened.SessionID != first.SessionID || opened.SessionFile != found.File {
 		t.Errorf("OpenSession = %+v, want %s at %s", opened, first.SessionID, found.File)
 	}
@@ -141,13 +141,13 @@ func TestBashCalls(t *testing.T) {
 	if none.Aborted {
 		t.Error("AbortBash with nothing running answered aborted")
 	}
-	res := must[*protocol.BashResult](t, "Bash")(c.Bash(ctx, protocol.BashParams{Command: "echo hi; exit 3"}))
+	res := must[*sessionapi.BashResult](t, "Bash")(c.Bash(ctx, protocol.BashParams{Command: "echo hi; exit 3"}))
 	if res.Output != "hi\n" || res.ExitCode == nil || *res.ExitCode != 3 || res.Cancelled {
 		t.Errorf("Bash = %+v", res)
 	}
 
 	type outcome struct {
-		res *protocol.BashResult
+		res *sessionapi.BashResult
 		err error
 	}
 	done := make(chan outcome, 1)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/protocol"
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // The typed calls below take protocol's params and return protocol's results, one per method
@@ -74,20 +75,20 @@ func (c *Client) Abort(ctx context.Context) (*protocol.AbortResult, error) {
 // WaitSettled waits for the agent_settled that settles inputID, or with "" the one ending
 // the current busy period (when idle, the last one). It answers after that agent_settled
 // event has been written, so the event is already in the queue when it returns.
-func (c *Client) WaitSettled(ctx context.Context, inputID string) (*protocol.Settled, error) {
+func (c *Client) WaitSettled(ctx context.Context, inputID string) (*sessionapi.Settled, error) {
 	return c.WaitSettledWith(ctx, protocol.WaitSettledParams{InputID: inputID})
 }
 
 // WaitSettledWith is [Client.WaitSettled] with every param, such as a server-side timeout
 // (-32015 with data {busy, lastSeq} when it expires).
-func (c *Client) WaitSettledWith(ctx context.Context, p protocol.WaitSettledParams) (*protocol.Settled, error) {
-	return callFor[protocol.Settled](ctx, c, protocol.MethodWaitSettled, p)
+func (c *Client) WaitSettledWith(ctx context.Context, p protocol.WaitSettledParams) (*sessionapi.Settled, error) {
+	return callFor[sessionapi.Settled](ctx, c, protocol.MethodWaitSettled, p)
 }
 
 // ClearQueues removes every queued steer and follow-up and returns them (they settle
 // cancelled).
-func (c *Client) ClearQueues(ctx context.Context) (*protocol.QueuedInputs, error) {
-	return callFor[protocol.QueuedInputs](ctx, c, protocol.MethodClearQueues, nil)
+func (c *Client) ClearQueues(ctx context.Context) (*sessionapi.QueueUpdate, error) {
+	return callFor[sessionapi.QueueUpdate](ctx, c, protocol.MethodClearQueues, nil)
 }
 
 // CancelInput removes one queued input (it settles cancelled).
@@ -134,8 +135,8 @@ func (c *Client) SetOptions(ctx context.Context, p protocol.OptionsParams) (*pro
 }
 
 // Compact summarises older context; it answers after compaction_end.
-func (c *Client) Compact(ctx context.Context, p protocol.CompactParams) (*protocol.CompactResult, error) {
-	return callFor[protocol.CompactResult](ctx, c, protocol.MethodCompact, p)
+func (c *Client) Compact(ctx context.Context, p protocol.CompactParams) (*sessionapi.CompactionResult, error) {
+	return callFor[sessionapi.CompactionResult](ctx, c, protocol.MethodCompact, p)
 }
 
 func callFor[R any](ctx context.Context, c *Client, method string, params any) (*R, error) {
@@ -148,8 +149,8 @@ func callFor[R any](ctx context.Context, c *Client, method string, params any) (
 
 // NewSession switches to a new, empty session (refused with -32010 while busy); a
 // session_changed event follows.
-func (c *Client) NewSession(ctx context.Context) (*protocol.SessionResult, error) {
-	return callFor[protocol.SessionResult](ctx, c, protocol.MethodNewSession, nil)
+func (c *Client) NewSession(ctx context.Context) (*sessionapi.SessionRef, error) {
+	return callFor[sessionapi.SessionRef](ctx, c, protocol.MethodNewSession, nil)
 }
 
 // ListSessions lists a working directory's sessions, newest first, a page at a time: pass
@@ -159,19 +160,19 @@ func (c *Client) ListSessions(ctx context.Context, p protocol.ListSessionsParams
 }
 
 // OpenSession switches to an existing session by file path, id or unique id prefix.
-func (c *Client) OpenSession(ctx context.Context, p protocol.OpenSessionParams) (*protocol.SessionResult, error) {
-	return callFor[protocol.SessionResult](ctx, c, protocol.MethodOpenSession, p)
+func (c *Client) OpenSession(ctx context.Context, p protocol.OpenSessionParams) (*sessionapi.SessionRef, error) {
+	return callFor[sessionapi.SessionRef](ctx, c, protocol.MethodOpenSession, p)
 }
 
 // ForkSession starts a new session holding the branch before a user message entry and
 // returns that message's text.
-func (c *Client) ForkSession(ctx context.Context, p protocol.ForkSessionParams) (*protocol.ForkSessionResult, error) {
-	return callFor[protocol.ForkSessionResult](ctx, c, protocol.MethodForkSession, p)
+func (c *Client) ForkSession(ctx context.Context, p protocol.ForkSessionParams) (*sessionapi.ForkResult, error) {
+	return callFor[sessionapi.ForkResult](ctx, c, protocol.MethodForkSession, p)
 }
 
 // GetTree returns every entry of the session, flat, with labels and the leaf.
-func (c *Client) GetTree(ctx context.Context) (*protocol.TreeResult, error) {
-	return callFor[protocol.TreeResult](ctx, c, protocol.MethodGetTree, nil)
+func (c *Client) GetTree(ctx context.Context) (*sessionapi.TreeView, error) {
+	return callFor[sessionapi.TreeView](ctx, c, protocol.MethodGetTree, nil)
 }
 
 // GetEntries returns the current branch's entries, each as the session file holds it, a page
@@ -181,8 +182,8 @@ func (c *Client) GetEntries(ctx context.Context, p protocol.GetEntriesParams) (*
 }
 
 // NavigateTree moves the leaf to another entry, optionally summarising the branch left.
-func (c *Client) NavigateTree(ctx context.Context, p protocol.NavigateTreeParams) (*protocol.NavigateTreeResult, error) {
-	return callFor[protocol.NavigateTreeResult](ctx, c, protocol.MethodNavigateTree, p)
+func (c *Client) NavigateTree(ctx context.Context, p protocol.NavigateTreeParams) (*sessionapi.NavigateResult, error) {
+	return callFor[sessionapi.NavigateResult](ctx, c, protocol.MethodNavigateTree, p)
 }
 
 // SetLabel sets or (with an empty label) clears an entry's label.
@@ -196,14 +197,14 @@ func (c *Client) SetSessionName(ctx context.Context, p protocol.SetSessionNamePa
 }
 
 // GetSessionStats returns message counts, token and cost totals and the context usage.
-func (c *Client) GetSessionStats(ctx context.Context) (*protocol.SessionStatsResult, error) {
-	return callFor[protocol.SessionStatsResult](ctx, c, protocol.MethodGetSessionStats, nil)
+func (c *Client) GetSessionStats(ctx context.Context) (*sessionapi.Stats, error) {
+	return callFor[sessionapi.Stats](ctx, c, protocol.MethodGetSessionStats, nil)
 }
 
 // Bash runs a shell command for the user and answers when it ends; its output streams as
 // bash_update events before the answer, and its bashExecution message enters the context.
-func (c *Client) Bash(ctx context.Context, p protocol.BashParams) (*protocol.BashResult, error) {
-	return callFor[protocol.BashResult](ctx, c, protocol.MethodBash, p)
+func (c *Client) Bash(ctx context.Context, p protocol.BashParams) (*sessionapi.BashResult, error) {
+	return callFor[sessionapi.BashResult](ctx, c, protocol.MethodBash, p)
 }
 
 // AbortBash kills the running bash command; Aborted is false when none was running.

@@ -103,10 +103,10 @@ func TestEveryEventTypeRoundTrips(t *testing.T) {
 	}
 	must[*protocol.InputResult](t, "FollowUp")(c.FollowUp(ctx, protocol.QueueParams{Message: "and then?"}))
 	close(release)
-	must[*protocol.Settled](t, "WaitSettled")(c.WaitSettled(ctx, in.InputID))
-	must[*protocol.CompactResult](t, "Compact")(c.Compact(ctx, protocol.CompactParams{}))
-	must[*protocol.BashResult](t, "Bash")(c.Bash(ctx, protocol.BashParams{Command: "echo hi"}))
-	must[*protocol.SessionResult](t, "NewSession")(c.NewSession(ctx))
+	must[*sessionapi.Settled](t, "WaitSettled")(c.WaitSettled(ctx, in.InputID))
+	must[*sessionapi.CompactionResult](t, "Compact")(c.Compact(ctx, protocol.CompactParams{}))
+	must[*sessionapi.BashResult](t, "Bash")(c.Bash(ctx, protocol.BashParams{Command: "echo hi"}))
+	must[*sessionapi.SessionRef](t, "NewSession")(c.NewSession(ctx))
 	changed, events := waitEvent(ctx, t, c, sessionapi.EventSessionChanged)
 	events = append(events, changed)
 
@@ -114,7 +114,7 @@ func TestEveryEventTypeRoundTrips(t *testing.T) {
 	failing := startServer(t, serverOpts{store: func(st session.Store) session.Store { return failingStore{st} }},
 		faux.Reply(faux.Text("ok")))
 	in2 := must[*protocol.InputResult](t, "Prompt")(failing.c.Prompt(ctx, protocol.PromptParams{Message: "hi"}))
-	must[*protocol.Settled](t, "WaitSettled")(failing.c.WaitSettled(ctx, in2.InputID))
+	must[*sessionapi.Settled](t, "WaitSettled")(failing.c.WaitSettled(ctx, in2.InputID))
 	errEv, _ := waitEvent(ctx, t, failing.c, sessionapi.EventSessionError)
 	events = append(events, errEv)
 
