@@ -85,11 +85,9 @@ func (p *Provider) Stream(ctx context.Context, req *core.Request) iter.Seq[core.
 
 func (p *Provider) stream(parent context.Context, req *core.Request, yield func(core.AssistantEvent) bool) {
 	model := req.Model
-	ctx, cancel := context.WithCancelCause(parent)
-	defer cancel(nil)
-
-	var wd *idle.Watchdog
-	b := core.NewMessageBuilder(&model, p.clock.Now().UnixMilli(), idle.Paused(&wd, yield))
+	s := idle.NewStream(parent, p.clock, p.idle, &model, yield)
+	defer s.Close()
+	b := s.B
 
 	params, opts, err := buildRequest(req)
 	if err != nil {
@@ -97,10 +95,9 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 		return
 	}
 
-	wd = idle.NewWatchdog(p.clock, p.idle, cancel)
-	defer wd.Stop()
+	wd := s.Arm()
 	var resp *http.Response
-	err = p.client.Post(ctx, "v1/messages", params, &resp, opts...)
+	err = p.client.Post(s.Ctx, "v1/messages", params, &resp, opts...)
 	if err != nil {
 		if resp != nil && resp.Body != nil {
 			_ = resp.Body.Close()

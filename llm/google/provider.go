@@ -106,11 +106,9 @@ func (p *Provider) Stream(ctx context.Context, req *core.Request) iter.Seq[core.
 
 func (p *Provider) stream(parent context.Context, req *core.Request, yield func(core.AssistantEvent) bool) {
 	model := req.Model
-	ctx, cancel := context.WithCancelCause(parent)
-	defer cancel(nil)
-
-	var wd *idle.Watchdog
-	b := core.NewMessageBuilder(&model, p.clock.Now().UnixMilli(), idle.Paused(&wd, yield))
+	s := idle.NewStream(parent, p.clock, p.idle, &model, yield)
+	defer s.Close()
+	b := s.B
 
 	contents, config, err := buildRequest(req)
 	if err != nil {
@@ -118,10 +116,9 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 		return
 	}
 
-	wd = idle.NewWatchdog(p.clock, p.idle, cancel)
-	defer wd.Stop()
+	wd := s.Arm()
 	ex := &exchange{wd: wd}
-	ctx = context.WithValue(ctx, exchangeKey{}, ex)
+	ctx := context.WithValue(s.Ctx, exchangeKey{}, ex)
 
 	m := newMapper(b, &model, p.newCallID)
 	consumerStopped := false

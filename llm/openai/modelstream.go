@@ -20,9 +20,8 @@ import (
 // Chat Completions and the Responses API differ only in the request and in how events map
 // onto the builder.
 type modelStream struct {
-	b      *core.MessageBuilder
+	*idle.Stream
 	events ssestream.Decoder
-	wd     *idle.Watchdog
 	resp   *http.Response
 	body   *idle.Body
 	parent context.Context
@@ -34,34 +33,30 @@ type modelStream struct {
 // already ended (the request failed and the failure was reported, or the consumer stopped);
 // otherwise the caller reads s.events and calls s.stop when done.
 func (p *Provider) openStream(parent context.Context, model *core.Model, yield func(core.AssistantEvent) bool, path string, build func() (any, []option.RequestOption, error)) *modelStream {
-	ctx, cancel := context.WithCancelCause(parent)
-	s := &modelStream{parent: parent}
-	s.b = core.NewMessageBuilder(model, p.clock.Now().UnixMilli(), idle.Paused(&s.wd, yield))
+	s := &modelStream{Stream: idle.NewStream(parent, p.clock, p.idle, model, yield), parent: parent}
 	params, opts, err := build()
 	if err != nil {
-		cancel(nil)
-		p.fail(s.b, &core.ProviderError{Kind: core.ErrorOther, Message: err.Error()})
+		p.fail(s.B, &core.ProviderError{Kind: core.ErrorOther, Message: err.Error()})
+		s.Close()
 		return nil
 	}
-	s.wd = idle.NewWatchdog(p.clock, p.idle, cancel)
-	opts = append(opts, option.WithMiddleware(p.watch(s.wd, &s.body)))
-	if err := p.client.Post(ctx, path, params, &s.resp, opts...); err != nil {
+	wd := s.Arm()
+	opts = append(opts, option.WithMiddleware(p.watch(wd, &s.body)))
+	if err := p.client.Post(s.Ctx, path, params, &s.resp, opts...); err != nil {
 		if s.resp != nil && s.resp.Body != nil {
 			_ = s.resp.Body.Close()
 		}
-		p.fail(s.b, p.requestFailure(parent, s.wd, err))
-		s.wd.Stop()
-		cancel(nil)
+		p.fail(s.B, p.requestFailure(parent, wd, err))
+		s.Close()
 		return nil
 	}
 	s.events = ssestream.NewDecoder(s.resp)
 	s.stop = func() {
 		_ = s.events.Close()
-		s.wd.Stop()
-		cancel(nil)
+		s.Close()
 	}
-	s.wd.Touch()
-	if !s.b.Start() {
+	wd.Touch()
+	if !s.B.Start() {
 		s.stop()
 		return nil
 	}
@@ -86,8 +81,8 @@ func (s *modelStream) readFailure() *core.ProviderError {
 	switch {
 	case s.parent.Err() != nil:
 		return core.Aborted()
-	case s.wd.Expired():
-		return &core.ProviderError{Kind: core.ErrorRetryable, Message: s.wd.Message()}
+	case s.WD.Expired():
+		return &core.ProviderError{Kind: core.ErrorRetryable, Message: s.WD.Message()}
 	case errors.Is(readErr, bufio.ErrTooLong):
 		return &core.ProviderError{Kind: core.ErrorOther, Message: "Provider sent a server-sent event line over 32 MiB"}
 	case readErr != nil:

@@ -180,7 +180,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 		return
 	}
 	defer st.stop()
-	b, events := st.b, st.events
+	b, events := st.B, st.events
 
 	m := newMapper(b, model.ID)
 	done := false

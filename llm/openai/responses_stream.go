@@ -27,7 +27,7 @@ func (p *Provider) streamResponses(parent context.Context, req *core.Request, yi
 		return
 	}
 	defer st.stop()
-	b, events := st.b, st.events
+	b, events := st.B, st.events
 
 	m := newResponsesMapper(b, model.ID)
 	for !m.finished && events.Next() {

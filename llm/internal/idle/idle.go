@@ -63,19 +63,6 @@ func (w *Watchdog) Pause() {
 	}
 }
 
-// Paused wraps a consumer so that the time it takes over an event is not counted as the
-// server's silence: *wd pauses before and restarts after each call. wd is read at each call,
-// because a provider's message builder (and so its consumer) exists before the watchdog is
-// armed: a request that fails to build reports through it with no watchdog (nil) yet.
-func Paused[E any](wd **Watchdog, consume func(E) bool) func(E) bool {
-	return func(ev E) bool {
-		(*wd).Pause()
-		ok := consume(ev)
-		(*wd).Touch()
-		return ok
-	}
-}
-
 // Stop disarms the watchdog for good.
 func (w *Watchdog) Stop() { w.Pause() }
 
