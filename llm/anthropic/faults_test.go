@@ -93,3 +93,8 @@ func TestFaults(t *testing.T) {
 // TestShared runs the cases every provider shares (providertest.Mock.Run): cancelling, a
 // consumer that stops, a refused connection, a bad base URL, a request without a key.
 func TestShared(t *testing.T) { mock(t).Run(t) }
+
+// TestIdleTimeout runs in fake time: a silent backend fails the stream after the idle
+// timeout with a retryable error naming the duration; pings, comments and a slow consumer
+// do not.
+func TestIdleTimeout(t *testing.T) { mock(t).Idle(t) }

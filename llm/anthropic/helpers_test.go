@@ -28,7 +28,8 @@ func newMockProvider(t *testing.T, cfg Config, responses ...mockanthropic.Respon
 func newFromEndpoint(e llm.Endpoint) (*Provider, error) { return New(Config{Endpoint: e}) }
 
 // mock is this provider and its mock as the shared suites see them: Anthropic's stream
-// has message_start, ping and content_block_start before the first text delta.
+// has message_start, ping and content_block_start before the first text delta; pings keep
+// a silent stream alive.
 func mock(t testing.TB) providertest.Mock[mockanthropic.Response] {
 	return providertest.Mock[mockanthropic.Response]{
 		Model: modelByID(t, "claude-sonnet-4-5"), Describe: describer,
@@ -46,6 +47,8 @@ func mock(t testing.TB) providertest.Mock[mockanthropic.Response] {
 			{Name: "the empty setting is named", Resp: mockanthropic.AuthError(), KeySource: "ANTHROPIC_API_KEY", Header: "X-Api-Key",
 				Want: "401 authentication_error: invalid x-api-key (no API key was sent: ANTHROPIC_API_KEY is not set)"},
 		},
+		KeepAlive:     mockanthropic.Response{Events: providertest.Beats(mockanthropic.Event{DelayMs: 60_000}, mockanthropic.Event{Ping: true}, mockanthropic.Event{Text: "done"})},
+		KeepAliveName: "pings keep the stream alive",
 	}
 }
 

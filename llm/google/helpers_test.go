@@ -34,7 +34,7 @@ func newMockProvider(t *testing.T, cfg Config, responses ...mockgoogle.Response)
 func newFromEndpoint(e llm.Endpoint) (*Provider, error) { return New(Config{Endpoint: e}) }
 
 // mock is this provider and its mock as the shared suites see them: Gemini's first chunk
-// already holds the first text.
+// already holds the first text; chunks keep a slow stream alive.
 func mock(t testing.TB) providertest.Mock[mockgoogle.Response] {
 	return providertest.Mock[mockgoogle.Response]{
 		Model: modelByID(t, "gemini-2.5-flash"), Describe: describer,
@@ -50,6 +50,13 @@ func mock(t testing.TB) providertest.Mock[mockgoogle.Response] {
 			Resp: mockgoogle.Response{Faults: mockhttp.Faults{Status: 403}, Error: &mockgoogle.ErrorBody{Code: 403, Status: "PERMISSION_DENIED", Message: "Method doesn't allow unregistered callers."}},
 			Want: "403 PERMISSION_DENIED: Method doesn't allow unregistered callers. (no API key was configured: set GEMINI_API_KEY or GOOGLE_API_KEY)",
 		}},
+		KeepAlive:     mockgoogle.Response{Events: providertest.Beats(mockgoogle.Event{DelayMs: 60_000}, mockgoogle.Event{Text: "."}, mockgoogle.Event{Text: "done"})},
+		KeepAliveName: "chunks keep the stream alive",
+		CheckKeepAlive: func(t *testing.T, got []string) {
+			if last := got[len(got)-1]; last != "done stop" || len(got) != 15 {
+				t.Errorf("events = %v, want 11 deltas and done", got)
+			}
+		},
 	}
 }
 

@@ -78,6 +78,10 @@ func TestFaults(t *testing.T) {
 // consumer that stops, a refused connection, a bad base URL, a request without a key.
 func TestShared(t *testing.T) { mock(t).Run(t) }
 
+// TestIdleTimeout runs in fake time: silence longer than the idle timeout fails the stream
+// with a retryable error naming the duration; keep-alive comments and a slow consumer do not.
+func TestIdleTimeout(t *testing.T) { mock(t).Idle(t) }
+
 // TestCancel cancels the context mid-stream in the blocks only OpenAI's tests stream (the
 // text case is TestShared's): the stream ends aborted with the partial content, the open
 // blocks end first (with their content as it stood), and the server sees the client go away.

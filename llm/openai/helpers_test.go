@@ -33,7 +33,8 @@ func newMockProvider(t *testing.T, cfg Config, responses ...mockopenai.Response)
 }
 
 // mock is this provider (Chat Completions) and its mock as the shared suites see them: the
-// stream's first chunk names the role, before the first text delta.
+// stream's first chunk names the role, before the first text delta; keep-alive comments
+// keep a silent stream alive.
 func mock(t testing.TB) providertest.Mock[mockopenai.Response] {
 	return providertest.Mock[mockopenai.Response]{
 		Model: modelByID(t, "gpt-4.1"), Describe: describer,
@@ -50,6 +51,8 @@ func mock(t testing.TB) providertest.Mock[mockopenai.Response] {
 			Resp: mockopenai.Response{Faults: mockhttp.Faults{Status: 401}, Error: &mockopenai.ErrorBody{Message: "Missing bearer token"}},
 			Want: "401 Missing bearer token (no API key was sent: OPENAI_API_KEY is not set)",
 		}},
+		KeepAlive:     mockopenai.Response{Events: providertest.Beats(mockopenai.Event{DelayMs: 60_000}, mockopenai.Event{Comment: "OPENROUTER PROCESSING"}, mockopenai.Event{Text: "done"})},
+		KeepAliveName: "keep-alive comments keep the stream alive",
 	}
 }
 
