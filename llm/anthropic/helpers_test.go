@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"context"
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -56,19 +55,9 @@ func hiRequest(t testing.TB, model string) *core.Request {
 	return providertest.HiRequest(modelByID(t, model))
 }
 
-// run streams one request and returns the events described as strings, and the final
-// message.
-func run(t *testing.T, ctx context.Context, p core.Provider, req *core.Request) ([]string, *core.AssistantMessage) {
-	t.Helper()
-	return providertest.Run(t, ctx, p, req, describeEvent)
-}
-
 // describer renders Anthropic's events: the plain describer.
 var describer = providertest.Describer{}
 
-// The shared helpers, by the names this package's tests use.
-var (
-	describeEvent = describer.Event
-	diffLines     = providertest.DiffLines
-	contentJSON   = providertest.ContentJSON
-)
+// run streams one request and returns the events as describer renders them, and the
+// final message.
+var run = describer.Run
