@@ -12,56 +12,27 @@ import (
 
 // TestFaults checks each fault the mock can inject, event by event, with its classification.
 func TestFaults(t *testing.T) {
+	m := mock(t)
+	d := m.Describe
+	rateLimit := "429 rate_limit_error: This request would exceed the rate limit for your organization of 30,000 input tokens per minute."
 	tool := mockanthropic.ToolCall{ID: "toolu_1", Name: "write", Arguments: `{"path":"a.txt","content":"hello"}`}
 	faults := []providertest.Fault[mockanthropic.Response]{
-		{
-			Name: "429 with retry-after",
-			Resp: mockanthropic.RateLimitError("7"),
-			Want: []string{"start", "error error retryable: 429 rate_limit_error: This request would exceed the rate limit for your organization of 30,000 input tokens per minute."},
-			Kind: core.ErrorRetryable, Status: 429, Retry: 7 * time.Second,
-		},
-		{
-			Name: "429 without retry-after",
-			Resp: mockanthropic.RateLimitError(""),
-			Want: []string{"start", "error error retryable: 429 rate_limit_error: This request would exceed the rate limit for your organization of 30,000 input tokens per minute."},
-			Kind: core.ErrorRetryable, Status: 429,
-		},
-		{
-			Name: "529 overloaded",
-			Resp: func() mockanthropic.Response { r := mockanthropic.OverloadedError(); r.RetryAfter = "3"; return r }(),
-			Want: []string{"start", "error error retryable: 529 overloaded_error: Overloaded"},
-			Kind: core.ErrorRetryable, Status: 529, Retry: 3 * time.Second,
-		},
-		{
-			Name: "500 api_error",
-			Resp: mockanthropic.Response{Faults: mockhttp.Faults{Status: 500}, Error: &mockanthropic.ErrorBody{Type: "api_error", Message: "Internal server error"}},
-			Want: []string{"start", "error error retryable: 500 api_error: Internal server error"},
-			Kind: core.ErrorRetryable, Status: 500,
-		},
-		{
-			Name: "401 names the key source",
-			Resp: mockanthropic.AuthError(),
-			Want: []string{"start", "error error auth: 401 authentication_error: invalid x-api-key (API key from the test's Config)"},
-			Kind: core.ErrorAuth, Status: 401,
-		},
-		{
-			Name: "403 permission error",
-			Resp: mockanthropic.Response{Faults: mockhttp.Faults{Status: 403}, Error: &mockanthropic.ErrorBody{Type: "permission_error", Message: "Your API key does not have permission to use the specified resource."}},
-			Want: []string{"start", "error error auth: 403 permission_error: Your API key does not have permission to use the specified resource. (API key from the test's Config)"},
-			Kind: core.ErrorAuth, Status: 403,
-		},
-		{
-			Name: "prompt too long",
-			Resp: mockanthropic.PromptTooLongError(),
-			Want: []string{"start", "error error overflow: 400 invalid_request_error: prompt is too long: 208310 tokens > 200000 maximum"},
-			Kind: core.ErrorOverflow, Status: 400,
-		},
-		{
-			Name: "400 invalid request",
-			Resp: mockanthropic.Response{Faults: mockhttp.Faults{Status: 400}, Error: &mockanthropic.ErrorBody{Type: "invalid_request_error", Message: "messages: roles must alternate"}},
-			Want: []string{"start", "error error other: 400 invalid_request_error: messages: roles must alternate"},
-			Kind: core.ErrorOther, Status: 400,
-		},
+		providertest.Refused(d, "429 with retry-after", mockanthropic.RateLimitError("7"),
+			core.ErrorRetryable, 429, rateLimit).WithRetry(7 * time.Second),
+		providertest.Refused(d, "429 without retry-after", mockanthropic.RateLimitError(""),
+			core.ErrorRetryable, 429, rateLimit),
+		providertest.Refused(d, "529 overloaded", func() mockanthropic.Response { r := mockanthropic.OverloadedError(); r.RetryAfter = "3"; return r }(),
+			core.ErrorRetryable, 529, "529 overloaded_error: Overloaded").WithRetry(3 * time.Second),
+		providertest.Refused(d, "500 api_error", mockanthropic.Response{Faults: mockhttp.Faults{Status: 500}, Error: &mockanthropic.ErrorBody{Type: "api_error", Message: "Internal server error"}},
+			core.ErrorRetryable, 500, "500 api_error: Internal server error"),
+		providertest.Refused(d, "401 names the key source", mockanthropic.AuthError(),
+			core.ErrorAuth, 401, "401 authentication_error: invalid x-api-key (API key from the test's Config)"),
+		providertest.Refused(d, "403 permission error", mockanthropic.Response{Faults: mockhttp.Faults{Status: 403}, Error: &mockanthropic.ErrorBody{Type: "permission_error", Message: "Your API key does not have permission to use the specified resource."}},
+			core.ErrorAuth, 403, "403 permission_error: Your API key does not have permission to use the specified resource. (API key from the test's Config)"),
+		providertest.Refused(d, "prompt too long", mockanthropic.PromptTooLongError(),
+			core.ErrorOverflow, 400, "400 invalid_request_error: prompt is too long: 208310 tokens > 200000 maximum"),
+		providertest.Refused(d, "400 invalid request", mockanthropic.Response{Faults: mockhttp.Faults{Status: 400}, Error: &mockanthropic.ErrorBody{Type: "invalid_request_error", Message: "messages: roles must alternate"}},
+			core.ErrorOther, 400, "400 invalid_request_error: messages: roles must alternate"),
 		{
 			Name: "connection dropped mid tool arguments",
 			Resp: mockanthropic.Response{Text: "ok", ToolCalls: []mockanthropic.ToolCall{tool}, ChunkSize: 8, Faults: mockhttp.Faults{DropAfter: 9}},
@@ -116,9 +87,14 @@ func TestFaults(t *testing.T) {
 			Content: `[{"type":"text","text":"ok"}]`,
 		},
 	}
-	mock(t).Faults(t, faults, "")
+	m.Faults(t, faults, "")
 }
 
 // TestShared runs the cases every provider shares (providertest.Mock.Run): cancelling, a
 // consumer that stops, a refused connection, a bad base URL, a request without a key.
 func TestShared(t *testing.T) { mock(t).Run(t) }
+
+// TestIdleTimeout runs in fake time: a silent backend fails the stream after the idle
+// timeout with a retryable error naming the duration; pings, comments and a slow consumer
+// do not.
+func TestIdleTimeout(t *testing.T) { mock(t).Idle(t) }

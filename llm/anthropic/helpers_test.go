@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"context"
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -28,7 +27,8 @@ func newMockProvider(t *testing.T, cfg Config, responses ...mockanthropic.Respon
 func newFromEndpoint(e llm.Endpoint) (*Provider, error) { return New(Config{Endpoint: e}) }
 
 // mock is this provider and its mock as the shared suites see them: Anthropic's stream
-// has message_start, ping and content_block_start before the first text delta.
+// has message_start, ping and content_block_start before the first text delta; pings keep
+// a silent stream alive.
 func mock(t testing.TB) providertest.Mock[mockanthropic.Response] {
 	return providertest.Mock[mockanthropic.Response]{
 		Model: modelByID(t, "claude-sonnet-4-5"), Describe: describer,
@@ -46,6 +46,8 @@ func mock(t testing.TB) providertest.Mock[mockanthropic.Response] {
 			{Name: "the empty setting is named", Resp: mockanthropic.AuthError(), KeySource: "ANTHROPIC_API_KEY", Header: "X-Api-Key",
 				Want: "401 authentication_error: invalid x-api-key (no API key was sent: ANTHROPIC_API_KEY is not set)"},
 		},
+		KeepAlive:     mockanthropic.Response{Events: providertest.Beats(mockanthropic.Event{DelayMs: 60_000}, mockanthropic.Event{Ping: true}, mockanthropic.Event{Text: "done"})},
+		KeepAliveName: "pings keep the stream alive",
 	}
 }
 
@@ -53,19 +55,9 @@ func hiRequest(t testing.TB, model string) *core.Request {
 	return providertest.HiRequest(modelByID(t, model))
 }
 
-// run streams one request and returns the events described as strings, and the final
-// message.
-func run(t *testing.T, ctx context.Context, p core.Provider, req *core.Request) ([]string, *core.AssistantMessage) {
-	t.Helper()
-	return providertest.Run(t, ctx, p, req, describeEvent)
-}
-
 // describer renders Anthropic's events: the plain describer.
 var describer = providertest.Describer{}
 
-// The shared helpers, by the names this package's tests use.
-var (
-	describeEvent = describer.Event
-	diffLines     = providertest.DiffLines
-	contentJSON   = providertest.ContentJSON
-)
+// run streams one request and returns the events as describer renders them, and the
+// final message.
+var run = describer.Run

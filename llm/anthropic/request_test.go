@@ -1,10 +1,6 @@
 package anthropic
 
 import (
-	"context"
-	"flag"
-	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,16 +9,16 @@ import (
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
 // captureSSE is the minimal stream the capturing transport answers with.
 const captureSSE = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":1}}}\n\n" +
 	"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":1}}\n\n" +
 	"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
 
-// newCapture returns a transport that records the request and answers with captureSSE.
-func newCapture() *providertest.CaptureTransport {
-	return &providertest.CaptureTransport{SSE: captureSSE}
+// capture streams req through a provider for e and returns the transport that recorded
+// the request, answering with captureSSE (see providertest.Capture).
+func capture(t *testing.T, e llm.Endpoint, req *core.Request) *providertest.CaptureTransport {
+	t.Helper()
+	return providertest.Capture(t, captureSSE, newFromEndpoint, e, req)
 }
 
 const png = "iVBORw0KGgoAAAANSUhEUg=="
@@ -125,25 +121,12 @@ func TestRequestGolden(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ct := newCapture()
-			p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: DefaultBaseURL, APIKey: "k", HTTPClient: &http.Client{Transport: ct}, IdleTimeout: -1}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, final := run(t, context.Background(), p, &tc.req)
-			if final.StopReason != core.StopReasonStop {
-				t.Fatalf("stream failed: %s", final.ErrorMessage)
-			}
-			for k, v := range tc.req.Model.Headers {
-				if got := ct.Header.Get(k); got != v {
-					t.Errorf("header %s = %q, want the model's %q", k, got, v)
-				}
-			}
+			ct := capture(t, llm.Endpoint{BaseURL: DefaultBaseURL, APIKey: "k"}, &tc.req)
+			ct.CheckHeaders(t, tc.req.Model.Headers)
 			if got := ct.Header.Get("Anthropic-Beta"); got != tc.beta {
 				t.Errorf("anthropic-beta = %q, want %q", got, tc.beta)
 			}
-			path := filepath.Join("testdata", "request_"+tc.name+".golden.json")
-			providertest.Golden(t, path, append(providertest.IndentJSON(t, ct.Body), '\n'), *update)
+			providertest.GoldenRequest(t, tc.name, append(providertest.IndentJSON(t, ct.Body), '\n'))
 		})
 	}
 }

@@ -90,7 +90,7 @@ func TestMockScripted(t *testing.T) {
 		p, srv := newMockProvider(t, Config{}, mockanthropic.Response{Reasoning: "hmm", Signature: "sig", Text: "Hi there", ChunkSize: 4,
 			ToolCalls: []mockanthropic.ToolCall{{ID: "toolu_1", Name: "read", Arguments: `{"path":"a.txt"}`}}})
 		got, final := run(t, context.Background(), p, hiRequest(t, "claude-sonnet-4-5"))
-		diffLines(t, got, []string{
+		providertest.DiffLines(t, got, []string{
 			"start", "thinking_start 0", `thinking_delta 0 "hmm"`, `thinking_end 0 "hmm"`,
 			"text_start 1", `text_delta 1 "Hi t"`, `text_delta 1 "here"`, `text_end 1 "Hi there"`,
 			"toolcall_start 2 id=toolu_1 name=read",
@@ -107,8 +107,8 @@ func TestMockScripted(t *testing.T) {
 	t.Run("thinking with only a signature", func(t *testing.T) {
 		p, _ := newMockProvider(t, Config{}, mockanthropic.Response{Events: []mockanthropic.Event{{Signature: "opaque"}, {Text: "ok"}}})
 		got, final := run(t, context.Background(), p, hiRequest(t, "claude-opus-4-7"))
-		diffLines(t, got, []string{"start", "thinking_start 0", `thinking_delta 0 ""`, `thinking_end 0 ""`, "text_start 1", `text_delta 1 "ok"`, `text_end 1 "ok"`, "done stop"})
-		if c := contentJSON(t, final); c != `[{"type":"thinking","thinking":"","thinkingSignature":"opaque"},{"type":"text","text":"ok"}]` {
+		providertest.DiffLines(t, got, []string{"start", "thinking_start 0", `thinking_delta 0 ""`, `thinking_end 0 ""`, "text_start 1", `text_delta 1 "ok"`, `text_end 1 "ok"`, "done stop"})
+		if c := providertest.ContentJSON(t, final); c != `[{"type":"thinking","thinking":"","thinkingSignature":"opaque"},{"type":"text","text":"ok"}]` {
 			t.Errorf("content = %s", c)
 		}
 	})

@@ -12,56 +12,26 @@ import (
 
 // TestFaults checks each fault the mock can inject, event by event, with its classification.
 func TestFaults(t *testing.T) {
+	m := mock(t)
+	d := m.Describe
 	quota := "429 RESOURCE_EXHAUSTED: You exceeded your current quota, please check your plan and billing details."
 	faults := []providertest.Fault[mockgoogle.Response]{
-		{
-			Name: "429 with the server's retry delay",
-			Resp: mockgoogle.RateLimitError("37s"),
-			Want: []string{"start", "error error retryable: " + quota},
-			Kind: core.ErrorRetryable, Status: 429, Retry: 37 * time.Second,
-		},
-		{
-			Name: "429 with a fractional retry delay and a Retry-After header: the delay wins",
-			Resp: func() mockgoogle.Response { r := mockgoogle.RateLimitError("1.5s"); r.RetryAfter = "9"; return r }(),
-			Want: []string{"start", "error error retryable: " + quota},
-			Kind: core.ErrorRetryable, Status: 429, Retry: 1500 * time.Millisecond,
-		},
-		{
-			Name: "429 with Retry-After only",
-			Resp: func() mockgoogle.Response { r := mockgoogle.RateLimitError(""); r.RetryAfter = "7"; return r }(),
-			Want: []string{"start", "error error retryable: " + quota},
-			Kind: core.ErrorRetryable, Status: 429, Retry: 7 * time.Second,
-		},
-		{
-			Name: "503 overloaded",
-			Resp: mockgoogle.OverloadedError(),
-			Want: []string{"start", "error error retryable: 503 UNAVAILABLE: The model is overloaded. Please try again later."},
-			Kind: core.ErrorRetryable, Status: 503,
-		},
-		{
-			Name: "invalid key (400 API_KEY_INVALID) names the key source",
-			Resp: mockgoogle.AuthError(),
-			Want: []string{"start", "error error auth: 400 INVALID_ARGUMENT: API key not valid. Please pass a valid API key. (API key from the test's Config)"},
-			Kind: core.ErrorAuth, Status: 400,
-		},
-		{
-			Name: "403 permission denied",
-			Resp: mockgoogle.Response{Faults: mockhttp.Faults{Status: 403}, Error: &mockgoogle.ErrorBody{Code: 403, Status: "PERMISSION_DENIED", Message: "Method doesn't allow unregistered callers."}},
-			Want: []string{"start", "error error auth: 403 PERMISSION_DENIED: Method doesn't allow unregistered callers. (API key from the test's Config)"},
-			Kind: core.ErrorAuth, Status: 403,
-		},
-		{
-			Name: "input over the context window",
-			Resp: mockgoogle.PromptTooLongError(),
-			Want: []string{"start", "error error overflow: 400 INVALID_ARGUMENT: The input token count (1200000) exceeds the maximum number of tokens allowed (1048576)."},
-			Kind: core.ErrorOverflow, Status: 400,
-		},
-		{
-			Name: "400 invalid argument",
-			Resp: mockgoogle.Response{Faults: mockhttp.Faults{Status: 400}, Error: &mockgoogle.ErrorBody{Code: 400, Status: "INVALID_ARGUMENT", Message: "Please ensure that function call turn comes immediately after a user turn."}},
-			Want: []string{"start", "error error other: 400 INVALID_ARGUMENT: Please ensure that function call turn comes immediately after a user turn."},
-			Kind: core.ErrorOther, Status: 400,
-		},
+		providertest.Refused(d, "429 with the server's retry delay", mockgoogle.RateLimitError("37s"),
+			core.ErrorRetryable, 429, quota).WithRetry(37 * time.Second),
+		providertest.Refused(d, "429 with a fractional retry delay and a Retry-After header: the delay wins", func() mockgoogle.Response { r := mockgoogle.RateLimitError("1.5s"); r.RetryAfter = "9"; return r }(),
+			core.ErrorRetryable, 429, quota).WithRetry(1500 * time.Millisecond),
+		providertest.Refused(d, "429 with Retry-After only", func() mockgoogle.Response { r := mockgoogle.RateLimitError(""); r.RetryAfter = "7"; return r }(),
+			core.ErrorRetryable, 429, quota).WithRetry(7 * time.Second),
+		providertest.Refused(d, "503 overloaded", mockgoogle.OverloadedError(),
+			core.ErrorRetryable, 503, "503 UNAVAILABLE: The model is overloaded. Please try again later."),
+		providertest.Refused(d, "invalid key (400 API_KEY_INVALID) names the key source", mockgoogle.AuthError(),
+			core.ErrorAuth, 400, "400 INVALID_ARGUMENT: API key not valid. Please pass a valid API key. (API key from the test's Config)"),
+		providertest.Refused(d, "403 permission denied", mockgoogle.Response{Faults: mockhttp.Faults{Status: 403}, Error: &mockgoogle.ErrorBody{Code: 403, Status: "PERMISSION_DENIED", Message: "Method doesn't allow unregistered callers."}},
+			core.ErrorAuth, 403, "403 PERMISSION_DENIED: Method doesn't allow unregistered callers. (API key from the test's Config)"),
+		providertest.Refused(d, "input over the context window", mockgoogle.PromptTooLongError(),
+			core.ErrorOverflow, 400, "400 INVALID_ARGUMENT: The input token count (1200000) exceeds the maximum number of tokens allowed (1048576)."),
+		providertest.Refused(d, "400 invalid argument", mockgoogle.Response{Faults: mockhttp.Faults{Status: 400}, Error: &mockgoogle.ErrorBody{Code: 400, Status: "INVALID_ARGUMENT", Message: "Please ensure that function call turn comes immediately after a user turn."}},
+			core.ErrorOther, 400, "400 INVALID_ARGUMENT: Please ensure that function call turn comes immediately after a user turn."),
 		{
 			Name: "200 with an empty body",
 			Resp: mockgoogle.Response{Faults: mockhttp.Faults{SSE: "\r\n"}},
@@ -137,9 +107,14 @@ func TestFaults(t *testing.T) {
 			Content: `[{"type":"text","text":"ok"}]`,
 		},
 	}
-	mock(t).Faults(t, faults, " (iterateResponseStream: invalid stream chunk: <html>maintenance</html>:)")
+	m.Faults(t, faults, " (iterateResponseStream: invalid stream chunk: <html>maintenance</html>:)")
 }
 
 // TestShared runs the cases every provider shares (providertest.Mock.Run): cancelling, a
 // consumer that stops, a refused connection, a bad base URL, a request without a key.
 func TestShared(t *testing.T) { mock(t).Run(t) }
+
+// TestIdleTimeout runs in fake time: a silent backend fails the stream after the idle
+// timeout with a retryable error naming the duration; chunks slower than it and a slow
+// consumer do not.
+func TestIdleTimeout(t *testing.T) { mock(t).Idle(t) }

@@ -1,7 +1,6 @@
 package google
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -34,7 +33,7 @@ func newMockProvider(t *testing.T, cfg Config, responses ...mockgoogle.Response)
 func newFromEndpoint(e llm.Endpoint) (*Provider, error) { return New(Config{Endpoint: e}) }
 
 // mock is this provider and its mock as the shared suites see them: Gemini's first chunk
-// already holds the first text.
+// already holds the first text; chunks keep a slow stream alive.
 func mock(t testing.TB) providertest.Mock[mockgoogle.Response] {
 	return providertest.Mock[mockgoogle.Response]{
 		Model: modelByID(t, "gemini-2.5-flash"), Describe: describer,
@@ -50,6 +49,13 @@ func mock(t testing.TB) providertest.Mock[mockgoogle.Response] {
 			Resp: mockgoogle.Response{Faults: mockhttp.Faults{Status: 403}, Error: &mockgoogle.ErrorBody{Code: 403, Status: "PERMISSION_DENIED", Message: "Method doesn't allow unregistered callers."}},
 			Want: "403 PERMISSION_DENIED: Method doesn't allow unregistered callers. (no API key was configured: set GEMINI_API_KEY or GOOGLE_API_KEY)",
 		}},
+		KeepAlive:     mockgoogle.Response{Events: providertest.Beats(mockgoogle.Event{DelayMs: 60_000}, mockgoogle.Event{Text: "."}, mockgoogle.Event{Text: "done"})},
+		KeepAliveName: "chunks keep the stream alive",
+		CheckKeepAlive: func(t *testing.T, got []string) {
+			if last := got[len(got)-1]; last != "done stop" || len(got) != 15 {
+				t.Errorf("events = %v, want 11 deltas and done", got)
+			}
+		},
 	}
 }
 
@@ -57,19 +63,9 @@ func hiRequest(t testing.TB, model string) *core.Request {
 	return providertest.HiRequest(modelByID(t, model))
 }
 
-// run streams one request and returns the events described as strings, and the final
-// message.
-func run(t *testing.T, ctx context.Context, p core.Provider, req *core.Request) ([]string, *core.AssistantMessage) {
-	t.Helper()
-	return providertest.Run(t, ctx, p, req, describeEvent)
-}
-
 // describer renders Gemini's events, with the thought signatures of finished calls.
 var describer = providertest.Describer{Signatures: true}
 
-// The shared helpers, by the names this package's tests use.
-var (
-	describeEvent = describer.Event
-	diffLines     = providertest.DiffLines
-	contentJSON   = providertest.ContentJSON
-)
+// run streams one request and returns the events as describer renders them, and the
+// final message.
+var run = describer.Run

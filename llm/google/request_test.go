@@ -2,9 +2,7 @@ package google
 
 import (
 	"context"
-	"flag"
 	"net/http"
-	"path/filepath"
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -12,14 +10,19 @@ import (
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
 // captureSSE is the minimal stream the capturing transport answers with.
 const captureSSE = "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}],\"role\":\"model\"},\"finishReason\":\"STOP\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":1,\"candidatesTokenCount\":1,\"totalTokenCount\":2}}\r\n\r\n"
 
 // newCapture returns a transport that records the request and answers with captureSSE.
 func newCapture() *providertest.CaptureTransport {
 	return &providertest.CaptureTransport{SSE: captureSSE}
+}
+
+// capture streams req through a provider for e and returns the transport that recorded
+// the request, answering with captureSSE (see providertest.Capture).
+func capture(t *testing.T, e llm.Endpoint, req *core.Request) *providertest.CaptureTransport {
+	t.Helper()
+	return providertest.Capture(t, captureSSE, newFromEndpoint, e, req)
 }
 
 const png = "iVBORw0KGgoAAAANSUhEUg=="
@@ -152,28 +155,15 @@ func TestRequestGolden(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ct := newCapture()
-			p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: DefaultBaseURL, APIKey: "k", HTTPClient: &http.Client{Transport: ct}, IdleTimeout: -1}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, final := run(t, context.Background(), p, &tc.req)
-			if final.StopReason != core.StopReasonStop {
-				t.Fatalf("stream failed: %s", final.ErrorMessage)
-			}
+			ct := capture(t, llm.Endpoint{BaseURL: DefaultBaseURL, APIKey: "k"}, &tc.req)
 			if want := DefaultBaseURL + "/models/" + tc.req.Model.ID + ":streamGenerateContent?alt=sse"; ct.URL != want {
 				t.Errorf("url = %s, want %s", ct.URL, want)
 			}
 			if got := ct.Header.Get("X-Goog-Api-Key"); got != "k" {
 				t.Errorf("x-goog-api-key = %q", got)
 			}
-			for k, v := range tc.req.Model.Headers {
-				if got := ct.Header.Get(k); got != v {
-					t.Errorf("header %s = %q, want the model's %q", k, got, v)
-				}
-			}
-			path := filepath.Join("testdata", "request_"+tc.name+".golden.json")
-			providertest.Golden(t, path, providertest.IndentJSON(t, ct.Body), *update)
+			ct.CheckHeaders(t, tc.req.Model.Headers)
+			providertest.GoldenRequest(t, tc.name, providertest.IndentJSON(t, ct.Body))
 		})
 	}
 }

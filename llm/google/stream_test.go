@@ -8,6 +8,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/internal/mockgoogle"
 	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
+	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
 // TestThinkingTextToolCall maps thought parts to thinking, text parts to text and a signed
@@ -22,7 +23,7 @@ func TestThinkingTextToolCall(t *testing.T) {
 	req := hiRequest(t, "gemini-2.5-pro")
 	req.ThinkingLevel = core.ThinkingHigh
 	got, final := run(t, context.Background(), p, req)
-	diffLines(t, got, []string{
+	providertest.DiffLines(t, got, []string{
 		"start",
 		"thinking_start 0",
 		`thinking_delta 0 "Need the"`,
@@ -36,8 +37,8 @@ func TestThinkingTextToolCall(t *testing.T) {
 		`toolcall_end 2 read_1700000000000_1 read {"path":"a.txt"} sig="` + sigCall + `"`,
 		"done toolUse",
 	})
-	if want := `[{"type":"thinking","thinking":"Need the file."},{"type":"text","text":"Reading."},{"type":"toolCall","id":"read_1700000000000_1","name":"read","arguments":{"path":"a.txt"},"thoughtSignature":"` + sigCall + `"}]`; contentJSON(t, final) != want {
-		t.Errorf("content = %s\nwant      %s", contentJSON(t, final), want)
+	if want := `[{"type":"thinking","thinking":"Need the file."},{"type":"text","text":"Reading."},{"type":"toolCall","id":"read_1700000000000_1","name":"read","arguments":{"path":"a.txt"},"thoughtSignature":"` + sigCall + `"}]`; providertest.ContentJSON(t, final) != want {
+		t.Errorf("content = %s\nwant      %s", providertest.ContentJSON(t, final), want)
 	}
 	u := final.Usage
 	if u.Input != 600 || u.CacheRead != 400 || u.Output != 500 || u.CacheWrite != 0 || u.TotalTokens != 1500 {
@@ -73,7 +74,7 @@ func TestSignaturesOnTheirBlocks(t *testing.T) {
 		`{"type":"text","text":"Two calls.","textSignature":"` + sigText + `"},` +
 		`{"type":"toolCall","id":"call_a","name":"ls","arguments":{},"thoughtSignature":"` + sigCall + `"},` +
 		`{"type":"toolCall","id":"read_1700000000000_1","name":"read","arguments":{"path":"b"}}]`
-	if got := contentJSON(t, final); got != want || final.StopReason != core.StopReasonToolUse {
+	if got := providertest.ContentJSON(t, final); got != want || final.StopReason != core.StopReasonToolUse {
 		t.Errorf("content = %s (%s)\nwant      %s", got, final.StopReason, want)
 	}
 }

@@ -2,8 +2,6 @@ package openai
 
 import (
 	"bytes"
-	"context"
-	"net/http"
 	"path/filepath"
 	"testing"
 
@@ -118,20 +116,13 @@ func TestRequestBodies(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ct := newCapture()
 			base := tc.baseURL
 			if base == "" {
 				base = "http://127.0.0.1:8080/v1"
 			}
-			p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: base, APIKey: "k", KeySource: "test", IdleTimeout: -1, HTTPClient: &http.Client{Transport: ct}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, final := run(t, context.Background(), p, &tc.req); final.StopReason != core.StopReasonStop {
-				t.Fatalf("stream failed: %s", final.ErrorMessage)
-			}
+			ct := capture(t, llm.Endpoint{BaseURL: base, APIKey: "k", KeySource: "test"}, &tc.req)
 			path := filepath.Join("testdata", "requests", tc.name+".json")
-			providertest.Golden(t, path, append(bytes.Clone(ct.Body), '\n'), *update)
+			providertest.Golden(t, path, append(bytes.Clone(ct.Body), '\n'), *providertest.Update)
 		})
 	}
 }

@@ -12,26 +12,16 @@ import (
 
 // TestFaults checks each fault the mock can inject, event by event, with its classification.
 func TestFaults(t *testing.T) {
+	m := mock(t)
+	d := m.Describe
 	text := func(s string) mockopenai.Response { return mockopenai.Response{Text: s, ChunkSize: 2} }
 	faults := []providertest.Fault[mockopenai.Response]{
-		{
-			Name: "429 with Retry-After",
-			Resp: mockopenai.RateLimitError("7"),
-			Want: []string{"start error", "error error retryable: 429 Rate limit reached for gpt-4.1 in organization org-mock on tokens per min (TPM): Limit 30000, Used 30000, Requested 1000. Please try again in 2s."},
-			Kind: core.ErrorRetryable, Status: 429, Retry: 7 * time.Second,
-		},
-		{
-			Name: "401 names the key source",
-			Resp: mockopenai.Response{Faults: mockhttp.Faults{Status: 401}, Error: &mockopenai.ErrorBody{Message: "Incorrect API key provided: test-key.", Type: "invalid_request_error", Code: "invalid_api_key"}},
-			Want: []string{"start error", "error error auth: 401 Incorrect API key provided: test-key. (API key from the test's Config)"},
-			Kind: core.ErrorAuth, Status: 401,
-		},
-		{
-			Name: "context length exceeded",
-			Resp: mockopenai.ContextLengthError(),
-			Want: []string{"start error", "error error overflow: 400 This model's maximum context length is 128000 tokens. However, your messages resulted in 130415 tokens. Please reduce the length of the messages."},
-			Kind: core.ErrorOverflow, Status: 400,
-		},
+		providertest.Refused(d, "429 with Retry-After", mockopenai.RateLimitError("7"),
+			core.ErrorRetryable, 429, "429 Rate limit reached for gpt-4.1 in organization org-mock on tokens per min (TPM): Limit 30000, Used 30000, Requested 1000. Please try again in 2s.").WithRetry(7 * time.Second),
+		providertest.Refused(d, "401 names the key source", mockopenai.Response{Faults: mockhttp.Faults{Status: 401}, Error: &mockopenai.ErrorBody{Message: "Incorrect API key provided: test-key.", Type: "invalid_request_error", Code: "invalid_api_key"}},
+			core.ErrorAuth, 401, "401 Incorrect API key provided: test-key. (API key from the test's Config)"),
+		providertest.Refused(d, "context length exceeded", mockopenai.ContextLengthError(),
+			core.ErrorOverflow, 400, "400 This model's maximum context length is 128000 tokens. However, your messages resulted in 130415 tokens. Please reduce the length of the messages."),
 		{
 			Name: "malformed SSE line mid-stream",
 			Resp: mockopenai.Response{Events: []mockopenai.Event{{Text: "ab"}, {Raw: "data: {\"choices\":[{\"delta\":{\"content\":\"x\"\n\n"}}},
@@ -81,12 +71,16 @@ func TestFaults(t *testing.T) {
 			Content: `[{"type":"text","text":"ok"}]`,
 		},
 	}
-	mock(t).Faults(t, faults, "")
+	m.Faults(t, faults, "")
 }
 
 // TestShared runs the cases every provider shares (providertest.Mock.Run): cancelling, a
 // consumer that stops, a refused connection, a bad base URL, a request without a key.
 func TestShared(t *testing.T) { mock(t).Run(t) }
+
+// TestIdleTimeout runs in fake time: silence longer than the idle timeout fails the stream
+// with a retryable error naming the duration; keep-alive comments and a slow consumer do not.
+func TestIdleTimeout(t *testing.T) { mock(t).Idle(t) }
 
 // TestCancel cancels the context mid-stream in the blocks only OpenAI's tests stream (the
 // text case is TestShared's): the stream ends aborted with the partial content, the open

@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"context"
 	"testing"
 
 	"github.com/pi-rpc/pi-rpc/core"
@@ -32,12 +31,15 @@ func newMockProvider(t *testing.T, cfg Config, responses ...mockopenai.Response)
 	}), srv
 }
 
+func newFromEndpoint(e llm.Endpoint) (*Provider, error) { return New(Config{Endpoint: e}) }
+
 // mock is this provider (Chat Completions) and its mock as the shared suites see them: the
-// stream's first chunk names the role, before the first text delta.
+// stream's first chunk names the role, before the first text delta; keep-alive comments
+// keep a silent stream alive.
 func mock(t testing.TB) providertest.Mock[mockopenai.Response] {
 	return providertest.Mock[mockopenai.Response]{
 		Model: modelByID(t, "gpt-4.1"), Describe: describer,
-		New: func(e llm.Endpoint) (core.Provider, error) { return New(Config{Endpoint: e}) },
+		New: func(e llm.Endpoint) (core.Provider, error) { return newFromEndpoint(e) },
 		Server: func(s *mockopenai.Script) *mockhttp.Server[mockopenai.Response] {
 			return mockopenai.NewHandler(s).Server
 		},
@@ -50,24 +52,15 @@ func mock(t testing.TB) providertest.Mock[mockopenai.Response] {
 			Resp: mockopenai.Response{Faults: mockhttp.Faults{Status: 401}, Error: &mockopenai.ErrorBody{Message: "Missing bearer token"}},
 			Want: "401 Missing bearer token (no API key was sent: OPENAI_API_KEY is not set)",
 		}},
+		KeepAlive:     mockopenai.Response{Events: providertest.Beats(mockopenai.Event{DelayMs: 60_000}, mockopenai.Event{Comment: "OPENROUTER PROCESSING"}, mockopenai.Event{Text: "done"})},
+		KeepAliveName: "keep-alive comments keep the stream alive",
 	}
-}
-
-// run streams one request and returns the events described as strings, and the final
-// message.
-func run(t *testing.T, ctx context.Context, p core.Provider, req *core.Request) ([]string, *core.AssistantMessage) {
-	t.Helper()
-	return providertest.Run(t, ctx, p, req, describe)
 }
 
 // describer renders OpenAI's events: a start that already knows the response failed says
 // so, and tool-call deltas show the id and name they carry.
 var describer = providertest.Describer{StartReason: true, DeltaIDs: true}
 
-// The shared helpers, by the names this package's tests use.
-var (
-	describe    = describer.Event
-	diffLines   = providertest.DiffLines
-	contentJSON = providertest.ContentJSON
-	fixture     = providertest.Fixture
-)
+// run streams one request and returns the events as describer renders them, and the
+// final message.
+var run = describer.Run

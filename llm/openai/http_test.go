@@ -16,6 +16,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
 	"github.com/pi-rpc/pi-rpc/llm"
+	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
 // TestRequestHeaders checks what the server sees: the path below the base URL, the key as a
@@ -137,7 +138,7 @@ func TestStreamEdges(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p, _ := newMockProvider(t, Config{}, mockopenai.Response{Faults: mockhttp.Faults{SSE: tc.sse}})
 			got, _ := run(t, context.Background(), p, hiRequest(t, "gpt-4.1"))
-			diffLines(t, got, tc.want)
+			providertest.DiffLines(t, got, tc.want)
 		})
 	}
 }
@@ -166,7 +167,7 @@ func TestErrorBodyStall(t *testing.T) {
 			}
 			start := time.Now()
 			got, _ := run(t, context.Background(), p, hiRequest(t, "gpt-4.1"))
-			diffLines(t, got, []string{"start error", "error error retryable: No data from provider for 30s"})
+			providertest.DiffLines(t, got, []string{"start error", "error error retryable: No data from provider for 30s"})
 			if d := time.Since(start); d != 30*time.Second {
 				t.Errorf("failed after %v, want 30s", d)
 			}
@@ -183,7 +184,7 @@ func TestErrorBodyStall(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			time.AfterFunc(time.Minute, cancel)
 			got, _ := run(t, ctx, p, hiRequest(t, "gpt-4.1"))
-			diffLines(t, got, []string{"start aborted", "error aborted aborted: Request was aborted"})
+			providertest.DiffLines(t, got, []string{"start aborted", "error aborted aborted: Request was aborted"})
 		})
 	})
 }
@@ -266,7 +267,7 @@ func TestRedirects(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := run(t, context.Background(), p, hiRequest(t, "gpt-4.1"))
-	diffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "ok"`, `text_end 0 "ok"`, "done stop"})
+	providertest.DiffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "ok"`, `text_end 0 "ok"`, "done stop"})
 	if seen.Get("Authorization") != "Bearer sk-1" || seen.Get("Api-Key") != "secret" {
 		t.Errorf("headers after the redirect: %v", seen)
 	}

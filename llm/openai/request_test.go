@@ -3,9 +3,7 @@ package openai
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,8 +12,6 @@ import (
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
 // captureSSE is the minimal Chat Completions stream a capture answers with, so request tests
 // can use OpenAI's real host name without any network.
 const captureSSE = "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
@@ -23,6 +19,13 @@ const captureSSE = "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"c
 // newCapture records the request a provider sends and answers with captureSSE.
 func newCapture() *providertest.CaptureTransport {
 	return &providertest.CaptureTransport{SSE: captureSSE}
+}
+
+// capture streams req through a provider for e and returns the transport that recorded
+// the request, answering with captureSSE (see providertest.Capture).
+func capture(t *testing.T, e llm.Endpoint, req *core.Request) *providertest.CaptureTransport {
+	t.Helper()
+	return providertest.Capture(t, captureSSE, newFromEndpoint, e, req)
 }
 
 // conversation has images, tool results, thinking from this model and from another one, an
@@ -93,17 +96,8 @@ func TestRequestGolden(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ct := newCapture()
-			p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: tc.baseURL, APIKey: "k", KeySource: "test", IdleTimeout: -1, HTTPClient: &http.Client{Transport: ct}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, final := run(t, context.Background(), p, &tc.req)
-			if final.StopReason != core.StopReasonStop {
-				t.Fatalf("stream failed: %s", final.ErrorMessage)
-			}
-			path := filepath.Join("testdata", "request_"+tc.name+".golden.json")
-			providertest.Golden(t, path, append(providertest.IndentJSON(t, ct.Body), '\n'), *update)
+			ct := capture(t, llm.Endpoint{BaseURL: tc.baseURL, APIKey: "k", KeySource: "test"}, &tc.req)
+			providertest.GoldenRequest(t, tc.name, append(providertest.IndentJSON(t, ct.Body), '\n'))
 		})
 	}
 }
@@ -111,15 +105,7 @@ func TestRequestGolden(t *testing.T) {
 // requestBody streams req through a provider and returns the request body it sent.
 func requestBody(t *testing.T, req *core.Request) []byte {
 	t.Helper()
-	ct := newCapture()
-	p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: "http://127.0.0.1:1/v1", IdleTimeout: -1, HTTPClient: &http.Client{Transport: ct}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, final := run(t, context.Background(), p, req); final.StopReason != core.StopReasonStop {
-		t.Fatalf("stream failed: %s", final.ErrorMessage)
-	}
-	return ct.Body
+	return capture(t, llm.Endpoint{BaseURL: "http://127.0.0.1:1/v1"}, req).Body
 }
 
 // streamToolCall streams a tool call whose arguments arrive as fragments and returns the

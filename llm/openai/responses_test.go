@@ -71,7 +71,7 @@ func TestResponsesToolLoop(t *testing.T) {
 		Tools:         []core.ToolSpec{{Name: "ls", Description: "List", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}},
 		ThinkingLevel: core.ThinkingHigh, SessionID: "sess-1"}
 	got, first := run(t, context.Background(), p, req)
-	diffLines(t, got, []string{
+	providertest.DiffLines(t, got, []string{
 		"start", "thinking_start 0", `thinking_delta 0 "Look "`, `thinking_delta 0 "first"`, `thinking_end 0 "Look first"`,
 		"toolcall_start 1 id=call_1|fc_mock_1_1 name=ls", `toolcall_delta 1 "{\"pat"`, `toolcall_delta 1 "h\":\"."`, `toolcall_delta 1 "\"}"`,
 		`toolcall_end 1 call_1|fc_mock_1_1 ls {"path":"."}`, "done toolUse",
@@ -96,7 +96,7 @@ func TestResponsesToolLoop(t *testing.T) {
 	result := &core.ToolResultMessage{ToolCallID: "call_1|fc_mock_1_1", ToolName: "ls", Content: []core.Content{core.TextBlock("a.go")}, Timestamp: 3}
 	req.Messages = append(req.Messages, first, result)
 	got, _ = run(t, context.Background(), p, req)
-	diffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "Done"`, `text_end 0 "Done"`, "done stop"})
+	providertest.DiffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "Done"`, `text_end 0 "Done"`, "done stop"})
 
 	reqs := srv.Requests()
 	if len(reqs) != 2 || reqs[0].Path != "/v1/responses" {
@@ -179,7 +179,7 @@ func TestResponsesSessionRoundTrip(t *testing.T) {
 	for _, r := range raw {
 		got = append(got, string(r))
 	}
-	diffLines(t, got, want)
+	providertest.DiffLines(t, got, want)
 }
 
 // TestResponsesOtherModelHistory: a transcript from another model sends its thinking as
@@ -198,7 +198,7 @@ func TestResponsesOtherModelHistory(t *testing.T) {
 	for _, r := range raw {
 		got = append(got, string(r))
 	}
-	diffLines(t, got, []string{
+	providertest.DiffLines(t, got, []string{
 		`{"content":[{"text":"go","type":"input_text"}],"role":"user"}`,
 		`{"id":"msg_1","content":[{"annotations":[],"text":"hmm","type":"output_text"}],"status":"completed","role":"assistant","type":"message"}`,
 		`{"arguments":"{}","call_id":"toolu_1","name":"ls","type":"function_call"}`,
@@ -233,7 +233,7 @@ func TestResponsesImages(t *testing.T) {
 	for _, r := range rawInputItems(t, srv.Requests()[0]) {
 		got = append(got, string(r))
 	}
-	diffLines(t, got, []string{
+	providertest.DiffLines(t, got, []string{
 		`{"content":[{"text":"see","type":"input_text"},{"detail":"auto","image_url":"data:image/png;base64,iVBOR","type":"input_image"}],"role":"user"}`,
 		`{"arguments":"{}","call_id":"call_1","name":"read","id":"fc_1","type":"function_call"}`,
 		`{"output":"(see attached image)","call_id":"call_1","type":"function_call_output"}`,
@@ -371,7 +371,7 @@ func TestAzureResponses(t *testing.T) {
 			m.API, m.Provider = AzureAPI, AzureProviderName
 			got, final := run(t, context.Background(), p, &core.Request{Model: m, Messages: []core.Message{core.NewUserMessage("hi", nil, 1)}})
 			if got[len(got)-1] != "done stop" || final.Content[1].Text != "hi" || !strings.HasPrefix(final.Content[0].ThinkingSignature, `{"id":"rs_mock_1_0"`) {
-				t.Fatalf("events %v, content %s", got, contentJSON(t, final))
+				t.Fatalf("events %v, content %s", got, providertest.ContentJSON(t, final))
 			}
 			rec := srv.Requests()[0]
 			if rec.Path != tc.wantPath || rec.Query != tc.wantQuery {
@@ -433,7 +433,7 @@ func TestResponsesIdleTimeout(t *testing.T) {
 			p := pipe(t, mockopenai.Response{Text: "abcd", ChunkSize: 2, Faults: mockhttp.Faults{StallAfter: 4}})
 			start := time.Now()
 			got, _ := run(t, context.Background(), p, req())
-			diffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "ab"`, "error error retryable: No data from provider for 120s"})
+			providertest.DiffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "ab"`, "error error retryable: No data from provider for 120s"})
 			if d := time.Since(start); d != 120*time.Second {
 				t.Errorf("failed after %v, want 2m0s", d)
 			}
@@ -447,7 +447,7 @@ func TestResponsesIdleTimeout(t *testing.T) {
 			}
 			evs = append(evs, mockopenai.Event{Text: "done"})
 			got, _ := run(t, context.Background(), pipe(t, mockopenai.Response{Events: evs}), req())
-			diffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "done"`, `text_end 0 "done"`, "done stop"})
+			providertest.DiffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "done"`, `text_end 0 "done"`, "done stop"})
 		})
 	})
 }
@@ -476,7 +476,7 @@ func TestResponsesReasoningWithoutSummary(t *testing.T) {
 	model := responsesModel(t)
 	req := &core.Request{Model: model, Messages: []core.Message{core.NewUserMessage("go", nil, 1)}}
 	got, first := run(t, context.Background(), p, req)
-	diffLines(t, got, []string{"start", "thinking_start 0", `thinking_delta 0 ""`, `thinking_end 0 ""`,
+	providertest.DiffLines(t, got, []string{"start", "thinking_start 0", `thinking_delta 0 ""`, `thinking_end 0 ""`,
 		"text_start 1", `text_delta 1 "Looking."`, `text_end 1 "Looking."`,
 		"toolcall_start 2 id=call_1|fc_1 name=ls", `toolcall_delta 2 "{}"`, "toolcall_end 2 call_1|fc_1 ls {}", "done toolUse"})
 	if first.Content[0].ThinkingSignature != item || first.Content[1].TextSignature != `{"v":1,"id":"msg_1","phase":"commentary"}` {
@@ -489,7 +489,7 @@ func TestResponsesReasoningWithoutSummary(t *testing.T) {
 	for _, r := range raw {
 		items = append(items, string(r))
 	}
-	diffLines(t, items, []string{
+	providertest.DiffLines(t, items, []string{
 		`{"content":[{"text":"go","type":"input_text"}],"role":"user"}`,
 		item,
 		`{"id":"msg_1","content":[{"annotations":[],"text":"Looking.","type":"output_text"}],"status":"completed","phase":"commentary","role":"assistant","type":"message"}`,

@@ -127,7 +127,7 @@ func TestFixtures(t *testing.T) {
 // TestUsagePriced checks that usage is priced with the model's prices (cached tokens at the
 // cached price).
 func TestUsagePriced(t *testing.T) {
-	p, _ := newMockProvider(t, Config{}, mockopenai.Response{Faults: mockhttp.Faults{SSE: fixture(t, "openai_text_cached.sse")}})
+	p, _ := newMockProvider(t, Config{}, mockopenai.Response{Faults: mockhttp.Faults{SSE: providertest.Fixture(t, "openai_text_cached.sse")}})
 	_, final := run(t, context.Background(), p, hiRequest(t, "gpt-4.1"))
 	c := final.Usage.Cost
 	want := core.Cost{Input: 176 * 2 / 1e6, Output: 2 * 8 / 1e6, CacheRead: 1024 * 0.5 / 1e6}
@@ -168,7 +168,7 @@ func TestMockScripted(t *testing.T) {
 		`toolcall_end 3 call_2 ls {}`,
 		"done toolUse",
 	}
-	diffLines(t, got, want)
+	providertest.DiffLines(t, got, want)
 	if final.Usage.Input != 50 || final.Usage.CacheRead != 50 || final.Usage.Output != 20 {
 		t.Errorf("usage = %+v, want input 50, cacheRead 50, output 20", final.Usage)
 	}

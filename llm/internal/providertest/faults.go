@@ -1,6 +1,7 @@
 package providertest
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -19,6 +20,23 @@ type Fault[R any] struct {
 	Status  int
 	Retry   time.Duration
 	Content string
+}
+
+// Refused is the row of a fault table for an HTTP error answer resp: the provider fails
+// before any content, so the stream is the start of a failed response (as d renders it)
+// and the error, classified as kind with the answer's status, whose message is msg. The
+// rows of every provider's table that answer with an error status are of this form.
+func Refused[R any](d Describer, name string, resp R, kind core.ErrorKind, status int, msg string) Fault[R] {
+	return Fault[R]{
+		Name: name, Resp: resp, Kind: kind, Status: status,
+		Want: []string{d.Start(core.StopReasonError), fmt.Sprintf("error error %s: %s", kind, msg)},
+	}
+}
+
+// WithRetry is f with the retry delay the final message's failure must carry.
+func (f Fault[R]) WithRetry(after time.Duration) Fault[R] {
+	f.Retry = after
+	return f
 }
 
 // RunFaults runs each fault as a subtest: run streams one request against a mock playing
@@ -57,18 +75,10 @@ func RunFaults[R any](t *testing.T, faults []Fault[R], run func(t *testing.T, re
 // chunk it could not read); d renders the start event.
 func HTTPFaults[R any](d Describer, resp func(mockhttp.Faults) R, notStream string) []Fault[R] {
 	return []Fault[R]{
-		{
-			Name: "500 without a body",
-			Resp: resp(mockhttp.Faults{Status: 500}),
-			Want: []string{d.Start(core.StopReasonError), "error error retryable: 500 status code (no body)"},
-			Kind: core.ErrorRetryable, Status: 500,
-		},
-		{
-			Name: "502 with an HTML body",
-			Resp: resp(mockhttp.Faults{Status: 502, Body: "<html>\n<body>Bad gateway</body>\n</html>", ContentType: "text/html"}),
-			Want: []string{d.Start(core.StopReasonError), "error error retryable: 502 Bad Gateway: <html> <body>Bad gateway</body> </html>"},
-			Kind: core.ErrorRetryable, Status: 502,
-		},
+		Refused(d, "500 without a body", resp(mockhttp.Faults{Status: 500}),
+			core.ErrorRetryable, 500, "500 status code (no body)"),
+		Refused(d, "502 with an HTML body", resp(mockhttp.Faults{Status: 502, Body: "<html>\n<body>Bad gateway</body>\n</html>", ContentType: "text/html"}),
+			core.ErrorRetryable, 502, "502 Bad Gateway: <html> <body>Bad gateway</body> </html>"),
 		{
 			Name: "200 with a body that is not an event stream",
 			Resp: resp(mockhttp.Faults{Body: "<html>maintenance</html>", ContentType: "text/html"}),

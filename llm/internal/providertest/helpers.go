@@ -1,6 +1,7 @@
 package providertest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -71,6 +72,13 @@ func DescribeEventSig(ev core.AssistantEvent) string { return Describer{Signatur
 // content.
 func (d Describer) Start(reason core.StopReason) string {
 	return d.Event(core.AssistantEvent{Type: core.EventStart, Partial: &core.AssistantMessage{StopReason: reason}})
+}
+
+// Run streams req through p and returns each event as d renders it, and the final message
+// (see [Run]).
+func (d Describer) Run(t *testing.T, ctx context.Context, p core.Provider, req *core.Request) ([]string, *core.AssistantMessage) {
+	t.Helper()
+	return Run(t, ctx, p, req, d.Event)
 }
 
 // Event renders ev.

@@ -10,7 +10,7 @@ import (
 	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 )
 
-// IdleScenario names what the mock behind an [Idle] suite's provider plays.
+// IdleScenario names what the mock behind the [Mock.Idle] suite's provider plays.
 type IdleScenario int
 
 const (
@@ -25,27 +25,15 @@ const (
 	Steady
 )
 
-// Idle is a provider's side of the idle-timeout test: its [Mock], and what its mock plays
-// in the KeepAlive scenario.
-type Idle[R any] struct {
-	Mock Mock[R]
-	// KeepAlive is the response of the KeepAlive scenario (see [Beats]).
-	KeepAlive R
-	// KeepAliveName names the KeepAlive subtest; CheckKeepAlive checks its events (when
-	// nil: the text "done" and a clean end).
-	KeepAliveName  string
-	CheckKeepAlive func(t *testing.T, got []string)
-}
-
-// Run runs the suite in fake time: a silent backend fails the stream after the idle
-// timeout with a retryable error naming the duration; keep-alives and a slow consumer do
-// not.
-func (s Idle[R]) Run(t *testing.T) {
-	req := func() *core.Request { return HiRequest(s.Mock.Model) }
-	d := s.Mock.Describe
+// Idle runs the idle-timeout suite in fake time: a silent backend fails the stream after
+// the idle timeout with a retryable error naming the duration; keep-alives (m.KeepAlive)
+// and a slow consumer do not.
+func (m Mock[R]) Idle(t *testing.T) {
+	req := func() *core.Request { return HiRequest(m.Model) }
+	d := m.Describe
 	t.Run("silence mid-stream", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			p := s.Mock.PipeProvider(t, 120*time.Second, s.Response(StallMidStream))
+			p := m.PipeProvider(t, 120*time.Second, m.IdleResponse(StallMidStream))
 			start := time.Now()
 			got, final := Run(t, context.Background(), p, req(), d.Event)
 			DiffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "ab"`, "error error retryable: No data from provider for 120s"})
@@ -59,25 +47,25 @@ func (s Idle[R]) Run(t *testing.T) {
 	})
 	t.Run("silence before headers", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			p := s.Mock.PipeProvider(t, 90*time.Second, s.Response(StallBeforeHeaders))
+			p := m.PipeProvider(t, 90*time.Second, m.IdleResponse(StallBeforeHeaders))
 			got, _ := Run(t, context.Background(), p, req(), d.Event)
 			DiffLines(t, got, []string{d.Start(core.StopReasonError), "error error retryable: No data from provider for 90s"})
 		})
 	})
-	t.Run(s.KeepAliveName, func(t *testing.T) {
+	t.Run(m.KeepAliveName, func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			p := s.Mock.PipeProvider(t, 120*time.Second, s.Response(KeepAlive))
+			p := m.PipeProvider(t, 120*time.Second, m.IdleResponse(KeepAlive))
 			got, _ := Run(t, context.Background(), p, req(), d.Event)
-			if s.CheckKeepAlive == nil {
+			if m.CheckKeepAlive == nil {
 				DiffLines(t, got, []string{"start", "text_start 0", `text_delta 0 "done"`, `text_end 0 "done"`, "done stop"})
 				return
 			}
-			s.CheckKeepAlive(t, got)
+			m.CheckKeepAlive(t, got)
 		})
 	})
 	t.Run("a slow consumer pauses the timer", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			p := s.Mock.PipeProvider(t, 120*time.Second, s.Response(Steady))
+			p := m.PipeProvider(t, 120*time.Second, m.IdleResponse(Steady))
 			var got []string
 			for ev := range p.Stream(context.Background(), req()) {
 				got = append(got, d.Event(ev))
@@ -90,17 +78,16 @@ func (s Idle[R]) Run(t *testing.T) {
 	})
 }
 
-// Response is what the mock plays in scenario sc: [Mock.Text] with the scenario's faults
-// (StallMidStream stalls after the dialect's first text delta), or KeepAlive.
-func (s Idle[R]) Response(sc IdleScenario) R {
-	m := s.Mock
+// IdleResponse is what the mock plays in scenario sc: [Mock.Text] with the scenario's
+// faults (StallMidStream stalls after the dialect's first text delta), or m.KeepAlive.
+func (m Mock[R]) IdleResponse(sc IdleScenario) R {
 	switch sc {
 	case StallMidStream:
 		return m.Text("abcd", mockhttp.Faults{StallAfter: m.Preamble + 1})
 	case StallBeforeHeaders:
 		return m.Text("x", mockhttp.Faults{StallBeforeHeaders: true})
 	case KeepAlive:
-		return s.KeepAlive
+		return m.KeepAlive
 	}
 	return m.Text("abcd", mockhttp.Faults{})
 }

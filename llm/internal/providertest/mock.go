@@ -15,7 +15,7 @@ import (
 // Mock is a provider's side of the tests every provider runs against its mock dialect of
 // responses R: how to build the provider, the mock's server and its text response, and
 // where the provider's event lists differ. [Mock.Run] runs the shared cases; [Mock.Faults]
-// a fault table with the shared HTTP rows; [Idle] the idle-timeout suite.
+// a fault table with the shared HTTP rows; [Mock.Idle] the idle-timeout suite.
 type Mock[R any] struct {
 	Model    core.Model
 	Describe Describer
@@ -29,6 +29,12 @@ type Mock[R any] struct {
 	Preamble int
 	// NoKeys are the requests the shared no-key case sends without a key (see [NoKey]).
 	NoKeys []NoKey[R]
+	// KeepAlive is the response of the idle suite's KeepAlive scenario (see [Beats]), the
+	// dialect's way of staying alive while silent; KeepAliveName names its subtest, and
+	// CheckKeepAlive checks its events (when nil: the text "done" and a clean end).
+	KeepAlive      R
+	KeepAliveName  string
+	CheckKeepAlive func(t *testing.T, got []string)
 }
 
 // NoKey is a request sent without an API key to a mock answering Resp, with KeySource

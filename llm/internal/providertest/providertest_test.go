@@ -47,14 +47,15 @@ func TestDescriberOptions(t *testing.T) {
 // TestIdleMock: each scenario gets its response (the stall after the dialect's preamble and
 // first delta), and Beats waits ten times before "done".
 func TestIdleMock(t *testing.T) {
-	m := Idle[string]{Mock: Mock[string]{
+	m := Mock[string]{
 		Text: func(text string, f mockhttp.Faults) string {
 			return fmt.Sprintf("%s stall=%d before=%v", text, f.StallAfter, f.StallBeforeHeaders)
 		},
-		Preamble: 2,
-	}, KeepAlive: "beats"}
+		Preamble:  2,
+		KeepAlive: "beats",
+	}
 	for s, want := range map[IdleScenario]string{StallMidStream: "abcd stall=3 before=false", StallBeforeHeaders: "x stall=0 before=true", KeepAlive: "beats", Steady: "abcd stall=0 before=false"} {
-		if got := m.Response(s); got != want {
+		if got := m.IdleResponse(s); got != want {
 			t.Errorf("scenario %d: %s, want %s", s, got, want)
 		}
 	}

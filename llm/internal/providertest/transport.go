@@ -2,13 +2,23 @@ package providertest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"flag"
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm"
 )
+
+// Update is the -update flag of the providers' request tests: rewrite the golden files
+// instead of comparing with them.
+var Update = flag.Bool("update", false, "rewrite golden files")
 
 // CaptureTransport records the request a provider sends and answers with SSE, a minimal
 // stream in the provider's dialect.
@@ -26,6 +36,35 @@ func (c *CaptureTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	c.Header = req.Header.Clone()
 	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
 		Body: io.NopCloser(strings.NewReader(c.SSE)), Request: req}, nil
+}
+
+// Capture streams req through the provider newP builds for e, with a [CaptureTransport]
+// answering sse as e's HTTP client and no idle timer, and returns the transport holding the
+// request sent. A stream that does not end with stop fails the test: the request tests
+// look at the request only once the provider took the answer.
+func Capture[P core.Provider](t *testing.T, sse string, newP func(llm.Endpoint) (P, error), e llm.Endpoint, req *core.Request) *CaptureTransport {
+	t.Helper()
+	ct := &CaptureTransport{SSE: sse}
+	e.HTTPClient, e.IdleTimeout = &http.Client{Transport: ct}, -1
+	p, err := newP(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, final := Run(t, context.Background(), p, req, DescribeEvent); final.StopReason != core.StopReasonStop {
+		t.Fatalf("stream failed: %s", final.ErrorMessage)
+	}
+	return ct
+}
+
+// CheckHeaders reports each header of want that the recorded request did not send with
+// its value (a model's headers, say).
+func (c *CaptureTransport) CheckHeaders(t *testing.T, want map[string]string) {
+	t.Helper()
+	for k, v := range want {
+		if got := c.Header.Get(k); got != v {
+			t.Errorf("header %s = %q, want the model's %q", k, got, v)
+		}
+	}
 }
 
 // BodyTransport answers every request with the same in-memory SSE body.
@@ -46,6 +85,13 @@ func IndentJSON(t *testing.T, body []byte) []byte {
 		t.Fatalf("body is not JSON: %v\n%s", err, body)
 	}
 	return pretty.Bytes()
+}
+
+// GoldenRequest compares got, a request body as the test formats it, with the golden file
+// testdata/request_<name>.golden.json (see [Golden], [Update]).
+func GoldenRequest(t *testing.T, name string, got []byte) {
+	t.Helper()
+	Golden(t, filepath.Join("testdata", "request_"+name+".golden.json"), got, *Update)
 }
 
 // Golden compares got with the file at path, first rewriting the file when update is set
