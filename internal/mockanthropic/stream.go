@@ -41,7 +41,7 @@ func (p *player) play() {
 	p.Header().Set("Request-Id", "req_mock_"+strconv.Itoa(p.N))
 	requested, _ := p.Rec.Decoded["model"].(string)
 	p.id, p.model = mockhttp.Or(resp.ID, "msg_mock_"+strconv.Itoa(p.N)), mockhttp.Or(resp.Model, requested)
-	if !p.Start(errorWriter(resp.Error)) {
+	if !p.Start(mockhttp.ErrorWriter(resp.Error, writeError)) {
 		return
 	}
 	u := resp.Usage

@@ -28,7 +28,7 @@ func play(pl *mockhttp.Play[Response]) {
 func (p *player) play() {
 	resp := &p.Resp
 	p.id, p.model = mockhttp.Or(resp.ID, "mock-response-"+strconv.Itoa(p.N)), mockhttp.Or(resp.Model, ModelOf(p.Rec))
-	if !p.Start(errorWriter(resp.Error)) {
+	if !p.Start(mockhttp.ErrorWriter(resp.Error, writeError)) {
 		return
 	}
 	if resp.Usage != nil {

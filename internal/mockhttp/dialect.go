@@ -1,6 +1,7 @@
 package mockhttp
 
 import (
+	"io"
 	"net/http"
 	"strings"
 )
@@ -14,8 +15,6 @@ type Dialect[R any] struct {
 	URLSuffix string
 	// Routes are tried in order; a request none matches gets NotFound.
 	Routes []Route[R]
-	// Faults returns a response's shared part.
-	Faults func(*R) *Faults
 	// NotFound answers a request no route matches; Exhausted answers a matched request
 	// when no scripted response is left.
 	NotFound  func(w http.ResponseWriter, r *http.Request)
@@ -53,12 +52,14 @@ func Post(suffix string) func(*http.Request) bool {
 type Server[R any] struct {
 	Recorder[R]
 	d *Dialect[R]
+	// faults returns a response's shared part.
+	faults func(*R) *Faults
 }
 
 // NewServer returns a server for script (none for a nil script) in dialect d that is not
 // listening: serve it with ServeHTTP, or call [Server.Start].
-func NewServer[R any](d *Dialect[R], script *Script[R]) *Server[R] {
-	s := &Server[R]{d: d}
+func NewServer[R any, P Faulted[R]](d *Dialect[R], script *Script[R]) *Server[R] {
+	s := &Server[R]{d: d, faults: func(r *R) *Faults { return P(r).shared() }}
 	s.InitScript(script)
 	return s
 }
@@ -92,8 +93,26 @@ func (s *Server[R]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.d.Exhausted(w)
 			return
 		}
-		rt.Play(&Play[R]{Stream: t.Stream(w, r, s.d.Faults(&t.Resp)), Turn: t})
+		rt.Play(&Play[R]{Stream: t.Stream(w, r, s.faults(&t.Resp)), Turn: t})
 		return
 	}
 	s.d.NotFound(w, r)
+}
+
+// ErrorWriter is the writeError [Stream.Start] takes for a response scripted with the error
+// e: nil, so the response streams, when e is nil; else one that answers with write, the
+// dialect's error envelope.
+func ErrorWriter[E any](e *E, write func(w http.ResponseWriter, status int, e *E)) func(http.ResponseWriter, int) {
+	if e == nil {
+		return nil
+	}
+	return func(w http.ResponseWriter, status int) { write(w, status, e) }
+}
+
+// WriteBody answers with status and body, of contentType: a dialect's error envelope or a
+// scripted plain body.
+func WriteBody(w http.ResponseWriter, status int, contentType, body string) {
+	w.Header().Set("Content-Type", contentType)
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, body)
 }

@@ -25,8 +25,7 @@ func TestLoadScript(t *testing.T) {
 	}
 	write("cap.sse", "data: 1\n\n")
 	write("s.json", `{"responses": [{"text": "hi"}, {"sseFile": "cap.sse"}]}`)
-	sse := func(r *testResponse) *Faults { return &r.Faults }
-	s, err := LoadScript(path, sse)
+	s, err := LoadScript[testResponse](path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +33,7 @@ func TestLoadScript(t *testing.T) {
 		t.Fatalf("responses = %+v", s.Responses)
 	}
 	write("s.json", "{\"responses\": [\n {\"txt\": \"hi\"}]}")
-	if _, err := LoadScript(path, sse); err == nil || !strings.Contains(err.Error(), path+": line 2") {
+	if _, err := LoadScript[testResponse](path); err == nil || !strings.Contains(err.Error(), path+": line 2") {
 		t.Fatalf("err = %v, want the file and line 2 named", err)
 	}
 	if _, err := ParseScript[testResponse]([]byte(`{"responses": [{"sseFile": "x"}]}`)); err != nil {

@@ -62,9 +62,7 @@ func (st *Stream) Open(writeError func(w http.ResponseWriter, status int)) bool 
 		status = http.StatusOK
 	}
 	if h.Body != "" || status >= 400 {
-		st.w.Header().Set("Content-Type", Or(h.ContentType, "text/plain; charset=utf-8"))
-		st.w.WriteHeader(status)
-		_, _ = st.w.Write([]byte(h.Body))
+		WriteBody(st.w, status, Or(h.ContentType, "text/plain; charset=utf-8"), h.Body)
 		return false
 	}
 	st.rc = http.NewResponseController(st.w)

@@ -43,7 +43,7 @@ func playResponses(pl *mockhttp.Play[Response]) {
 func (p *responsesPlayer) play() {
 	resp := &p.Resp
 	p.id, p.model = identity(resp, p.Rec, "resp_mock_"+strconv.Itoa(p.N))
-	if !p.Start(errorWriter(resp.Error)) {
+	if !p.Start(mockhttp.ErrorWriter(resp.Error, writeError)) {
 		return
 	}
 	if !p.event("response.created", `"response":`+p.response("in_progress", "")) {

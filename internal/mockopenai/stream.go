@@ -41,7 +41,7 @@ func (p *player) play() {
 	if so, ok := p.Rec.Decoded["stream_options"].(map[string]any); ok {
 		p.includeUsage, _ = so["include_usage"].(bool)
 	}
-	if !p.Start(errorWriter(resp.Error)) {
+	if !p.Start(mockhttp.ErrorWriter(resp.Error, writeError)) {
 		return
 	}
 	if !p.chunk(`{"role":"assistant","content":""}`, "null") {
