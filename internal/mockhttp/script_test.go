@@ -67,3 +67,23 @@ func TestSteps(t *testing.T) {
 		t.Fatalf("steps = %q, want %q", got, want)
 	}
 }
+
+// TestPlaySteps plays the scripted events when there are any (an empty list counts), else
+// the generated ones, and stops at the first step that ends the stream.
+func TestPlaySteps(t *testing.T) {
+	gen := func() []string { return []string{"g1", "g2"} }
+	var played []string
+	step := func(s string) bool { played = append(played, s); return s != "stop" }
+	if !PlaySteps(nil, gen, step) || !PlaySteps([]string{}, gen, step) || PlaySteps([]string{"a", "stop", "b"}, gen, step) {
+		t.Fatal("PlaySteps reported the wrong outcome")
+	}
+	if got := strings.Join(played, "|"); got != "g1|g2|a|stop" {
+		t.Fatalf("played %q", got)
+	}
+	if Reason("x", "stop", "tools", true) != "x" || Reason("", "stop", "tools", true) != "tools" || Reason("", "stop", "tools", false) != "stop" {
+		t.Fatal("Reason")
+	}
+	if Tokens(0) != 1 || Tokens(8) != 3 {
+		t.Fatal("Tokens")
+	}
+}
