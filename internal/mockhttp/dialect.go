@@ -73,6 +73,19 @@ func (s *Server[R]) Start() *Server[R] {
 // URL is the base URL clients use: the server root plus the dialect's suffix.
 func (s *Server[R]) URL() string { return s.Root() + s.d.URLSuffix }
 
+// Post sends body, as JSON, to the server root plus path (the full path a provider's client
+// requests) and returns the response with its body read and closed: what a test of a
+// dialect's wire checks.
+func (s *Server[R]) Post(path, body string) (*http.Response, string, error) {
+	resp, err := s.Client().Post(s.Root()+path, "application/json", strings.NewReader(body))
+	if err != nil {
+		return nil, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp, string(b), err
+}
+
 // URLSuffix is the path the dialect's base URL adds to the server root.
 func (s *Server[R]) URLSuffix() string { return s.d.URLSuffix }
 

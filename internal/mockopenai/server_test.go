@@ -3,7 +3,6 @@ package mockopenai
 import (
 	"bufio"
 	"context"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -21,13 +20,10 @@ func TestWireFormat(t *testing.T) {
 	s := New(&Script{Responses: []Response{{ID: "c1", Model: "m", Text: "Hi", ToolCalls: []ToolCall{{ID: "call_1", Name: "ls", Arguments: "{}"}},
 		Usage: &Usage{PromptTokens: 10, CompletionTokens: 3, CachedTokens: 4}}}})
 	defer s.Close()
-	resp, err := s.Client().Post(s.URL()+"/chat/completions", "application/json",
-		strings.NewReader(`{"model":"x","stream":true,"stream_options":{"include_usage":true}}`))
+	resp, body, err := s.Post("/v1/chat/completions", `{"model":"x","stream":true,"stream_options":{"include_usage":true}}`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
 	const pre = `data: {"id":"c1","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":`
 	const post = `,"logprobs":null,"finish_reason":%s}],"usage":null}` + "\n\n"
 	want := strings.Join([]string{
@@ -39,7 +35,7 @@ func TestWireFormat(t *testing.T) {
 		`data: {"id":"c1","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":3,"total_tokens":13,"prompt_tokens_details":{"cached_tokens":4,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}}` + "\n\n",
 		"data: [DONE]\n\n",
 	}, "")
-	if got := string(body); got != want {
+	if got := body; got != want {
 		t.Errorf("body:\n%s\nwant:\n%s", got, want)
 	}
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream; charset=utf-8" {
@@ -54,13 +50,11 @@ func TestWireFormat(t *testing.T) {
 func TestExhaustedScript(t *testing.T) {
 	s := New(nil)
 	defer s.Close()
-	resp, err := s.Client().Post(s.URL()+"/chat/completions", "application/json", strings.NewReader(`{}`))
+	resp, body, err := s.Post("/v1/chat/completions", `{}`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusInternalServerError || !strings.Contains(string(body), `"message":"mockopenai: no scripted response left"`) {
+	if resp.StatusCode != http.StatusInternalServerError || !strings.Contains(body, `"message":"mockopenai: no scripted response left"`) {
 		t.Errorf("got %d %s, want 500 with an OpenAI error body", resp.StatusCode, body)
 	}
 }
