@@ -174,25 +174,23 @@ func IsData(ev string) bool {
 }
 
 // Stall waits until the client goes away (false) or the test releases stalls (true).
-func (st *Stream) Stall() bool {
-	select {
-	case <-st.r.Context().Done():
-		st.rec.markGone()
-		return false
-	case <-st.release:
-		return true
-	}
-}
+func (st *Stream) Stall() bool { return await(st, st.release) }
 
 // Sleep pauses, noticing a client that goes away meanwhile.
 func (st *Stream) Sleep(d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
+	return await(st, t.C)
+}
+
+// await waits for c (true) or for the client to go away (false: the request is marked
+// gone), whichever comes first.
+func await[T any](st *Stream, c <-chan T) bool {
 	select {
 	case <-st.r.Context().Done():
 		st.rec.markGone()
 		return false
-	case <-t.C:
+	case <-c:
 		return true
 	}
 }
