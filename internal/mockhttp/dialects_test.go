@@ -12,22 +12,16 @@ import (
 // TestDialectScriptsRejectUnknownFields: each dialect's ParseScript names the line of an
 // unknown field, so a typo does not silently change a test.
 func TestDialectScriptsRejectUnknownFields(t *testing.T) {
-	for _, tc := range []struct {
-		dialect    string
-		parse      func([]byte) error
-		src, field string
-	}{
-		{"openai", errOf(mockopenai.ParseScript), "{\"responses\": [\n  {\"txet\": \"typo\"}\n]}", "txet"},
-		{"anthropic", errOf(mockanthropic.ParseScript), "{\"responses\": [\n  {\"txet\": \"typo\"}\n]}", "txet"},
-		{"google", errOf(mockgoogle.ParseScript), "{\"responses\": [\n {\"txt\": \"hi\"}]}", "txt"},
-	} {
-		if err := tc.parse([]byte(tc.src)); err == nil || !strings.HasPrefix(err.Error(), "line 2: ") || !strings.Contains(err.Error(), tc.field) {
-			t.Errorf("%s: got %v, want an error on line 2 naming the unknown field", tc.dialect, err)
-		}
-	}
+	const typo = "{\"responses\": [\n  {\"txet\": \"typo\"}\n]}"
+	rejectsUnknownField(t, "openai", mockopenai.ParseScript, typo, "txet")
+	rejectsUnknownField(t, "anthropic", mockanthropic.ParseScript, typo, "txet")
+	rejectsUnknownField(t, "google", mockgoogle.ParseScript, "{\"responses\": [\n {\"txt\": \"hi\"}]}", "txt")
 }
 
-// errOf is parse's error alone.
-func errOf[S any](parse func([]byte) (S, error)) func([]byte) error {
-	return func(b []byte) error { _, err := parse(b); return err }
+// rejectsUnknownField checks that parse fails on src with an error on line 2 naming field.
+func rejectsUnknownField[S any](t *testing.T, dialect string, parse func([]byte) (S, error), src, field string) {
+	t.Helper()
+	if _, err := parse([]byte(src)); err == nil || !strings.HasPrefix(err.Error(), "line 2: ") || !strings.Contains(err.Error(), field) {
+		t.Errorf("%s: got %v, want an error on line 2 naming the unknown field", dialect, err)
+	}
 }
