@@ -36,15 +36,11 @@ func TestWireFormat(t *testing.T) {
 		ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":3}}`),
 		ev("message_stop", `{"type":"message_stop"}`),
 	}, "")
-	if got := body; got != want {
-		t.Errorf("body:\n%s\nwant:\n%s", got, want)
+	if body != want {
+		t.Errorf("body:\n%s\nwant:\n%s", body, want)
 	}
-	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream; charset=utf-8" {
-		t.Errorf("Content-Type = %q", ct)
-	}
-	reqs := s.Requests()
-	if len(reqs) != 1 || reqs[0].Decoded["model"] != "x" || reqs[0].IsGone() {
-		t.Errorf("recorded %+v, want one request for model x, client not gone", reqs)
+	if err := s.CheckStream(resp, "x"); err != nil {
+		t.Error(err)
 	}
 }
 

@@ -1,6 +1,8 @@
 package mockhttp
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -77,13 +79,31 @@ func (s *Server[R]) URL() string { return s.Root() + s.d.URLSuffix }
 // requests) and returns the response with its body read and closed: what a test of a
 // dialect's wire checks.
 func (s *Server[R]) Post(path, body string) (*http.Response, string, error) {
-	resp, err := s.Client().Post(s.Root()+path, "application/json", strings.NewReader(body))
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, s.Root()+path, strings.NewReader(body))
+	if err != nil {
+		return nil, "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := s.Client().Do(req)
 	if err != nil {
 		return nil, "", err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	return resp, string(b), err
+}
+
+// CheckStream is what a dialect's wire test checks of its one streamed answer besides the
+// bytes: the event-stream Content-Type, and one request recorded, naming model, whose client
+// stayed to the end. It returns the first thing wrong, or nil.
+func (s *Server[R]) CheckStream(resp *http.Response, model string) error {
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream; charset=utf-8" {
+		return fmt.Errorf("Content-Type = %q, want text/event-stream; charset=utf-8", ct)
+	}
+	if reqs := s.Requests(); len(reqs) != 1 || reqs[0].Decoded["model"] != model || reqs[0].IsGone() {
+		return fmt.Errorf("recorded %+v, want one request for model %s, client not gone", reqs, model)
+	}
+	return nil
 }
 
 // URLSuffix is the path the dialect's base URL adds to the server root.

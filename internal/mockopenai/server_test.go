@@ -28,15 +28,11 @@ func TestWireFormat(t *testing.T) {
 		`data: {"id":"c1","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":3,"total_tokens":13,"prompt_tokens_details":{"cached_tokens":4,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}}` + "\n\n",
 		"data: [DONE]\n\n",
 	}, "")
-	if got := body; got != want {
-		t.Errorf("body:\n%s\nwant:\n%s", got, want)
+	if body != want {
+		t.Errorf("body:\n%s\nwant:\n%s", body, want)
 	}
-	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream; charset=utf-8" {
-		t.Errorf("Content-Type = %q, want text/event-stream; charset=utf-8", ct)
-	}
-	reqs := s.Requests()
-	if len(reqs) != 1 || reqs[0].Decoded["model"] != "x" || reqs[0].IsGone() {
-		t.Errorf("recorded %+v, want one request for model x, client not gone", reqs)
+	if err := s.CheckStream(resp, "x"); err != nil {
+		t.Error(err)
 	}
 }
 
