@@ -26,7 +26,6 @@ type Request = mockhttp.Request
 // dialect answers POST .../v1/messages with the next scripted response, anything else with
 // a 404 in Anthropic's error body.
 var dialect = mockhttp.Dialect[Response]{
-	Faults: faultsOf,
 	Routes: []mockhttp.Route[Response]{{Match: mockhttp.Post("/v1/messages"), Play: play}},
 	NotFound: func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, &ErrorBody{Type: "not_found_error", Message: "Not found: " + r.Method + " " + r.URL.Path})
@@ -44,20 +43,10 @@ func New(script *Script) *Server { return &Server{mockhttp.NewServer(&dialect, s
 
 // writeError writes Anthropic's error envelope.
 func writeError(w http.ResponseWriter, status int, e *ErrorBody) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write([]byte(errorJSON(e)))
+	mockhttp.WriteBody(w, status, "application/json", errorJSON(e))
 }
 
 func errorJSON(e *ErrorBody) string {
 	b, _ := json.Marshal(e)
 	return `{"type":"error","error":` + string(b) + `,"request_id":"req_mock"}`
-}
-
-// errorWriter writes the scripted error, if any, as Anthropic's envelope.
-func errorWriter(e *ErrorBody) func(http.ResponseWriter, int) {
-	if e == nil {
-		return nil
-	}
-	return func(w http.ResponseWriter, status int) { writeError(w, status, e) }
 }

@@ -1,7 +1,6 @@
 package mockanthropic
 
 import (
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -9,25 +8,16 @@ import (
 	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 )
 
-func TestParseScriptErrors(t *testing.T) {
-	_, err := ParseScript([]byte("{\"responses\": [\n  {\"txet\": \"typo\"}\n]}"))
-	if err == nil || !strings.HasPrefix(err.Error(), "line 2: ") || !strings.Contains(err.Error(), "txet") {
-		t.Errorf("got %v, want an error on line 2 naming the unknown field", err)
-	}
-}
-
 // TestWireFormat checks the exact bytes of a scripted stream.
 func TestWireFormat(t *testing.T) {
 	s := New(&Script{Responses: []Response{{ID: "msg_1", Model: "m", Reasoning: "Hm", Signature: "c2ln", Text: "Hi",
 		ToolCalls: []ToolCall{{ID: "toolu_1", Name: "ls", Arguments: "{}"}},
 		Usage:     &Usage{InputTokens: 10, OutputTokens: 3, CacheReadInputTokens: 4, CacheCreationInputTokens: 5}}}})
 	defer s.Close()
-	resp, err := s.Client().Post(s.URL()+"/v1/messages", "application/json", strings.NewReader(`{"model":"x","stream":true}`))
+	resp, body, err := s.Post("/v1/messages", `{"model":"x","stream":true}`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
 	ev := func(typ, data string) string { return "event: " + typ + "\ndata: " + data + "\n\n" }
 	want := strings.Join([]string{
 		ev("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":10,"cache_creation_input_tokens":5,"cache_read_input_tokens":4,"output_tokens":1}}}`),
@@ -46,15 +36,11 @@ func TestWireFormat(t *testing.T) {
 		ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":3}}`),
 		ev("message_stop", `{"type":"message_stop"}`),
 	}, "")
-	if got := string(body); got != want {
-		t.Errorf("body:\n%s\nwant:\n%s", got, want)
+	if body != want {
+		t.Errorf("body:\n%s\nwant:\n%s", body, want)
 	}
-	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream; charset=utf-8" {
-		t.Errorf("Content-Type = %q", ct)
-	}
-	reqs := s.Requests()
-	if len(reqs) != 1 || reqs[0].Decoded["model"] != "x" || reqs[0].IsGone() {
-		t.Errorf("recorded %+v, want one request for model x, client not gone", reqs)
+	if err := s.CheckStream(resp, "x"); err != nil {
+		t.Error(err)
 	}
 }
 
@@ -64,22 +50,20 @@ func TestRedactedAndErrorEvents(t *testing.T) {
 		{RedactedThinking: "b3BhcXVl"}, {Text: "a"}, {Error: &ErrorBody{Type: "overloaded_error", Message: "Overloaded"}},
 	}, Faults: mockhttp.Faults{NoDone: true}}}})
 	defer s.Close()
-	resp, err := s.Client().Post(s.URL()+"/v1/messages", "application/json", strings.NewReader(`{}`))
+	_, body, err := s.Post("/v1/messages", `{}`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
 	for _, want := range []string{
 		"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"redacted_thinking\",\"data\":\"b3BhcXVl\"}}\n\nevent: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
 		"\"index\":1,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}",
 		"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"},\"request_id\":\"req_mock\"}\n\n",
 	} {
-		if !strings.Contains(string(body), want) {
+		if !strings.Contains(body, want) {
 			t.Errorf("body lacks %q:\n%s", want, body)
 		}
 	}
-	if strings.Contains(string(body), "message_stop") {
+	if strings.Contains(body, "message_stop") {
 		t.Errorf("noDone: body has message_stop:\n%s", body)
 	}
 }
@@ -94,13 +78,11 @@ func TestErrorsAndExhaustedScript(t *testing.T) {
 		{529, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_mock"}`},
 		{500, `{"type":"error","error":{"type":"api_error","message":"mockanthropic: no scripted response left"},"request_id":"req_mock"}`},
 	} {
-		resp, err := s.Client().Post(s.URL()+"/v1/messages", "application/json", strings.NewReader(`{}`))
+		resp, body, err := s.Post("/v1/messages", `{}`)
 		if err != nil {
 			t.Fatal(err)
 		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != want.status || string(body) != want.body {
+		if resp.StatusCode != want.status || body != want.body {
 			t.Errorf("got %d %s, want %d %s", resp.StatusCode, body, want.status, want.body)
 		}
 	}

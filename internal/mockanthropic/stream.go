@@ -39,14 +39,13 @@ func play(pl *mockhttp.Play[Response]) {
 func (p *player) play() {
 	resp := &p.Resp
 	p.Header().Set("Request-Id", "req_mock_"+strconv.Itoa(p.N))
-	requested, _ := p.Rec.Decoded["model"].(string)
-	p.id, p.model = mockhttp.Or(resp.ID, "msg_mock_"+strconv.Itoa(p.N)), mockhttp.Or(resp.Model, requested)
-	if !p.Start(errorWriter(resp.Error)) {
+	p.id, p.model = mockhttp.Or(resp.ID, "msg_mock_"+strconv.Itoa(p.N)), mockhttp.Or(resp.Model, mockhttp.RequestedModel(p.Rec))
+	if !p.Start(mockhttp.ErrorWriter(resp.Error, writeError)) {
 		return
 	}
 	u := resp.Usage
 	if u == nil {
-		u = &Usage{InputTokens: len(p.Rec.Body)/4 + 1}
+		u = &Usage{InputTokens: mockhttp.Tokens(len(p.Rec.Body))}
 	}
 	if !p.send("message_start", `{"type":"message_start","message":{"id":`+jsonString(p.id)+`,"type":"message","role":"assistant","model":`+jsonString(p.model)+
 		`,"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":`+strconv.Itoa(u.InputTokens)+
@@ -57,28 +56,13 @@ func (p *player) play() {
 	if !p.send("ping", `{"type": "ping"}`) {
 		return
 	}
-	events := resp.Events
-	if events == nil {
-		events = generate(resp, p.N)
-	}
-	for _, ev := range events {
-		if !p.event(ev) {
-			return
-		}
-	}
-	if !p.closeBlock() {
+	if !mockhttp.PlaySteps(resp.Events, func() []Event { return generate(resp, p.N) }, p.event) || !p.closeBlock() {
 		return
 	}
-	sr := resp.StopReason
-	if sr == "" {
-		sr = "end_turn"
-		if len(resp.ToolCalls) > 0 || slices.ContainsFunc(resp.Events, isToolCall) {
-			sr = "tool_use"
-		}
-	}
+	sr := mockhttp.Reason(resp.StopReason, "end_turn", "tool_use", len(resp.ToolCalls) > 0 || slices.ContainsFunc(resp.Events, isToolCall))
 	out := u.OutputTokens
 	if resp.Usage == nil {
-		out = p.outChars/4 + 1
+		out = mockhttp.Tokens(p.outChars)
 	}
 	if !p.send("message_delta", `{"type":"message_delta","delta":{"stop_reason":`+jsonString(sr)+`,"stop_sequence":null},"usage":{"output_tokens":`+strconv.Itoa(out)+`}}`) {
 		return

@@ -96,9 +96,7 @@ func AuthError() Response {
 // LoadScript reads a script file. sseFile paths are resolved relative to the script's
 // directory. Unknown fields are an error naming the file and line, so a typo does not
 // silently change a test.
-func LoadScript(path string) (*Script, error) { return mockhttp.LoadScript(path, faultsOf) }
-
-func faultsOf(r *Response) *mockhttp.Faults { return &r.Faults }
+func LoadScript(path string) (*Script, error) { return mockhttp.LoadScript[Response](path) }
 
 // ParseScript decodes a script, rejecting unknown fields with the line they are on.
 func ParseScript(data []byte) (*Script, error) { return mockhttp.ParseScript[Response](data) }

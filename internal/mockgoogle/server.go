@@ -33,7 +33,6 @@ type Request = mockhttp.Request
 // stream), anything else a 404, both with Google's error body.
 var dialect = mockhttp.Dialect[Response]{
 	URLSuffix: "/v1beta",
-	Faults:    faultsOf,
 	Routes: []mockhttp.Route[Response]{
 		{Match: func(r *http.Request) bool { return isStream(r) && r.URL.Query().Get("alt") != "sse" }, Answer: notSSE},
 		{Match: isStream, Play: play},
@@ -69,9 +68,7 @@ func notSSE(w http.ResponseWriter, _ *http.Request) {
 
 // writeError writes Google's error envelope.
 func writeError(w http.ResponseWriter, status int, e *ErrorBody) {
-	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-	w.WriteHeader(status)
-	_, _ = w.Write([]byte(errorJSON(e)))
+	mockhttp.WriteBody(w, status, "application/json; charset=UTF-8", errorJSON(e))
 }
 
 // errorJSON is {"error":{"code":...,"message":...,"status":...,"details":[...]}}.
@@ -89,12 +86,4 @@ func errorJSON(e *ErrorBody) string {
 	}
 	b, _ := json.Marshal(map[string]any{"error": obj})
 	return string(b)
-}
-
-// errorWriter writes the scripted error, if any, as Google's envelope.
-func errorWriter(e *ErrorBody) func(http.ResponseWriter, int) {
-	if e == nil {
-		return nil
-	}
-	return func(w http.ResponseWriter, status int) { writeError(w, status, e) }
 }

@@ -28,37 +28,27 @@ func play(pl *mockhttp.Play[Response]) {
 func (p *player) play() {
 	resp := &p.Resp
 	p.id, p.model = mockhttp.Or(resp.ID, "mock-response-"+strconv.Itoa(p.N)), mockhttp.Or(resp.Model, ModelOf(p.Rec))
-	if !p.Start(errorWriter(resp.Error)) {
+	if !p.Start(mockhttp.ErrorWriter(resp.Error, writeError)) {
 		return
 	}
 	if resp.Usage != nil {
 		p.usage = *resp.Usage
 	} else {
-		p.usage = Usage{PromptTokenCount: len(p.Rec.Body)/4 + 1}
+		p.usage = Usage{PromptTokenCount: mockhttp.Tokens(len(p.Rec.Body))}
 	}
-	events := resp.Events
-	if events == nil {
-		events = generate(resp)
-	}
-	for _, ev := range events {
-		if !p.event(ev) {
-			return
-		}
+	if !mockhttp.PlaySteps(resp.Events, func() []Event { return generate(resp) }, p.event) {
+		return
 	}
 	last := p.pending
 	if last == nil {
 		last = p.chunk(nil)
 	}
 	if resp.Usage == nil {
-		p.usage.CandidatesTokenCount = p.outChars/4 + 1
+		p.usage.CandidatesTokenCount = mockhttp.Tokens(p.outChars)
 	}
 	if !resp.NoDone {
-		fr := resp.FinishReason
-		if fr == "" {
-			fr = "STOP"
-		}
 		cand := last["candidates"].([]any)[0].(map[string]any)
-		cand["finishReason"] = fr
+		cand["finishReason"] = mockhttp.Or(resp.FinishReason, "STOP")
 		last["usageMetadata"] = p.usageJSON(true)
 	}
 	p.send(last)

@@ -45,3 +45,42 @@ func CallSteps[E any](calls []ToolCall, size int, start func(*ToolCallStart) E, 
 	}
 	return evs
 }
+
+// PlaySteps plays a response's steps with step, stopping at the first that ends the stream
+// (false), and reports whether all were played. The steps are the scripted events, or, when
+// the response scripts none, those generate derives from its shorthand fields (reasoning,
+// text, toolCalls).
+func PlaySteps[E any](events []E, generate func() []E, step func(E) bool) bool {
+	if events == nil {
+		events = generate()
+	}
+	for _, ev := range events {
+		if !step(ev) {
+			return false
+		}
+	}
+	return true
+}
+
+// Reason is a response's finish or stop reason: the scripted one, else tools when the
+// response calls a tool, else plain.
+func Reason(scripted, plain, tools string, callsTools bool) string {
+	switch {
+	case scripted != "":
+		return scripted
+	case callsTools:
+		return tools
+	}
+	return plain
+}
+
+// Tokens is the token count a mock reports for chars bytes of prompt or output when the
+// script gives no usage: one per four bytes, and at least one.
+func Tokens(chars int) int { return chars/4 + 1 }
+
+// RequestedModel is the model a request's JSON body names (Gemini's requests name it in
+// the path instead).
+func RequestedModel(rec *Request) string {
+	m, _ := rec.Decoded["model"].(string)
+	return m
+}

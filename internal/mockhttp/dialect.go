@@ -1,6 +1,9 @@
 package mockhttp
 
 import (
+	"context"
+	"fmt"
+	"io"
 	"net/http"
 	"strings"
 )
@@ -14,8 +17,6 @@ type Dialect[R any] struct {
 	URLSuffix string
 	// Routes are tried in order; a request none matches gets NotFound.
 	Routes []Route[R]
-	// Faults returns a response's shared part.
-	Faults func(*R) *Faults
 	// NotFound answers a request no route matches; Exhausted answers a matched request
 	// when no scripted response is left.
 	NotFound  func(w http.ResponseWriter, r *http.Request)
@@ -53,12 +54,14 @@ func Post(suffix string) func(*http.Request) bool {
 type Server[R any] struct {
 	Recorder[R]
 	d *Dialect[R]
+	// faults returns a response's shared part.
+	faults func(*R) *Faults
 }
 
 // NewServer returns a server for script (none for a nil script) in dialect d that is not
 // listening: serve it with ServeHTTP, or call [Server.Start].
-func NewServer[R any](d *Dialect[R], script *Script[R]) *Server[R] {
-	s := &Server[R]{d: d}
+func NewServer[R any, P Faulted[R]](d *Dialect[R], script *Script[R]) *Server[R] {
+	s := &Server[R]{d: d, faults: func(r *R) *Faults { return P(r).shared() }}
 	s.InitScript(script)
 	return s
 }
@@ -71,6 +74,37 @@ func (s *Server[R]) Start() *Server[R] {
 
 // URL is the base URL clients use: the server root plus the dialect's suffix.
 func (s *Server[R]) URL() string { return s.Root() + s.d.URLSuffix }
+
+// Post sends body, as JSON, to the server root plus path (the full path a provider's client
+// requests) and returns the response with its body read and closed: what a test of a
+// dialect's wire checks.
+func (s *Server[R]) Post(path, body string) (*http.Response, string, error) {
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, s.Root()+path, strings.NewReader(body))
+	if err != nil {
+		return nil, "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := s.Client().Do(req)
+	if err != nil {
+		return nil, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp, string(b), err
+}
+
+// CheckStream is what a dialect's wire test checks of its one streamed answer besides the
+// bytes: the event-stream Content-Type, and one request recorded, naming model, whose client
+// stayed to the end. It returns the first thing wrong, or nil.
+func (s *Server[R]) CheckStream(resp *http.Response, model string) error {
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream; charset=utf-8" {
+		return fmt.Errorf("Content-Type = %q, want text/event-stream; charset=utf-8", ct)
+	}
+	if reqs := s.Requests(); len(reqs) != 1 || reqs[0].Decoded["model"] != model || reqs[0].IsGone() {
+		return fmt.Errorf("recorded %+v, want one request for model %s, client not gone", reqs, model)
+	}
+	return nil
+}
 
 // URLSuffix is the path the dialect's base URL adds to the server root.
 func (s *Server[R]) URLSuffix() string { return s.d.URLSuffix }
@@ -92,8 +126,26 @@ func (s *Server[R]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.d.Exhausted(w)
 			return
 		}
-		rt.Play(&Play[R]{Stream: t.Stream(w, r, s.d.Faults(&t.Resp)), Turn: t})
+		rt.Play(&Play[R]{Stream: t.Stream(w, r, s.faults(&t.Resp)), Turn: t})
 		return
 	}
 	s.d.NotFound(w, r)
+}
+
+// ErrorWriter is the writeError [Stream.Start] takes for a response scripted with the error
+// e: nil, so the response streams, when e is nil; else one that answers with write, the
+// dialect's error envelope.
+func ErrorWriter[E any](e *E, write func(w http.ResponseWriter, status int, e *E)) func(http.ResponseWriter, int) {
+	if e == nil {
+		return nil
+	}
+	return func(w http.ResponseWriter, status int) { write(w, status, e) }
+}
+
+// WriteBody answers with status and body, of contentType: a dialect's error envelope or a
+// scripted plain body.
+func WriteBody(w http.ResponseWriter, status int, contentType, body string) {
+	w.Header().Set("Content-Type", contentType)
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, body)
 }

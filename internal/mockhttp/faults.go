@@ -37,3 +37,14 @@ type Faults struct {
 	Body        string            `json:"body,omitempty"`
 	ContentType string            `json:"contentType,omitempty"`
 }
+
+// shared returns f. Each dialect's Response embeds Faults and so has this method too: it is
+// how the server and the script loader reach a response's shared part (see [Faulted])
+// without an accessor in every dialect.
+func (f *Faults) shared() *Faults { return f }
+
+// Faulted is satisfied by *R for a scripted response type R that embeds [Faults].
+type Faulted[R any] interface {
+	*R
+	shared() *Faults
+}

@@ -96,14 +96,14 @@ type Script[R any] struct {
 }
 
 // LoadScript reads the script file at path (see [LoadJSON]) and inlines each response's
-// sseFile (see [InlineSSEFile]); faults returns a response's shared part.
-func LoadScript[R any](path string, faults func(*R) *Faults) (*Script[R], error) {
+// sseFile (see [InlineSSEFile]).
+func LoadScript[R any, P Faulted[R]](path string) (*Script[R], error) {
 	var s Script[R]
 	if err := LoadJSON(path, &s); err != nil {
 		return nil, err
 	}
 	for i := range s.Responses {
-		f := faults(&s.Responses[i])
+		f := P(&s.Responses[i]).shared()
 		if err := InlineSSEFile(path, fmt.Sprintf("responses[%d].sseFile", i), &f.SSE, &f.SSEFile); err != nil {
 			return nil, err
 		}

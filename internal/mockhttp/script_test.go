@@ -25,8 +25,7 @@ func TestLoadScript(t *testing.T) {
 	}
 	write("cap.sse", "data: 1\n\n")
 	write("s.json", `{"responses": [{"text": "hi"}, {"sseFile": "cap.sse"}]}`)
-	sse := func(r *testResponse) *Faults { return &r.Faults }
-	s, err := LoadScript(path, sse)
+	s, err := LoadScript[testResponse](path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +33,7 @@ func TestLoadScript(t *testing.T) {
 		t.Fatalf("responses = %+v", s.Responses)
 	}
 	write("s.json", "{\"responses\": [\n {\"txt\": \"hi\"}]}")
-	if _, err := LoadScript(path, sse); err == nil || !strings.Contains(err.Error(), path+": line 2") {
+	if _, err := LoadScript[testResponse](path); err == nil || !strings.Contains(err.Error(), path+": line 2") {
 		t.Fatalf("err = %v, want the file and line 2 named", err)
 	}
 	if _, err := ParseScript[testResponse]([]byte(`{"responses": [{"sseFile": "x"}]}`)); err != nil {
@@ -66,5 +65,25 @@ func TestSteps(t *testing.T) {
 	want := []string{"t:ab", "t:cd", "t:e", "start 0 c1 ls", `args 0 {"a"`, "args 0 :1}", "start 1 c2 rm"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("steps = %q, want %q", got, want)
+	}
+}
+
+// TestPlaySteps plays the scripted events when there are any (an empty list counts), else
+// the generated ones, and stops at the first step that ends the stream.
+func TestPlaySteps(t *testing.T) {
+	gen := func() []string { return []string{"g1", "g2"} }
+	var played []string
+	step := func(s string) bool { played = append(played, s); return s != "stop" }
+	if !PlaySteps(nil, gen, step) || !PlaySteps([]string{}, gen, step) || PlaySteps([]string{"a", "stop", "b"}, gen, step) {
+		t.Fatal("PlaySteps reported the wrong outcome")
+	}
+	if got := strings.Join(played, "|"); got != "g1|g2|a|stop" {
+		t.Fatalf("played %q", got)
+	}
+	if Reason("x", "stop", "tools", true) != "x" || Reason("", "stop", "tools", true) != "tools" || Reason("", "stop", "tools", false) != "stop" {
+		t.Fatal("Reason")
+	}
+	if Tokens(0) != 1 || Tokens(8) != 3 {
+		t.Fatal("Tokens")
 	}
 }

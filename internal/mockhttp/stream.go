@@ -62,9 +62,7 @@ func (st *Stream) Open(writeError func(w http.ResponseWriter, status int)) bool 
 		status = http.StatusOK
 	}
 	if h.Body != "" || status >= 400 {
-		st.w.Header().Set("Content-Type", Or(h.ContentType, "text/plain; charset=utf-8"))
-		st.w.WriteHeader(status)
-		_, _ = st.w.Write([]byte(h.Body))
+		WriteBody(st.w, status, Or(h.ContentType, "text/plain; charset=utf-8"), h.Body)
 		return false
 	}
 	st.rc = http.NewResponseController(st.w)
@@ -176,25 +174,23 @@ func IsData(ev string) bool {
 }
 
 // Stall waits until the client goes away (false) or the test releases stalls (true).
-func (st *Stream) Stall() bool {
-	select {
-	case <-st.r.Context().Done():
-		st.rec.markGone()
-		return false
-	case <-st.release:
-		return true
-	}
-}
+func (st *Stream) Stall() bool { return await(st, st.release) }
 
 // Sleep pauses, noticing a client that goes away meanwhile.
 func (st *Stream) Sleep(d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
+	return await(st, t.C)
+}
+
+// await waits for c (true) or for the client to go away (false: the request is marked
+// gone), whichever comes first.
+func await[T any](st *Stream, c <-chan T) bool {
 	select {
 	case <-st.r.Context().Done():
 		st.rec.markGone()
 		return false
-	case <-t.C:
+	case <-c:
 		return true
 	}
 }

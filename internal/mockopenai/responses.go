@@ -43,18 +43,13 @@ func playResponses(pl *mockhttp.Play[Response]) {
 func (p *responsesPlayer) play() {
 	resp := &p.Resp
 	p.id, p.model = identity(resp, p.Rec, "resp_mock_"+strconv.Itoa(p.N))
-	if !p.Start(errorWriter(resp.Error)) {
+	if !p.Start(mockhttp.ErrorWriter(resp.Error, writeError)) {
 		return
 	}
 	if !p.event("response.created", `"response":`+p.response("in_progress", "")) {
 		return
 	}
-	for _, ev := range eventsOf(resp) {
-		if !p.step(ev) {
-			return
-		}
-	}
-	if !p.closeItem() || resp.NoDone {
+	if !playSteps(resp, p.step) || !p.closeItem() || resp.NoDone {
 		return
 	}
 	switch resp.FinishReason {
@@ -160,7 +155,7 @@ func (p *responsesPlayer) response(status, extra string) string {
 	if status != "in_progress" {
 		u := p.Resp.Usage
 		if u == nil {
-			u = &Usage{PromptTokens: len(p.Rec.Body)/4 + 1, CompletionTokens: p.outChars/4 + 1}
+			u = &Usage{PromptTokens: mockhttp.Tokens(len(p.Rec.Body)), CompletionTokens: mockhttp.Tokens(p.outChars)}
 		}
 		b.WriteString(`,"usage":{"input_tokens":` + strconv.Itoa(u.PromptTokens) + `,"input_tokens_details":{"cached_tokens":` + strconv.Itoa(u.CachedTokens) +
 			`},"output_tokens":` + strconv.Itoa(u.CompletionTokens) + `,"output_tokens_details":{"reasoning_tokens":` + strconv.Itoa(u.ReasoningTokens) +

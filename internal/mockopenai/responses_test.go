@@ -1,7 +1,6 @@
 package mockopenai
 
 import (
-	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,12 +16,10 @@ func TestResponsesWireFormat(t *testing.T) {
 		ToolCalls: []ToolCall{{ID: "call_1", Name: "ls", Arguments: "{}"}},
 		Usage:     &Usage{PromptTokens: 10, CompletionTokens: 3, CachedTokens: 4, ReasoningTokens: 1}}}})
 	defer s.Close()
-	resp, err := s.Client().Post(s.URL()+"/responses", "application/json", strings.NewReader(`{"model":"x","stream":true}`))
+	_, body, err := s.Post("/v1/responses", `{"model":"x","stream":true}`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
 	rs := `{"id":"rs_mock_1_0","type":"reasoning","summary":[{"type":"summary_text","text":"Hm"}],"encrypted_content":"enc:rs_mock_1_0"}`
 	part := `{"type":"output_text","annotations":[],"logprobs":[],"text":"Hi"}`
 	msg := `{"id":"msg_mock_1_1","type":"message","status":"completed","role":"assistant","content":[` + part + `]}`
@@ -70,14 +67,12 @@ func TestResponsesTerminalEvents(t *testing.T) {
 	}
 	for _, tc := range tests {
 		s := New(&Script{Responses: []Response{tc.resp}})
-		resp, err := s.Client().Post(s.URL()+"/responses", "application/json", strings.NewReader(`{"model":"x"}`))
+		_, body, err := s.Post("/v1/responses", `{"model":"x"}`)
 		if err != nil {
 			t.Fatal(err)
 		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
 		s.Close()
-		evs := strings.Split(strings.TrimSpace(string(body)), "\n\n")
+		evs := strings.Split(strings.TrimSpace(body), "\n\n")
 		if last := evs[len(evs)-1]; !strings.Contains(last, tc.last) {
 			t.Errorf("%+v: last event %s, want %s", tc.resp, last, tc.last)
 		}

@@ -87,12 +87,10 @@ func RateLimitError(retryAfter string) Response {
 
 func ptr[T any](v T) *T { return &v }
 
-func faultsOf(r *Response) *mockhttp.Faults { return &r.Faults }
-
 // LoadScript reads a script file. sseFile paths are resolved relative to the script's
 // directory. Unknown fields are an error naming the file and line, so a typo does not
 // silently change a test.
-func LoadScript(path string) (*Script, error) { return mockhttp.LoadScript(path, faultsOf) }
+func LoadScript(path string) (*Script, error) { return mockhttp.LoadScript[Response](path) }
 
 // ParseScript decodes a script, rejecting unknown fields with the line they are on.
 func ParseScript(data []byte) (*Script, error) { return mockhttp.ParseScript[Response](data) }

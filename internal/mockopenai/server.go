@@ -29,7 +29,6 @@ type Request = mockhttp.Request
 // else with a 404.
 var dialect = mockhttp.Dialect[Response]{
 	URLSuffix: "/v1",
-	Faults:    faultsOf,
 	Routes: []mockhttp.Route[Response]{
 		{Match: mockhttp.Post("/chat/completions"), Play: playChat},
 		{Match: mockhttp.Post("/responses"), Play: playResponses},
@@ -57,19 +56,10 @@ func models(w http.ResponseWriter, _ *http.Request) {
 	_, _ = io.WriteString(w, `{"object":"list","data":[{"id":"mock","object":"model","created":1700000000,"owned_by":"mockopenai"}]}`)
 }
 
+// writeError writes OpenAI's error envelope.
 func writeError(w http.ResponseWriter, status int, e *ErrorBody) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
 	b, _ := json.Marshal(map[string]any{"error": e})
-	_, _ = w.Write(b)
-}
-
-// errorWriter writes the scripted error, if any, as OpenAI's envelope.
-func errorWriter(e *ErrorBody) func(http.ResponseWriter, int) {
-	if e == nil {
-		return nil
-	}
-	return func(w http.ResponseWriter, status int) { writeError(w, status, e) }
+	mockhttp.WriteBody(w, status, "application/json", string(b))
 }
 
 // ToolNames lists the names of the tools a Chat Completions request offers, in its order.

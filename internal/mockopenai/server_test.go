@@ -3,31 +3,20 @@ package mockopenai
 import (
 	"bufio"
 	"context"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
 )
-
-func TestParseScriptErrors(t *testing.T) {
-	_, err := ParseScript([]byte("{\"responses\": [\n  {\"txet\": \"typo\"}\n]}"))
-	if err == nil || !strings.HasPrefix(err.Error(), "line 2: ") || !strings.Contains(err.Error(), "txet") {
-		t.Errorf("got %v, want an error on line 2 naming the unknown field", err)
-	}
-}
 
 // TestWireFormat checks the exact bytes of a scripted stream with usage requested.
 func TestWireFormat(t *testing.T) {
 	s := New(&Script{Responses: []Response{{ID: "c1", Model: "m", Text: "Hi", ToolCalls: []ToolCall{{ID: "call_1", Name: "ls", Arguments: "{}"}},
 		Usage: &Usage{PromptTokens: 10, CompletionTokens: 3, CachedTokens: 4}}}})
 	defer s.Close()
-	resp, err := s.Client().Post(s.URL()+"/chat/completions", "application/json",
-		strings.NewReader(`{"model":"x","stream":true,"stream_options":{"include_usage":true}}`))
+	resp, body, err := s.Post("/v1/chat/completions", `{"model":"x","stream":true,"stream_options":{"include_usage":true}}`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
 	const pre = `data: {"id":"c1","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":`
 	const post = `,"logprobs":null,"finish_reason":%s}],"usage":null}` + "\n\n"
 	want := strings.Join([]string{
@@ -39,28 +28,22 @@ func TestWireFormat(t *testing.T) {
 		`data: {"id":"c1","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":3,"total_tokens":13,"prompt_tokens_details":{"cached_tokens":4,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}}` + "\n\n",
 		"data: [DONE]\n\n",
 	}, "")
-	if got := string(body); got != want {
-		t.Errorf("body:\n%s\nwant:\n%s", got, want)
+	if body != want {
+		t.Errorf("body:\n%s\nwant:\n%s", body, want)
 	}
-	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream; charset=utf-8" {
-		t.Errorf("Content-Type = %q, want text/event-stream; charset=utf-8", ct)
-	}
-	reqs := s.Requests()
-	if len(reqs) != 1 || reqs[0].Decoded["model"] != "x" || reqs[0].IsGone() {
-		t.Errorf("recorded %+v, want one request for model x, client not gone", reqs)
+	if err := s.CheckStream(resp, "x"); err != nil {
+		t.Error(err)
 	}
 }
 
 func TestExhaustedScript(t *testing.T) {
 	s := New(nil)
 	defer s.Close()
-	resp, err := s.Client().Post(s.URL()+"/chat/completions", "application/json", strings.NewReader(`{}`))
+	resp, body, err := s.Post("/v1/chat/completions", `{}`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusInternalServerError || !strings.Contains(string(body), `"message":"mockopenai: no scripted response left"`) {
+	if resp.StatusCode != http.StatusInternalServerError || !strings.Contains(body, `"message":"mockopenai: no scripted response left"`) {
 		t.Errorf("got %d %s, want 500 with an OpenAI error body", resp.StatusCode, body)
 	}
 }

@@ -27,8 +27,7 @@ func playChat(pl *mockhttp.Play[Response]) {
 // identity is a response's id and model: the script's, else fallbackID and the model the
 // request named.
 func identity(resp *Response, rec *Request, fallbackID string) (id, model string) {
-	requested, _ := rec.Decoded["model"].(string)
-	return mockhttp.Or(resp.ID, fallbackID), mockhttp.Or(resp.Model, requested)
+	return mockhttp.Or(resp.ID, fallbackID), mockhttp.Or(resp.Model, mockhttp.RequestedModel(rec))
 }
 
 func (p *player) play() {
@@ -41,24 +40,16 @@ func (p *player) play() {
 	if so, ok := p.Rec.Decoded["stream_options"].(map[string]any); ok {
 		p.includeUsage, _ = so["include_usage"].(bool)
 	}
-	if !p.Start(errorWriter(resp.Error)) {
+	if !p.Start(mockhttp.ErrorWriter(resp.Error, writeError)) {
 		return
 	}
 	if !p.chunk(`{"role":"assistant","content":""}`, "null") {
 		return
 	}
-	for _, ev := range eventsOf(resp) {
-		if !p.event(ev) {
-			return
-		}
+	if !playSteps(resp, p.event) {
+		return
 	}
-	fr := resp.FinishReason
-	if fr == "" {
-		fr = "stop"
-		if len(resp.ToolCalls) > 0 || slices.ContainsFunc(resp.Events, isToolCall) {
-			fr = "tool_calls"
-		}
-	}
+	fr := mockhttp.Reason(resp.FinishReason, "stop", "tool_calls", len(resp.ToolCalls) > 0 || slices.ContainsFunc(resp.Events, isToolCall))
 	if !p.chunk(`{}`, jsonString(fr)) {
 		return
 	}
@@ -124,7 +115,7 @@ func (p *player) chunk(delta, finishReason string) bool {
 func (p *player) usage() bool {
 	u := p.Resp.Usage
 	if u == nil {
-		u = &Usage{PromptTokens: len(p.Rec.Body)/4 + 1, CompletionTokens: p.outChars/4 + 1}
+		u = &Usage{PromptTokens: mockhttp.Tokens(len(p.Rec.Body)), CompletionTokens: mockhttp.Tokens(p.outChars)}
 	}
 	body := `{"id":` + jsonString(p.id) + `,"object":"chat.completion.chunk","created":` + strconv.FormatInt(p.created, 10) +
 		`,"model":` + jsonString(p.model) + `,"choices":[],"usage":{"prompt_tokens":` + strconv.Itoa(u.PromptTokens) +
@@ -135,12 +126,10 @@ func (p *player) usage() bool {
 	return p.Write("data: "+body+"\n\n", true)
 }
 
-// eventsOf is the response's scripted events, or those generate derives from its fields.
-func eventsOf(r *Response) []Event {
-	if r.Events != nil {
-		return r.Events
-	}
-	return generate(r)
+// playSteps plays the response's scripted events, or those generate derives from its
+// fields, with step (see [mockhttp.PlaySteps]).
+func playSteps(r *Response, step func(Event) bool) bool {
+	return mockhttp.PlaySteps(r.Events, func() []Event { return generate(r) }, step)
 }
 
 // generate turns the reasoning/text/toolCalls shorthand into events.
