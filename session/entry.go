@@ -258,6 +258,8 @@ type entryScratch struct {
 	w    entryJSON
 	msg  core.MessageJSON
 	head lineHead
+	// heads scans the heads of a lazy open, reused line after line.
+	heads headScanner
 }
 
 // decodeWith decodes with reusable scratch space.

@@ -1,52 +1,108 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/pi-rpc/pi-rpc/sessionapi"
-	"github.com/tidwall/gjson"
 )
 
-// scanHead reads a line's head (type, id, parent id, and a message's role) the way
-// json.Unmarshal into lineHead would, without decoding anything else: a large session opens
-// in one pass over each line (ParentID and Message point into h itself, and are copied out by
-// the caller before the next line). The line must be valid JSON (the caller checks with
-// validJSON). gjson walks the line's object and its message's in order, its keys and values
-// substrings of the line, so that keys can match case-insensitively and the last of a
-// repeated key win, as with encoding/json; strings without escapes share b's memory (b is a
-// file's content, never modified). Scanning allocates nothing but where gjson unescapes a
-// string value at either of those two levels (a user message's text with a newline).
-//
-// Why gjson (github.com/tidwall/gjson, which the Anthropic SDK brings anyway) rather than
-// jsontext, which validates the line: its ForEach skips a nested value (a message's content,
-// most of the line) without checking it again, and hands out substrings of the line where
-// jsontext's Decoder copies tokens into its own buffer.
-func scanHead(b []byte, h *lineHead) error {
-	if len(b) == 0 {
-		return errNotObject
+// headScanner reads a line's head (type, id, parent id, and a message's role) the way
+// json.Unmarshal into lineHead would, and checks in the same pass that the line is valid
+// JSON (validJSON's grammar), without decoding anything else: a large session opens in one
+// pass over each line. It walks the line with jsontext's Decoder (github.com/go-json-experiment/json),
+// which skips every other value (a message's content, most of the line) while validating
+// it, and which reads from a bytes.Buffer in place, so that the values it returns are the
+// line's own bytes: strings without escapes share the line's memory (a file's content, never
+// modified). Keys match case-insensitively and the last of a repeated key wins, as with
+// encoding/json. A scanner is reused line after line (one per decoding goroutine); scanning
+// allocates nothing but where a head string has an escape (a user message's text with a
+// newline never is one: only type, id, parentId and role are read).
+type headScanner struct {
+	buf bytes.Buffer
+	dec jsontext.Decoder
+}
+
+var (
+	errInvalidJSON = errors.New("invalid JSON")
+	errNotObject   = errors.New("json: cannot unmarshal non-object into Go value of type session.lineHead")
+)
+
+// scan reads b's head into h (ParentID and Message point into h itself, and are copied out
+// by the caller before the next line). It returns errInvalidJSON when b is not one valid JSON
+// value, whatever else is wrong with it, and otherwise the error json.Unmarshal would return
+// for a head of the wrong shape.
+func (s *headScanner) scan(b []byte, h *lineHead) error {
+	s.buf = *bytes.NewBuffer(b)
+	s.dec.Reset(&s.buf, validOptions...)
+	err := s.object(h)
+	if err == nil {
+		// One value and nothing after it.
+		if _, end := s.dec.ReadToken(); end != io.EOF {
+			err = errInvalidJSON
+		}
 	}
-	top := gjson.Parse(unsafe.String(&b[0], len(b)))
-	if !top.IsObject() {
-		return errNotObject
+	if err != nil && err != errInvalidJSON && !validJSON(b) {
+		// A head of the wrong shape was found before the rest was read: the line must
+		// still be valid JSON for that to be its error.
+		err = errInvalidJSON
 	}
-	var err error
-	top.ForEach(func(key, v gjson.Result) bool {
-		err = headField(h, gjsonString(key), v)
-		return err == nil
-	})
 	return err
 }
 
-var errNotObject = errors.New("json: cannot unmarshal non-object into Go value of type session.lineHead")
+// object reads the top-level object, member by member.
+func (s *headScanner) object(h *lineHead) error {
+	d := &s.dec
+	switch d.PeekKind() {
+	case '{':
+	case 0:
+		return errInvalidJSON
+	default:
+		return errNotObject
+	}
+	if _, err := d.ReadToken(); err != nil {
+		return errInvalidJSON
+	}
+	for {
+		switch d.PeekKind() {
+		case '}':
+			if _, err := d.ReadToken(); err != nil {
+				return errInvalidJSON
+			}
+			return nil
+		case '"':
+			k, err := d.ReadValue()
+			if err != nil {
+				return errInvalidJSON
+			}
+			if err := s.member(h, valueString(k)); err != nil {
+				return err
+			}
+		default:
+			return errInvalidJSON
+		}
+	}
+}
 
-// headField sets what the top-level member key: v sets in h.
-func headField(h *lineHead, key string, v gjson.Result) error {
-	if v.Type == gjson.Null {
+// member sets what the top-level member key sets in h, reading its value.
+func (s *headScanner) member(h *lineHead, key string) error {
+	d := &s.dec
+	kind := d.PeekKind()
+	if kind == 0 {
+		return errInvalidJSON
+	}
+	if kind == 'n' {
 		// null leaves a string as it was and sets a pointer to nil.
+		if _, err := d.ReadValue(); err != nil {
+			return errInvalidJSON
+		}
 		switch {
 		case strings.EqualFold(key, "parentId"):
 			h.ParentID = nil
@@ -55,61 +111,99 @@ func headField(h *lineHead, key string, v gjson.Result) error {
 		}
 		return nil
 	}
-	var err error
 	switch {
 	case strings.EqualFold(key, "type"):
-		var s string
-		s, err = headString(v, "type")
-		h.Type = sessionapi.EntryType(s)
+		v, err := s.headString("type")
+		h.Type = sessionapi.EntryType(v)
+		return err
 	case strings.EqualFold(key, "id"):
-		h.ID, err = headString(v, "id")
+		v, err := s.headString("id")
+		h.ID = v
+		return err
 	case strings.EqualFold(key, "parentId"):
-		var s string
-		if s, err = headString(v, "parentId"); err == nil {
-			h.parent = s
+		v, err := s.headString("parentId")
+		if err == nil {
+			h.parent = v
 			h.ParentID = &h.parent
 		}
+		return err
 	case strings.EqualFold(key, "message"):
-		if !v.IsObject() {
-			return errors.New("json: cannot unmarshal non-object into Go struct field lineHead.message")
-		}
-		if h.Message == nil {
-			// A new message, as encoding/json makes for a nil pointer; a repeated key
-			// reuses the one it has.
-			h.message = messageHead{}
-			h.Message = &h.message
-		}
-		v.ForEach(func(key, v gjson.Result) bool {
-			if v.Type != gjson.Null && strings.EqualFold(gjsonString(key), "role") {
-				h.Message.Role, err = headString(v, "message.role")
-			}
-			return err == nil
-		})
+		return s.message(h)
 	}
-	return err
+	if d.SkipValue() != nil {
+		return errInvalidJSON
+	}
+	return nil
 }
 
-// headString is a JSON string value (null leaves it empty, as encoding/json does).
-func headString(v gjson.Result, field string) (string, error) {
-	switch v.Type {
-	case gjson.Null:
-		return "", nil
-	case gjson.String:
-		return gjsonString(v), nil
-	default:
+// message reads the message object's members for its role.
+func (s *headScanner) message(h *lineHead) error {
+	d := &s.dec
+	if d.PeekKind() != '{' {
+		return errors.New("json: cannot unmarshal non-object into Go struct field lineHead.message")
+	}
+	if _, err := d.ReadToken(); err != nil {
+		return errInvalidJSON
+	}
+	if h.Message == nil {
+		// A new message, as encoding/json makes for a nil pointer; a repeated key reuses
+		// the one it has.
+		h.message = messageHead{}
+		h.Message = &h.message
+	}
+	for {
+		switch d.PeekKind() {
+		case '}':
+			if _, err := d.ReadToken(); err != nil {
+				return errInvalidJSON
+			}
+			return nil
+		case '"':
+			k, err := d.ReadValue()
+			if err != nil {
+				return errInvalidJSON
+			}
+			if strings.EqualFold(valueString(k), "role") && d.PeekKind() != 'n' {
+				role, err := s.headString("message.role")
+				if err != nil {
+					return err
+				}
+				h.Message.Role = role
+			} else if d.SkipValue() != nil {
+				return errInvalidJSON
+			}
+		default:
+			return errInvalidJSON
+		}
+	}
+}
+
+// headString reads a string value (the caller has seen it is not null).
+func (s *headScanner) headString(field string) (string, error) {
+	if s.dec.PeekKind() != '"' {
 		return "", errors.New("json: cannot unmarshal non-string into Go struct field lineHead." + field + " of type string")
 	}
+	v, err := s.dec.ReadValue()
+	if err != nil {
+		return "", errInvalidJSON
+	}
+	return valueString(v), nil
 }
 
-// gjsonString is the string v (a key or a string value) as json.Unmarshal reads it. Escapes and
-// invalid UTF-8 (which encoding/json replaces with U+FFFD) are rare in heads and left to
-// json.Unmarshal, so that gjson's unescaping never has to agree with encoding/json's.
-func gjsonString(v gjson.Result) string {
-	raw := v.Raw
-	if strings.IndexByte(raw, '\\') < 0 && utf8.ValidString(raw) {
-		return v.Str
+// valueString is the JSON string v (a name or a string value, quoted, as the line holds it) as
+// json.Unmarshal reads it: without escapes and in valid UTF-8 it is v's own bytes (the
+// line's memory); escapes and invalid UTF-8 (which encoding/json replaces with U+FFFD) are
+// rare in heads and left to json.Unmarshal, so that no unescaping of ours has to agree with
+// encoding/json's.
+func valueString(v jsontext.Value) string {
+	raw := v[1 : len(v)-1]
+	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		if len(raw) == 0 {
+			return ""
+		}
+		return unsafe.String(&raw[0], len(raw))
 	}
-	var s string
-	_ = json.Unmarshal([]byte(raw), &s) // valid JSON: the caller checked
-	return s
+	var str string
+	_ = json.Unmarshal(v, &str) // valid JSON: the decoder read it
+	return str
 }

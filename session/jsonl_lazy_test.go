@@ -208,8 +208,8 @@ func FuzzLazyDecode(f *testing.F) {
 	})
 }
 
-// FuzzScanHead checks the head scanner against encoding/json on any valid JSON: the same
-// head, or an error from both.
+// FuzzScanHead checks the head scanner against encoding/json: on valid JSON the same head,
+// or an error from both; on anything else, errInvalidJSON (as json.Valid says).
 func FuzzScanHead(f *testing.F) {
 	for _, line := range strings.Split(lazyFile, "\n") {
 		f.Add([]byte(line))
@@ -217,8 +217,17 @@ func FuzzScanHead(f *testing.F) {
 	f.Add([]byte(`{"TYPE":"label","type":null,"Id":"a\u0062","parentId":"x","parentid":null,"message":{"role":"u"},"message":{"x":[1,{"role":2}]}}`))
 	f.Add([]byte(`{"message":null,"message":{"ROLE":"a\"b"}, "id" : 5}`))
 	f.Add([]byte(` [1] `))
+	f.Add([]byte(`{"type":"label","id":5,"x":[}`))
+	f.Add([]byte(`{"type":"label"} {}`))
+	f.Add([]byte(`{"id":"a"}}`))
+	f.Add([]byte("{\"id\":\"\xff\"}"))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		var sc headScanner
 		if !json.Valid(b) {
+			var h lineHead
+			if err := sc.scan(b, &h); err != errInvalidJSON {
+				t.Fatalf("%q: not JSON, scan error %v", b, err)
+			}
 			return
 		}
 		// The scanner reads no timestamp.
@@ -230,7 +239,7 @@ func FuzzScanHead(f *testing.F) {
 		}
 		var scanned lineHead
 		var want headOnly
-		gerr := scanHead(b, &scanned)
+		gerr := sc.scan(b, &scanned)
 		werr := json.Unmarshal(b, &want)
 		got := headOnly{scanned.Type, scanned.ID, scanned.ParentID, scanned.Message}
 		if (gerr != nil) != (werr != nil) {
@@ -252,13 +261,14 @@ func FuzzScanHead(f *testing.F) {
 func TestScanHeadAllocatesNothing(t *testing.T) {
 	line := []byte(`{"type":"message","id":"a1b2c3d4","parentId":"e5f6a7b8","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"assistant","content":[{"type":"text","text":"hi"}]}}`)
 	var h lineHead
+	var sc headScanner
 	if allocs := testing.AllocsPerRun(100, func() {
 		h = lineHead{}
-		if err := scanHead(line, &h); err != nil {
+		if err := sc.scan(line, &h); err != nil {
 			t.Fatal(err)
 		}
 	}); allocs != 0 {
-		t.Fatalf("scanHead allocated %.0f times per line", allocs)
+		t.Fatalf("headScanner allocated %.0f times per line", allocs)
 	}
 	if h.ParentID == nil || *h.ParentID != "e5f6a7b8" || h.Message == nil || h.Message.Role != "assistant" {
 		t.Fatalf("scanned %+v", h)

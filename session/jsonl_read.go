@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/pi-rpc/pi-rpc/sessionapi"
 	"runtime"
 	"sync"
+
+	"github.com/pi-rpc/pi-rpc/sessionapi"
 )
 
 // CurrentVersion is the session format version pi-rpc writes (pi's CURRENT_SESSION_VERSION).
@@ -237,7 +238,7 @@ func decodeLine(b []byte, sc *entryScratch, lazy bool) decodedLine {
 type lineHead struct {
 	entryHead
 	Message *messageHead `json:"message"`
-	// parent and message are what ParentID and Message point at when scanHead sets them, so
+	// parent and message are what ParentID and Message point at when headScanner sets them, so
 	// that scanning a head into a reused lineHead allocates nothing.
 	parent  string
 	message messageHead
@@ -253,10 +254,7 @@ type messageHead struct {
 func decodeHead(b []byte, sc *entryScratch) (*node, error) {
 	h := &sc.head
 	*h = lineHead{}
-	if !validJSON(b) {
-		return nil, errors.New("invalid JSON")
-	}
-	if err := scanHead(b, h); err != nil {
+	if err := sc.heads.scan(b, h); err != nil {
 		return nil, err
 	}
 	t, ok := entryTypes[h.Type]

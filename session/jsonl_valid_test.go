@@ -55,12 +55,18 @@ func TestValidJSONSurvivesDeepNesting(t *testing.T) {
 	}
 }
 
-// A session file with such a line opens: the line is skipped with a warning, the rest kept.
+// A session file with such a line opens: the line is skipped with a warning, the rest kept;
+// also when the nesting is inside an entry whose head reads well.
 func TestOpenSkipsADeeplyNestedLine(t *testing.T) {
 	_, want := parseLazy([]byte(lazyFile))
-	l, got := parseLazy([]byte(strings.Replace(lazyFile, "\n", "\n"+strings.Repeat("[", 10_000_000)+"\n", 1)))
-	if len(got) != len(want) || len(l.Warnings) != 1 {
-		t.Fatalf("%d entries (want %d), warnings %q", len(got), len(want), l.Warnings)
+	for _, deep := range []string{
+		strings.Repeat("[", 10_000_000),
+		`{"type":"label","id":"deep0001","x":` + strings.Repeat(`{"a":`, 10_000_000),
+	} {
+		l, got := parseLazy([]byte(strings.Replace(lazyFile, "\n", "\n"+deep+"\n", 1)))
+		if len(got) != len(want) || len(l.Warnings) != 1 {
+			t.Fatalf("%.20s…: %d entries (want %d), warnings %.200q", deep, len(got), len(want), l.Warnings)
+		}
 	}
 }
 

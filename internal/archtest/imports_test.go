@@ -109,11 +109,10 @@ var thirdParty = map[string][]string{
 	"google.golang.org/genai":                {"llm/google"},
 	"github.com/coder/acp-go-sdk":            {"acp", "e2e"},
 	"github.com/landlock-lsm/go-landlock":    {"internal/sandbox"},
-	// The session loader's fast paths: jsontext validates each line, gjson reads its head
-	// (session/jsonl_valid.go, session/jsonl_head.go).
+	// The session loader's fast path: jsontext validates each line and reads its head in
+	// the same pass (session/jsonl_head.go, session/jsonl_valid.go).
 	// internal/partialjson tokenizes streamed tool arguments with jsontext.
 	"github.com/go-json-experiment/json": {"session", "internal/partialjson"},
-	"github.com/tidwall/gjson":           {"session"},
 	// Frontmatter is YAML; only the resource loader reads it.
 	"go.yaml.in/yaml/v3": {"resources"},
 }
