@@ -45,11 +45,11 @@ func (s *headScanner) scan(b []byte, h *lineHead) error {
 	err := s.object(h)
 	if err == nil {
 		// One value and nothing after it.
-		if _, end := s.dec.ReadToken(); end != io.EOF {
+		if _, end := s.dec.ReadToken(); !errors.Is(end, io.EOF) {
 			err = errInvalidJSON
 		}
 	}
-	if err != nil && err != errInvalidJSON && !validJSON(b) {
+	if err != nil && !errors.Is(err, errInvalidJSON) && !validJSON(b) {
 		// A head of the wrong shape was found before the rest was read: the line must
 		// still be valid JSON for that to be its error.
 		err = errInvalidJSON

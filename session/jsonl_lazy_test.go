@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -225,7 +226,7 @@ func FuzzScanHead(f *testing.F) {
 		var sc headScanner
 		if !json.Valid(b) {
 			var h lineHead
-			if err := sc.scan(b, &h); err != errInvalidJSON {
+			if err := sc.scan(b, &h); !errors.Is(err, errInvalidJSON) {
 				t.Fatalf("%q: not JSON, scan error %v", b, err)
 			}
 			return
