@@ -59,14 +59,20 @@ func (s *headScanner) scan(b []byte, h *lineHead) error {
 
 // object reads the top-level object, member by member.
 func (s *headScanner) object(h *lineHead) error {
-	d := &s.dec
-	switch d.PeekKind() {
+	switch s.dec.PeekKind() {
 	case '{':
 	case 0:
 		return errInvalidJSON
 	default:
 		return errNotObject
 	}
+	return s.members(func(key string) error { return s.member(h, key) })
+}
+
+// members reads the object the decoder is at, calling value with each member's name to read
+// the member's value.
+func (s *headScanner) members(value func(key string) error) error {
+	d := &s.dec
 	if _, err := d.ReadToken(); err != nil {
 		return errInvalidJSON
 	}
@@ -82,7 +88,7 @@ func (s *headScanner) object(h *lineHead) error {
 			if err != nil {
 				return errInvalidJSON
 			}
-			if err := s.member(h, valueString(k)); err != nil {
+			if err := value(valueString(k)); err != nil {
 				return err
 			}
 		default:
@@ -138,12 +144,8 @@ func (s *headScanner) member(h *lineHead, key string) error {
 
 // message reads the message object's members for its role.
 func (s *headScanner) message(h *lineHead) error {
-	d := &s.dec
-	if d.PeekKind() != '{' {
+	if s.dec.PeekKind() != '{' {
 		return errors.New("json: cannot unmarshal non-object into Go struct field lineHead.message")
-	}
-	if _, err := d.ReadToken(); err != nil {
-		return errInvalidJSON
 	}
 	if h.Message == nil {
 		// A new message, as encoding/json makes for a nil pointer; a repeated key reuses
@@ -151,31 +153,19 @@ func (s *headScanner) message(h *lineHead) error {
 		h.message = messageHead{}
 		h.Message = &h.message
 	}
-	for {
-		switch d.PeekKind() {
-		case '}':
-			if _, err := d.ReadToken(); err != nil {
+	return s.members(func(key string) error {
+		if !strings.EqualFold(key, "role") || s.dec.PeekKind() == 'n' {
+			if s.dec.SkipValue() != nil {
 				return errInvalidJSON
 			}
 			return nil
-		case '"':
-			k, err := d.ReadValue()
-			if err != nil {
-				return errInvalidJSON
-			}
-			if strings.EqualFold(valueString(k), "role") && d.PeekKind() != 'n' {
-				role, err := s.headString("message.role")
-				if err != nil {
-					return err
-				}
-				h.Message.Role = role
-			} else if d.SkipValue() != nil {
-				return errInvalidJSON
-			}
-		default:
-			return errInvalidJSON
 		}
-	}
+		role, err := s.headString("message.role")
+		if err == nil {
+			h.Message.Role = role
+		}
+		return err
+	})
 }
 
 // headString reads a string value (the caller has seen it is not null).
