@@ -203,3 +203,28 @@ func TestTailWriter(t *testing.T) {
 		})
 	}
 }
+
+// Spawn's context ending kills the server, and the exit error says the client killed it (on
+// Windows the status alone, 1, would not tell).
+func TestSpawnContextKills(t *testing.T) {
+	ctx, cancel := context.WithCancel(hangCtx(t))
+	c, err := Spawn(ctx, SpawnOptions{
+		Binary: os.Args[0],
+		Args:   []string{"-test.run=^TestHelperProcess$", "--", "--framing", "ndjson"},
+		Env:    append(os.Environ(), helperEnv+"=deaf"),
+	})
+	if err != nil {
+		t.Fatalf("Spawn: %v", err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	cancel()
+	select {
+	case <-c.Done():
+	case <-hangCtx(t).Done():
+		t.Fatal("the connection did not end after the context was cancelled")
+	}
+	var exit *ExitError
+	if !errors.As(c.Err(), &exit) || !exit.Killed || !strings.Contains(exit.Error(), "was killed") {
+		t.Fatalf("Err() = %v (%+v), want killed", c.Err(), exit)
+	}
+}
