@@ -33,9 +33,23 @@ const sorted = (obj) => Object.keys(obj ?? {}).sort();
 const comment = (text, indent = '') =>
   text ? `${indent}/** ${String(text).replace(/\*\//g, '*\\/').replace(/\n/g, `\n${indent} * `)} */\n` : '';
 
+// namedRefs rewrites a property that is a $ref with a description of its own into a tsType
+// naming the definition, keeping the description as the property's comment.
+// json-schema-to-typescript would otherwise read the two as a new schema and emit a numbered
+// copy of the definition's type (AssistantMessage1, SandboxStatus2, ...).
+const namedRefs = (node) => {
+  if (Array.isArray(node)) return node.map(namedRefs);
+  if (node === null || typeof node !== 'object') return node;
+  if (node.$ref && Object.keys(node).some((k) => k !== '$ref')) {
+    const { $ref, ...rest } = node;
+    return { ...rest, tsType: refName({ $ref }) };
+  }
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, namedRefs(v)]));
+};
+
 // 1. Types: every $defs entry. A synthetic root keeps json-schema-to-typescript from emitting
 // a type for the document itself; unreachableDefinitions emits all of $defs.
-const wrapper = { $defs: schema.$defs, type: 'object', properties: {}, additionalProperties: false, title: 'PiRpcSchemaRoot' };
+const wrapper = { $defs: namedRefs(schema.$defs), type: 'object', properties: {}, additionalProperties: false, title: 'PiRpcSchemaRoot' };
 let types = await compile(wrapper, 'PiRpcSchemaRoot', {
   bannerComment: '',
   unreachableDefinitions: true,

@@ -199,7 +199,7 @@ export interface AssistantMessage {
   /**
    * StopReason is why the response ended: error and aborted responses carry errorMessage.
    */
-  stopReason: 'stop' | 'length' | 'toolUse' | 'error' | 'aborted';
+  stopReason: StopReason;
   errorMessage?: string;
   timestamp: number;
   /**
@@ -209,7 +209,7 @@ export interface AssistantMessage {
   /**
    * ThinkingLevel is the thinking level the request asked for.
    */
-  thinkingLevel?: 'off' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+  thinkingLevel?: ThinkingLevel;
   /**
    * RawStopReason is the provider's own stop reason, kept as read from a pi 1.6.0 session.
    */
@@ -381,6 +381,9 @@ export interface SystemMessage {
    * Content is instruction text appended to the prompt ("" when the sections say everything).
    */
   content: string;
+  /**
+   * Sections maps a section's name to its text; null removes the section.
+   */
   sections?: SystemSections;
   /**
    * ToolsAdded declares tools, with their JSON-Schema parameters.
@@ -391,12 +394,6 @@ export interface SystemMessage {
    */
   toolsRemoved?: SystemToolRef[];
   timestamp: number;
-}
-/**
- * Sections maps a section's name to its text; null removes the section.
- */
-export interface SystemSections {
-  [k: string]: string | null | undefined;
 }
 /**
  * SystemTool is a tool a SystemMessage declares.
@@ -779,23 +776,11 @@ export interface CompactionResult {
    * EstimatedTokensAfter estimates the rebuilt context's tokens right after compaction (a heuristic, not the provider's count).
    */
   estimatedTokensAfter?: number;
-  usage?: Usage1;
-  details?: CompactionDetails;
-}
-/**
- * Usage counts the tokens of one assistant response.
- */
-export interface Usage1 {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  totalTokens: number;
-  cost: Cost;
   /**
-   * Reasoning is pi 1.6.0's count of reasoning tokens (already in Output), kept as read.
+   * Usage is what the summary requests used, added up.
    */
-  reasoning?: number;
+  usage?: Usage;
+  details?: CompactionDetails;
 }
 /**
  * CompactionStartEvent starts a compaction of the context.
@@ -842,6 +827,9 @@ export interface CreateSessionParams {
   mcpServers?: {
     [k: string]: MCPServerConfig | undefined;
   };
+  /**
+   * Sandbox runs this session's commands in a sandbox at least as strict as the server's --sandbox (docs/permissions.md#the-sandbox); absent: the server's.
+   */
   sandbox?: SandboxChoice;
 }
 /**
@@ -864,17 +852,6 @@ export interface MCPServerConfig {
   };
 }
 /**
- * Sandbox runs this session's commands in a sandbox at least as strict as the server's --sandbox (docs/permissions.md#the-sandbox); absent: the server's.
- */
-export interface SandboxChoice {
-  mode?: 'off' | 'read-only' | 'workspace-write';
-  network?: 'on' | 'off';
-  /**
-   * Write lists more directories this session's commands may write (workspace-write only), besides the server's --sandbox-write: each an existing directory, absolute or relative to the session's cwd. In setOptions an empty list drops the session's.
-   */
-  write?: string[];
-}
-/**
  * CreateSessionResult is createSession's result.
  */
 export interface CreateSessionResult {
@@ -882,6 +859,9 @@ export interface CreateSessionResult {
   sessionFile?: string;
   cwd: string;
   model: Model;
+  /**
+   * Sandbox is the session's sandbox, as getState reports it; absent when off.
+   */
   sandbox?: SandboxStatus;
 }
 /**
@@ -920,28 +900,6 @@ export interface ModelCost {
   output: number;
   cacheRead: number;
   cacheWrite: number;
-}
-/**
- * Sandbox is the session's sandbox, as getState reports it; absent when off.
- */
-export interface SandboxStatus {
-  mode: 'read-only' | 'workspace-write';
-  /**
-   * Enforced is true when the kernel enforces the mode; when false each bash call fails with the reason, or runs unsandboxed and says so (--sandbox-fallback warn).
-   */
-  enforced: boolean;
-  /**
-   * LandlockABI is the kernel's Landlock ABI version, 0 without Landlock.
-   */
-  landlockABI: number;
-  /**
-   * Network is how the network is cut off: a network namespace, Landlock's TCP rules only, or not at all (--sandbox-network on, or nothing to cut it with).
-   */
-  network: 'netns' | 'landlock-tcp' | 'none';
-  /**
-   * Missing names each thing the kernel lacks for the mode and what it leaves open.
-   */
-  missing: string[];
 }
 /**
  * DescribeResult stands for describe's result, which is schema.json itself.
@@ -1015,7 +973,10 @@ export interface TurnStartEvent {
  */
 export interface TurnEndEvent {
   type: 'turn_end';
-  message: AssistantMessage1;
+  /**
+   * Message is the turn's assistant message.
+   */
+  message: AssistantMessage;
   /**
    * ToolResults are the results of the turn's tool batch, in the order of the calls.
    */
@@ -1028,53 +989,6 @@ export interface TurnEndEvent {
    * RunID is the run the event belongs to ("r1", "r2", ...): every event from agent_start to agent_end inclusive carries it.
    */
   runId: string;
-}
-/**
- * AssistantMessage is one model response.
- */
-export interface AssistantMessage1 {
-  role: 'assistant';
-  content: AssistantContent[];
-  /**
-   * API is the provider API the response came from, such as openai-completions.
-   */
-  api: string;
-  provider: string;
-  /**
-   * Model is the id of the model asked.
-   */
-  model: string;
-  /**
-   * ResponseModel is the model that answered, when the provider reports a different one.
-   */
-  responseModel?: string;
-  /**
-   * ResponseID is the provider's id for the response.
-   */
-  responseId?: string;
-  /**
-   * Diagnostics are provider diagnostics, passed through unchanged.
-   */
-  diagnostics?: Diagnostic[];
-  usage: Usage;
-  /**
-   * StopReason is why the response ended: error and aborted responses carry errorMessage.
-   */
-  stopReason: 'stop' | 'length' | 'toolUse' | 'error' | 'aborted';
-  errorMessage?: string;
-  timestamp: number;
-  /**
-   * DurationMs is how long the model call took, from the request to its last event.
-   */
-  durationMs?: number;
-  /**
-   * ThinkingLevel is the thinking level the request asked for.
-   */
-  thinkingLevel?: 'off' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
-  /**
-   * RawStopReason is the provider's own stop reason, kept as read from a pi 1.6.0 session.
-   */
-  rawStopReason?: string;
 }
 /**
  * MessageStartEvent starts a message: for an assistant message, the start of its stream.
@@ -1101,7 +1015,10 @@ export interface MessageStartEvent {
 export interface MessageUpdateEvent {
   type: 'message_update';
   assistantMessageEvent: AssistantMessageEvent;
-  message?: AssistantMessage2;
+  /**
+   * Message is the whole partial message, only for clients that declared the partialMessages capability.
+   */
+  message?: AssistantMessage;
   /**
    * Seq numbers the connection's events from 1, without gaps.
    */
@@ -1110,53 +1027,6 @@ export interface MessageUpdateEvent {
    * RunID is the run the event belongs to ("r1", "r2", ...): every event from agent_start to agent_end inclusive carries it.
    */
   runId: string;
-}
-/**
- * AssistantMessage is one model response.
- */
-export interface AssistantMessage2 {
-  role: 'assistant';
-  content: AssistantContent[];
-  /**
-   * API is the provider API the response came from, such as openai-completions.
-   */
-  api: string;
-  provider: string;
-  /**
-   * Model is the id of the model asked.
-   */
-  model: string;
-  /**
-   * ResponseModel is the model that answered, when the provider reports a different one.
-   */
-  responseModel?: string;
-  /**
-   * ResponseID is the provider's id for the response.
-   */
-  responseId?: string;
-  /**
-   * Diagnostics are provider diagnostics, passed through unchanged.
-   */
-  diagnostics?: Diagnostic[];
-  usage: Usage;
-  /**
-   * StopReason is why the response ended: error and aborted responses carry errorMessage.
-   */
-  stopReason: 'stop' | 'length' | 'toolUse' | 'error' | 'aborted';
-  errorMessage?: string;
-  timestamp: number;
-  /**
-   * DurationMs is how long the model call took, from the request to its last event.
-   */
-  durationMs?: number;
-  /**
-   * ThinkingLevel is the thinking level the request asked for.
-   */
-  thinkingLevel?: 'off' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
-  /**
-   * RawStopReason is the provider's own stop reason, kept as read from a pi 1.6.0 session.
-   */
-  rawStopReason?: string;
 }
 /**
  * MessageEndEvent ends a message; its message is the final, authoritative one.
@@ -1205,6 +1075,9 @@ export interface ToolExecutionUpdateEvent {
   toolCallId: string;
   toolName: string;
   args: {};
+  /**
+   * PartialResult is the result so far.
+   */
   partialResult: ToolResult;
   /**
    * Seq numbers the connection's events from 1, without gaps.
@@ -1216,24 +1089,13 @@ export interface ToolExecutionUpdateEvent {
   runId: string;
 }
 /**
- * PartialResult is the result so far.
- */
-export interface ToolResult {
-  content: UserContent[];
-  details?: unknown;
-  /**
-   * Terminate asks the agent not to call the model again after this tool batch, when every result of the batch asks so. It is not part of the tool-result message.
-   */
-  terminate?: boolean;
-}
-/**
  * ToolExecutionEndEvent ends the execution of a tool call.
  */
 export interface ToolExecutionEndEvent {
   type: 'tool_execution_end';
   toolCallId: string;
   toolName: string;
-  result: ToolResult1;
+  result: ToolResult;
   /**
    * IsError says the tool failed; the result's text says why.
    */
@@ -1254,7 +1116,7 @@ export interface ToolExecutionEndEvent {
 /**
  * ToolResult is what a tool returned (tool_execution_end) or reported so far (tool_execution_update).
  */
-export interface ToolResult1 {
+export interface ToolResult {
   content: UserContent[];
   details?: unknown;
   /**
@@ -1474,6 +1336,9 @@ export interface MCPServerStatusEvent {
    * LastError is the last fault of a call (timeout, bad answer), cleared by a good call.
    */
   lastError?: string;
+  /**
+   * ServerInfo is what the server said it is.
+   */
   serverInfo?: ServerInfo;
   /**
    * Source is the config file the server came from, or "initialize".
@@ -1492,13 +1357,6 @@ export interface MCPServerStatusEvent {
    * RunID is the run the event belongs to, present when a run is active.
    */
   runId?: string;
-}
-/**
- * ServerInfo is what the server said it is.
- */
-export interface ServerInfo {
-  name: string;
-  version: string;
 }
 /**
  * MCPToolStatus is one tool of an MCP server.
@@ -1578,19 +1436,22 @@ export interface InitializeParams {
  */
 export interface InitializeResult {
   protocolVersion: number;
-  serverInfo: ServerInfo1;
+  serverInfo: ServerInfo;
   capabilities: ServerCapabilities;
   model?: Model;
   sessionId: string;
   sessionFile?: string;
   problems: Problem[];
   warnings: string[];
-  sandbox?: SandboxStatus1;
+  /**
+   * Sandbox is the OS sandbox of the model's commands (--sandbox); absent when off.
+   */
+  sandbox?: SandboxStatus;
 }
 /**
  * ServerInfo names the server.
  */
-export interface ServerInfo1 {
+export interface ServerInfo {
   name: string;
   version: string;
 }
@@ -1611,28 +1472,6 @@ export interface Problem {
   kind: 'noApiKey' | 'noProvider' | 'mcpServer';
   message: string;
   server?: string;
-}
-/**
- * Sandbox is the OS sandbox of the model's commands (--sandbox); absent when off.
- */
-export interface SandboxStatus1 {
-  mode: 'read-only' | 'workspace-write';
-  /**
-   * Enforced is true when the kernel enforces the mode; when false each bash call fails with the reason, or runs unsandboxed and says so (--sandbox-fallback warn).
-   */
-  enforced: boolean;
-  /**
-   * LandlockABI is the kernel's Landlock ABI version, 0 without Landlock.
-   */
-  landlockABI: number;
-  /**
-   * Network is how the network is cut off: a network namespace, Landlock's TCP rules only, or not at all (--sandbox-network on, or nothing to cut it with).
-   */
-  network: 'netns' | 'landlock-tcp' | 'none';
-  /**
-   * Missing names each thing the kernel lacks for the mode and what it leaves open.
-   */
-  missing: string[];
 }
 /**
  * InputResult answers prompt, steer, followUp and continue.
@@ -1737,19 +1576,15 @@ export interface MCPServerStatus {
    * LastError is the last fault of a call (timeout, bad answer), cleared by a good call.
    */
   lastError?: string;
-  serverInfo?: ServerInfo2;
+  /**
+   * ServerInfo is what the server said it is.
+   */
+  serverInfo?: ServerInfo;
   /**
    * Source is the config file the server came from, or "initialize".
    */
   source?: string;
   tools: MCPToolStatus[];
-}
-/**
- * ServerInfo names the server.
- */
-export interface ServerInfo2 {
-  name: string;
-  version: string;
 }
 /**
  * MessagesResult is getMessages' result: the model context.
@@ -1843,47 +1678,20 @@ export interface OptionsParams {
   autoCompaction?: boolean;
   toolExecution?: ExecutionMode;
   approval?: 'auto' | 'ask' | 'deny-writes';
-  sandbox?: SandboxChoice1;
-}
-/**
- * Sandbox changes the session's sandbox from its next command on (docs/permissions.md#the-sandbox); it may not loosen the server's --sandbox.
- */
-export interface SandboxChoice1 {
-  mode?: 'off' | 'read-only' | 'workspace-write';
-  network?: 'on' | 'off';
   /**
-   * Write lists more directories this session's commands may write (workspace-write only), besides the server's --sandbox-write: each an existing directory, absolute or relative to the session's cwd. In setOptions an empty list drops the session's.
+   * Sandbox changes the session's sandbox from its next command on (docs/permissions.md#the-sandbox); it may not loosen the server's --sandbox.
    */
-  write?: string[];
+  sandbox?: SandboxChoice;
 }
 /**
  * OptionsResult is setOptions' result: the options in force.
  */
 export interface OptionsResult {
   options: Options;
-  sandbox?: SandboxStatus2;
-}
-/**
- * Sandbox is the session's sandbox, as getState reports it; absent when off.
- */
-export interface SandboxStatus2 {
-  mode: 'read-only' | 'workspace-write';
   /**
-   * Enforced is true when the kernel enforces the mode; when false each bash call fails with the reason, or runs unsandboxed and says so (--sandbox-fallback warn).
+   * Sandbox is the session's sandbox, as getState reports it; absent when off.
    */
-  enforced: boolean;
-  /**
-   * LandlockABI is the kernel's Landlock ABI version, 0 without Landlock.
-   */
-  landlockABI: number;
-  /**
-   * Network is how the network is cut off: a network namespace, Landlock's TCP rules only, or not at all (--sandbox-network on, or nothing to cut it with).
-   */
-  network: 'netns' | 'landlock-tcp' | 'none';
-  /**
-   * Missing names each thing the kernel lacks for the mode and what it leaves open.
-   */
-  missing: string[];
+  sandbox?: SandboxStatus;
 }
 /**
  * PermissionRequestParams are the params of permission/request, the server's request for permission to run a tool call.
@@ -1957,7 +1765,7 @@ export interface QueueUpdate {
 /**
  * SandboxChoice is a session's sandbox: each field absent keeps the server's choice (in setOptions, the session's), and neither mode nor network may loosen the server's (createSession fails as for a cwd that is not a directory).
  */
-export interface SandboxChoice2 {
+export interface SandboxChoice {
   mode?: 'off' | 'read-only' | 'workspace-write';
   network?: 'on' | 'off';
   /**
@@ -1968,7 +1776,7 @@ export interface SandboxChoice2 {
 /**
  * SandboxStatus is what the start-up probe found for --sandbox (docs/permissions.md#the-sandbox).
  */
-export interface SandboxStatus3 {
+export interface SandboxStatus {
   mode: 'read-only' | 'workspace-write';
   /**
    * Enforced is true when the kernel enforces the mode; when false each bash call fails with the reason, or runs unsandboxed and says so (--sandbox-fallback warn).
@@ -2088,29 +1896,10 @@ export interface StateResult {
    * LastSeq is the seq of the last event this state reflects.
    */
   lastSeq: number;
-  sandbox?: SandboxStatus4;
-}
-/**
- * Sandbox is the OS sandbox of the model's commands (--sandbox); absent when off.
- */
-export interface SandboxStatus4 {
-  mode: 'read-only' | 'workspace-write';
   /**
-   * Enforced is true when the kernel enforces the mode; when false each bash call fails with the reason, or runs unsandboxed and says so (--sandbox-fallback warn).
+   * Sandbox is the OS sandbox of the model's commands (--sandbox); absent when off.
    */
-  enforced: boolean;
-  /**
-   * LandlockABI is the kernel's Landlock ABI version, 0 without Landlock.
-   */
-  landlockABI: number;
-  /**
-   * Network is how the network is cut off: a network namespace, Landlock's TCP rules only, or not at all (--sandbox-network on, or nothing to cut it with).
-   */
-  network: 'netns' | 'landlock-tcp' | 'none';
-  /**
-   * Missing names each thing the kernel lacks for the mode and what it leaves open.
-   */
-  missing: string[];
+  sandbox?: SandboxStatus;
 }
 /**
  * Stats is getSessionStats' result (as pi 1.6.0 computes it): counts and token sums over every entry of the session file (usage entries and summaries' usage included), cost, and the current context's usage.
@@ -2140,7 +1929,7 @@ export interface TokenStats {
 /**
  * SystemSections are a SystemMessage's named prompt sections: a name's text, or null to remove the section.
  */
-export interface SystemSections1 {
+export interface SystemSections {
   [k: string]: string | null | undefined;
 }
 /**
