@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 )
@@ -265,48 +266,25 @@ func (c *config) frontEndFlagErrors() []error {
 	default:
 		errs = append(errs, fmt.Errorf("--mode: pi-rpc has only pi's rpc mode, got %q", c.mode))
 	}
-	switch c.protocol {
-	case "jsonrpc", "pi", protocolACP:
-	default:
-		errs = append(errs, fmt.Errorf("--protocol: expected jsonrpc, pi or acp, got %q", c.protocol))
-	}
+	errs = checkFlagValue(errs, "--protocol", c.protocol, "jsonrpc", "pi", protocolACP)
 	if c.protocol != "pi" && len(c.piIgnored) > 0 {
 		errs = append(errs, fmt.Errorf("%s: only accepted with --mode rpc", strings.Fields(c.piIgnored[0])[0]))
 	}
 	if c.approvalTimeout < 0 {
 		errs = append(errs, fmt.Errorf("--approval-timeout: must not be negative, got %s", c.approvalTimeout))
 	}
-	switch c.framing {
-	case "auto", "ndjson", "lsp":
-	default:
-		errs = append(errs, fmt.Errorf("--framing: expected auto, ndjson or lsp, got %q", c.framing))
-	}
-	switch c.approval {
-	case "", "auto", "ask", "deny-writes":
-	default:
-		errs = append(errs, fmt.Errorf("--approval: expected auto, ask or deny-writes, got %q", c.approval))
-	}
-	switch c.onEOF {
-	case "abort", "finish":
-	default:
-		errs = append(errs, fmt.Errorf("--on-eof: expected abort or finish, got %q", c.onEOF))
-	}
-	return errs
+	errs = checkFlagValue(errs, "--framing", c.framing, "auto", "ndjson", "lsp")
+	errs = checkFlagValue(errs, "--approval", c.approval, "", "auto", "ask", "deny-writes")
+	return checkFlagValue(errs, "--on-eof", c.onEOF, "abort", "finish")
 }
 
 // limitFlagErrors checks the levels and limits: --thinking, --log-level, --mcp-timeout,
 // --max-message-bytes, --max-sessions and --fsync.
 func (c *config) limitFlagErrors() []error {
 	var errs []error
-	switch c.thinking {
-	case "", "off", "minimal", "low", "medium", "high", "xhigh":
-	default:
-		errs = append(errs, fmt.Errorf("--thinking: expected off, minimal, low, medium, high or xhigh, got %q", c.thinking))
-	}
-	switch strings.ToLower(c.logLevel) {
-	case "debug", "info", "warn", "error":
-	default:
-		errs = append(errs, fmt.Errorf("--log-level: expected debug, info, warn or error, got %q", c.logLevel))
+	errs = checkFlagValue(errs, "--thinking", c.thinking, "", "off", "minimal", "low", "medium", "high", "xhigh")
+	if levels := []string{"debug", "info", "warn", "error"}; !slices.Contains(levels, strings.ToLower(c.logLevel)) {
+		errs = append(errs, unexpected("--log-level", c.logLevel, levels))
 	}
 	if c.mcpTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--mcp-timeout: must be positive, got %s", c.mcpTimeout))
@@ -317,12 +295,27 @@ func (c *config) limitFlagErrors() []error {
 	if c.maxSessions < 1 {
 		errs = append(errs, fmt.Errorf("--max-sessions: must be at least 1, got %d", c.maxSessions))
 	}
-	switch c.fsync {
-	case "settled", "entry":
-	default:
-		errs = append(errs, fmt.Errorf("--fsync: expected settled or entry, got %q", c.fsync))
+	return checkFlagValue(errs, "--fsync", c.fsync, "settled", "entry")
+}
+
+// checkFlagValue appends to errs the error of a flag whose value got is not one of allowed; ""
+// among allowed means the flag may be left unset.
+func checkFlagValue(errs []error, flag, got string, allowed ...string) []error {
+	if slices.Contains(allowed, got) {
+		return errs
 	}
-	return errs
+	return append(errs, unexpected(flag, got, allowed))
+}
+
+// unexpected says which values a flag takes: `--framing: expected auto, ndjson or lsp, got
+// "x"` (the unset value "" is not listed).
+func unexpected(flag, got string, allowed []string) error {
+	named := slices.DeleteFunc(slices.Clone(allowed), func(v string) bool { return v == "" })
+	list := named[len(named)-1]
+	if len(named) > 1 {
+		list = strings.Join(named[:len(named)-1], ", ") + " or " + list
+	}
+	return fmt.Errorf("%s: expected %s, got %q", flag, list, got)
 }
 
 // sessionFlagErrors checks that --no-session, --session, --continue and --session-id do not
