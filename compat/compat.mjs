@@ -15,7 +15,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import { join } from "node:path";
-import { RpcProcess, cleanup, compatArgs, fail, piEnv, startMock, tempDir } from "./pirpc.mjs";
+import { RpcProcess, cleanup, compatArgs, fail, modelsJSON, piEnv, startMock, tempDir } from "./pirpc.mjs";
 
 const [pkg, piRpcBin, mockBin] = compatArgs("compat.mjs", "pi");
 
@@ -159,18 +159,4 @@ async function crossRead(writerName, writer, readerName, reader) {
 		}
 	}
 	console.log(`compat: ok: ${readerName} continues a session ${writerName} wrote (--continue, pi's layout; ${second.messages.length} messages, the same to both)`);
-}
-
-function modelsJSON(url) {
-	return JSON.stringify({
-		providers: {
-			mock: {
-				baseUrl: url,
-				api: "openai-completions",
-				apiKey: "test-key",
-				compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
-				models: [{ id: "mock-1", name: "Mock 1", contextWindow: 128000, maxTokens: 4096 }],
-			},
-		},
-	});
 }

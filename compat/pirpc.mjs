@@ -72,26 +72,29 @@ export async function startMock(bin, script, args = []) {
 	return { url, child };
 }
 
+// modelsJSON is pi's models.json with one provider, "mock", at url: an OpenAI-compatible
+// server (mock-openai) serving model mock-1.
+export function modelsJSON(url) {
+	return JSON.stringify({
+		providers: {
+			mock: {
+				baseUrl: url,
+				api: "openai-completions",
+				apiKey: "test-key",
+				compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+				models: [{ id: "mock-1", name: "Mock 1", contextWindow: 128000, maxTokens: 4096 }],
+			},
+		},
+	});
+}
+
 // piEnv makes an isolated pi home: agent dir with models.json (provider "mock" at url) and
 // settings, HOME, offline.
 export function piEnv(url, settings = {}) {
 	const root = tempDir("pi-home-");
 	const agent = join(root, "agent");
 	mkdirSync(agent, { recursive: true });
-	writeFileSync(
-		join(agent, "models.json"),
-		JSON.stringify({
-			providers: {
-				mock: {
-					baseUrl: url,
-					api: "openai-completions",
-					apiKey: "test-key",
-					compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
-					models: [{ id: "mock-1", name: "Mock 1", contextWindow: 128000, maxTokens: 4096 }],
-				},
-			},
-		}),
-	);
+	writeFileSync(join(agent, "models.json"), modelsJSON(url));
 	writeFileSync(join(agent, "settings.json"), JSON.stringify(settings));
 	return {
 		root,
