@@ -5,6 +5,7 @@
 package archtest
 
 import (
+	"bytes"
 	"encoding/json"
 	"io/fs"
 	"os/exec"
@@ -177,20 +178,29 @@ func touchTree(t *testing.T) {
 	}
 }
 
-func TestImportGraph(t *testing.T) {
+// listPackages is `go list -json` of every package of the module, each decoded into a P
+// (a struct naming the fields a test reads), after touchTree.
+func listPackages[P any](t *testing.T) []P {
+	t.Helper()
 	touchTree(t)
 	out, err := exec.Command("go", "list", "-json", module+"/...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	dec := json.NewDecoder(strings.NewReader(string(out)))
-	n := 0
-	for dec.More() {
-		var p pkg
+	var pkgs []P
+	for dec := json.NewDecoder(bytes.NewReader(out)); dec.More(); {
+		var p P
 		if err := dec.Decode(&p); err != nil {
 			t.Fatal(err)
 		}
-		n++
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+func TestImportGraph(t *testing.T) {
+	pkgs := listPackages[pkg](t)
+	for _, p := range pkgs {
 		self := rel(p.ImportPath)
 		ours, ok := rulesFor(allowed, self)
 		if !ok {
@@ -233,7 +243,7 @@ func TestImportGraph(t *testing.T) {
 			}
 		}
 	}
-	if n == 0 {
+	if len(pkgs) == 0 {
 		t.Fatal("go list found no packages")
 	}
 }

@@ -1,13 +1,10 @@
 package archtest
 
 import (
-	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -38,18 +35,8 @@ type sources struct {
 // os.Stdout, and the front ends use the transport and buffer no output of their own (the
 // one writer, its lanes, framing and flushing are the transport's).
 func TestOnlyTheTransportWritesTheWire(t *testing.T) {
-	touchTree(t)
-	out, err := exec.Command("go", "list", "-json", module+"/...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	dec := json.NewDecoder(strings.NewReader(string(out)))
 	seen := 0
-	for dec.More() {
-		var p sources
-		if err := dec.Decode(&p); err != nil {
-			t.Fatal(err)
-		}
+	for _, p := range listPackages[sources](t) {
 		self := rel(p.ImportPath)
 		if slices.Contains(frontEnds, self) {
 			seen++
