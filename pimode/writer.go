@@ -46,7 +46,9 @@ func (w *Writer) Emit(ev *sessionapi.Event) int64 {
 			w.log.Error().Err(err).Str("type", ev.Type).Msg("cannot encode event")
 			return
 		}
-		w.out.Event(seq, data)
+		if data != nil {
+			w.out.Event(seq, data)
+		}
 	})
 }
 
