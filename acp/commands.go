@@ -93,9 +93,7 @@ func (s *Server) replyWith(st *acpSession, id json.RawMessage, text string, reas
 	w := s.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if text != "" {
-		st.updateLocked(w, sdk.UpdateAgentMessageText(text))
-	}
+	st.chunkLocked(w, sdk.UpdateAgentMessageText, text)
 	for _, u := range extra {
 		st.updateLocked(w, u)
 	}

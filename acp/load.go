@@ -70,13 +70,9 @@ func (st *acpSession) replayLocked(w *writer, m core.Message) {
 		for _, c := range m.Content {
 			switch c.Type {
 			case core.ContentText:
-				if c.Text != "" {
-					st.updateLocked(w, sdk.UpdateAgentMessageText(c.Text))
-				}
+				st.chunkLocked(w, sdk.UpdateAgentMessageText, c.Text)
 			case core.ContentThinking:
-				if c.Thinking != "" {
-					st.updateLocked(w, sdk.UpdateAgentThoughtText(c.Thinking))
-				}
+				st.chunkLocked(w, sdk.UpdateAgentThoughtText, c.Thinking)
 			case core.ContentToolCall:
 				st.updateLocked(w, sdk.StartToolCall(sdk.ToolCallId(c.ID), toolTitle(st.cwd, c.Name, c.Arguments),
 					sdk.WithStartKind(toolKind(c.Name)), sdk.WithStartStatus(sdk.ToolCallStatusPending),

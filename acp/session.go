@@ -112,6 +112,14 @@ func (st *acpSession) updateLocked(w *writer, u sdk.SessionUpdate) {
 	w.notifyLocked(sdk.ClientMethodSessionUpdate, sdk.SessionNotification{SessionId: sdk.SessionId(st.id), Update: u})
 }
 
+// chunkLocked queues text as the chunk of the agent's message or thought that mk makes of
+// it; empty text says nothing, so no chunk is sent for it. The caller holds w.mu.
+func (st *acpSession) chunkLocked(w *writer, mk func(text string) sdk.SessionUpdate, text string) {
+	if text != "" {
+		st.updateLocked(w, mk(text))
+	}
+}
+
 // settleLocked answers the prompts whose inputs the period settled, in the order they were
 // sent. The caller holds w.mu.
 func (st *acpSession) settleLocked(w *writer, settled *sessionapi.Settled) {

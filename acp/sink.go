@@ -165,13 +165,9 @@ func (st *acpSession) messageUpdateLocked(w *writer, c *core.Event) {
 	}
 	switch u.Type {
 	case core.EventTextDelta:
-		if u.Delta != "" {
-			st.updateLocked(w, sdk.UpdateAgentMessageText(u.Delta))
-		}
+		st.chunkLocked(w, sdk.UpdateAgentMessageText, u.Delta)
 	case core.EventThinkingDelta:
-		if u.Delta != "" {
-			st.updateLocked(w, sdk.UpdateAgentThoughtText(u.Delta))
-		}
+		st.chunkLocked(w, sdk.UpdateAgentThoughtText, u.Delta)
 	case core.EventToolCallStart, core.EventToolCallDelta:
 		id, name := u.ID, u.Name
 		if u.Partial != nil && u.ContentIndex >= 0 && u.ContentIndex < len(u.Partial.Content) {

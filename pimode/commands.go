@@ -193,8 +193,19 @@ func (s *Server) abort(r *request) error {
 	return nil
 }
 
-// settle aborts a busy period and waits for it, for the commands pi runs whatever the agent
-// is doing (new_session, switch_session, fork, compact), which the engine runs only idle.
+// asyncSettled answers a command that pi runs whatever the agent is doing (new_session,
+// switch_session, fork, clone, compact), which the engine runs only idle: from its own
+// goroutine, with what run returns once the busy period has been aborted and has settled.
+func (s *Server) asyncSettled(r *request, run func() (any, error)) {
+	s.async(r, func() (any, error) {
+		if err := s.settle(); err != nil {
+			return nil, err
+		}
+		return run()
+	})
+}
+
+// settle aborts a busy period and waits for it (asyncSettled).
 func (s *Server) settle() error {
 	wait, err := s.sup.Wait("")
 	if err != nil {
@@ -208,6 +219,16 @@ func (s *Server) settle() error {
 
 type cancelled struct {
 	Cancelled bool `json:"cancelled"`
+}
+
+// switched answers a command that moves to another session with pi's {"cancelled": false},
+// or with the error that kept it from moving. pi-rpc never cancels a switch: the busy
+// period is aborted and settles first (asyncSettled).
+func switched[T any](_ T, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return cancelled{false}, nil
 }
 
 // rpcSessionState is pi's RpcSessionState.

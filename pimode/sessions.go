@@ -15,14 +15,8 @@ func (s *Server) newSession(r *request) error {
 	if _, err := r.field("parentSession", &parent); err != nil {
 		return err
 	}
-	s.async(r, func() (any, error) {
-		if err := s.settle(); err != nil {
-			return nil, err
-		}
-		if _, err := s.sup.NewSession(); err != nil {
-			return nil, err
-		}
-		return cancelled{false}, nil
+	s.asyncSettled(r, func() (any, error) {
+		return switched(s.sup.NewSession())
 	})
 	return nil
 }
@@ -32,14 +26,8 @@ func (s *Server) switchSession(r *request) error {
 	if err := r.required("sessionPath", &path); err != nil {
 		return err
 	}
-	s.async(r, func() (any, error) {
-		if err := s.settle(); err != nil {
-			return nil, err
-		}
-		if _, err := s.sup.OpenSession(path); err != nil {
-			return nil, err
-		}
-		return cancelled{false}, nil
+	s.asyncSettled(r, func() (any, error) {
+		return switched(s.sup.OpenSession(path))
 	})
 	return nil
 }
@@ -49,10 +37,7 @@ func (s *Server) fork(r *request) error {
 	if err := r.required("entryId", &entryID); err != nil {
 		return err
 	}
-	s.async(r, func() (any, error) {
-		if err := s.settle(); err != nil {
-			return nil, err
-		}
+	s.asyncSettled(r, func() (any, error) {
 		res, err := s.sup.ForkSession(entryID)
 		if err != nil {
 			return nil, err
@@ -68,10 +53,7 @@ func (s *Server) fork(r *request) error {
 // clone duplicates the current branch into a new session file and continues there (pi's
 // fork at the leaf): after the run settles, as fork.
 func (s *Server) clone(r *request) error {
-	s.async(r, func() (any, error) {
-		if err := s.settle(); err != nil {
-			return nil, err
-		}
+	s.asyncSettled(r, func() (any, error) {
 		// pi refuses a session with nothing selected; pi-rpc's new session already holds
 		// its model entries, so "nothing" is no message yet.
 		if len(s.sup.Messages()) == 0 {
@@ -81,10 +63,7 @@ func (s *Server) clone(r *request) error {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := s.sup.OpenSession(ref.SessionFile); err != nil {
-			return nil, err
-		}
-		return cancelled{false}, nil
+		return switched(s.sup.OpenSession(ref.SessionFile))
 	})
 	return nil
 }
@@ -252,10 +231,7 @@ func (s *Server) compact(r *request) error {
 	if _, err := r.field("customInstructions", &instructions); err != nil {
 		return err
 	}
-	s.async(r, func() (any, error) {
-		if err := s.settle(); err != nil {
-			return nil, err
-		}
+	s.asyncSettled(r, func() (any, error) {
 		compaction, err := s.sup.Compact(instructions)
 		if err != nil {
 			return nil, err

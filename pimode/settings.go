@@ -162,15 +162,10 @@ func (s *Server) setQueueMode(r *request) error {
 	if mode != core.QueueAll && mode != core.QueueOneAtATime {
 		return errors.New(`Invalid mode: expected "all" or "one-at-a-time"`)
 	}
-	p := session.OptionsPatch{}
 	if r.typ == "set_steering_mode" {
-		p.SteeringMode = &mode
-	} else {
-		p.FollowUpMode = &mode
+		return s.setOption(r, session.OptionsPatch{SteeringMode: &mode})
 	}
-	s.sup.SetOptions(p)
-	s.w.Write(success(r.id, r.typ, nil))
-	return nil
+	return s.setOption(r, session.OptionsPatch{FollowUpMode: &mode})
 }
 
 func (s *Server) setToggle(r *request) error {
@@ -178,12 +173,14 @@ func (s *Server) setToggle(r *request) error {
 	if err := r.required("enabled", &on); err != nil {
 		return err
 	}
-	p := session.OptionsPatch{}
 	if r.typ == "set_auto_compaction" {
-		p.AutoCompaction = &on
-	} else {
-		p.AutoRetry = &on
+		return s.setOption(r, session.OptionsPatch{AutoCompaction: &on})
 	}
+	return s.setOption(r, session.OptionsPatch{AutoRetry: &on})
+}
+
+// setOption applies the one option a set_* command names and acknowledges the command.
+func (s *Server) setOption(r *request, p session.OptionsPatch) error {
 	s.sup.SetOptions(p)
 	s.w.Write(success(r.id, r.typ, nil))
 	return nil

@@ -3,7 +3,6 @@ package pimode
 import (
 	"context"
 	"io"
-	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -24,9 +23,7 @@ import (
 // never blocks; Wait blocks the run goroutine while more than the limit of bytes is queued,
 // which slows the agent down to the client's reading speed.
 type Writer struct {
-	// mu makes a seq and its place in the lane one step.
-	mu  sync.Mutex
-	seq int64
+	seq transport.Sequence
 	log zerolog.Logger
 	out *transport.Writer
 }
@@ -42,27 +39,21 @@ func NewWriter(out io.Writer, limit int, log zerolog.Logger) *Writer {
 // Emit implements [sessionapi.Sink]. Events pi has no counterpart for get their seq (the engine
 // counts on it) but are not written.
 func (w *Writer) Emit(ev *sessionapi.Event) int64 {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.seq++
-	ev.Seq = w.seq
-	data, err := appendEvent(make([]byte, 0, 128), ev)
-	if err != nil {
-		w.log.Error().Err(err).Str("type", ev.Type).Msg("cannot encode event")
-		data = nil
-	}
-	if data != nil {
-		w.out.Event(w.seq, data)
-	}
-	return w.seq
+	return w.seq.Next(func(seq int64) {
+		ev.Seq = seq
+		data, err := appendEvent(make([]byte, 0, 128), ev)
+		if err != nil {
+			w.log.Error().Err(err).Str("type", ev.Type).Msg("cannot encode event")
+			return
+		}
+		if data != nil {
+			w.out.Event(seq, data)
+		}
+	})
 }
 
 // LastSeq implements [sessionapi.Sink].
-func (w *Writer) LastSeq() int64 {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.seq
-}
+func (w *Writer) LastSeq() int64 { return w.seq.Last() }
 
 // Wait implements [sessionapi.Sink].
 func (w *Writer) Wait(ctx context.Context) { w.out.Wait(ctx) }

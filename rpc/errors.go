@@ -26,6 +26,22 @@ func invalidParams(format string, args ...any) error {
 	return &wireError{code: protocol.CodeInvalidParams, message: fmt.Sprintf(format, args...)}
 }
 
+// requiredParam fails a method whose string param name is empty or absent.
+func requiredParam(name, value string) error {
+	if value == "" {
+		return invalidParams("params.%s: required", name)
+	}
+	return nil
+}
+
+// nonNegativeParam fails a method whose count param name is negative.
+func nonNegativeParam(name string, n int) error {
+	if n < 0 {
+		return invalidParams("params.%s: must not be negative", name)
+	}
+	return nil
+}
+
 func invalidRequest(msg string) error {
 	return &wireError{code: protocol.CodeInvalidRequest, message: msg}
 }

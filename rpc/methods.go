@@ -328,10 +328,7 @@ func (s *Server) clearQueues(_ context.Context, sup *session.Supervisor, _ *prot
 type cancelInputParams protocol.CancelInputParams
 
 func (p *cancelInputParams) validate(*json.RawMessage) error {
-	if p.InputID == "" {
-		return invalidParams("params.inputId: required")
-	}
-	return nil
+	return requiredParam("inputId", p.InputID)
 }
 
 func (s *Server) cancelInput(_ context.Context, sup *session.Supervisor, p *cancelInputParams) (protocol.Empty, error) {
@@ -368,10 +365,7 @@ func (s *Server) listModels(context.Context, *session.Supervisor, *protocol.Empt
 type setModelParams protocol.SetModelParams
 
 func (p *setModelParams) validate(*json.RawMessage) error {
-	if p.ModelID == "" {
-		return invalidParams("params.modelId: required")
-	}
-	return nil
+	return requiredParam("modelId", p.ModelID)
 }
 
 func (s *Server) setModel(_ context.Context, sup *session.Supervisor, p *setModelParams) (*protocol.ModelResult, error) {

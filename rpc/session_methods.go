@@ -19,10 +19,7 @@ func (s *Server) newSession(_ context.Context, sup *session.Supervisor, _ *proto
 type listSessionsParams protocol.ListSessionsParams
 
 func (p *listSessionsParams) validate(*json.RawMessage) error {
-	if p.Limit < 0 {
-		return invalidParams("params.limit: must not be negative")
-	}
-	return nil
+	return nonNegativeParam("limit", p.Limit)
 }
 
 // listSessions lists the saved sessions through the host, as every front end does (the
@@ -54,10 +51,7 @@ func (s *Server) openSession(_ context.Context, sup *session.Supervisor, p *open
 type forkSessionParams protocol.ForkSessionParams
 
 func (p *forkSessionParams) validate(*json.RawMessage) error {
-	if p.EntryID == "" {
-		return invalidParams("params.entryId: required")
-	}
-	return nil
+	return requiredParam("entryId", p.EntryID)
 }
 
 func (s *Server) forkSession(_ context.Context, sup *session.Supervisor, p *forkSessionParams) (*sessionapi.ForkResult, error) {
@@ -71,10 +65,7 @@ func (s *Server) getTree(_ context.Context, sup *session.Supervisor, _ *protocol
 type getEntriesParams protocol.GetEntriesParams
 
 func (p *getEntriesParams) validate(*json.RawMessage) error {
-	if p.Limit < 0 {
-		return invalidParams("params.limit: must not be negative")
-	}
-	return nil
+	return nonNegativeParam("limit", p.Limit)
 }
 
 func (s *Server) getEntries(_ context.Context, sup *session.Supervisor, p *getEntriesParams) (*entriesAnswer, error) {
@@ -88,10 +79,7 @@ func (s *Server) getEntries(_ context.Context, sup *session.Supervisor, p *getEn
 type navigateTreeParams protocol.NavigateTreeParams
 
 func (p *navigateTreeParams) validate(*json.RawMessage) error {
-	if p.EntryID == "" {
-		return invalidParams("params.entryId: required")
-	}
-	return nil
+	return requiredParam("entryId", p.EntryID)
 }
 
 // navigateTree may ask the model for a branch summary: that busy period starts in the handler
@@ -112,10 +100,7 @@ func (s *Server) navigateTree(_ context.Context, sup *session.Supervisor, p *nav
 type setLabelParams protocol.SetLabelParams
 
 func (p *setLabelParams) validate(*json.RawMessage) error {
-	if p.EntryID == "" {
-		return invalidParams("params.entryId: required")
-	}
-	return nil
+	return requiredParam("entryId", p.EntryID)
 }
 
 func (s *Server) setLabel(_ context.Context, sup *session.Supervisor, p *setLabelParams) (protocol.Empty, error) {

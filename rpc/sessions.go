@@ -61,10 +61,7 @@ func (s *Server) createSession(_ context.Context, _ *session.Supervisor, p *crea
 type closeSessionParams protocol.CloseSessionParams
 
 func (p *closeSessionParams) validate(*json.RawMessage) error {
-	if p.SessionID == "" {
-		return invalidParams("params.sessionId: required")
-	}
-	return nil
+	return requiredParam("sessionId", p.SessionID)
 }
 
 // closeSession aborts the session's busy period, waits for its agent_settled, syncs and

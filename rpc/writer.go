@@ -22,9 +22,9 @@ import (
 // that stops reading slows the agent down to the provider's stream without the server's
 // memory growing.
 type Writer struct {
-	// mu makes a seq and its place in the event lane one step, and guards the encoder.
+	seq transport.Sequence
+	// mu guards the encoder, last and log.
 	mu      sync.Mutex
-	seq     int64
 	encoder protocol.EventEncoder
 	// last is the size of the last event notification: the next one's buffer is made that
 	// big (and a little more, up to maxEventHint), since consecutive events are mostly deltas
@@ -91,29 +91,25 @@ var (
 // Emit implements [sessionapi.Sink]: the event gets the next seq and is encoded now, while what
 // it points at is valid.
 func (w *Writer) Emit(ev *sessionapi.Event) int64 {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.seq++
-	ev.Seq = w.seq
-	size := max(min(w.last, maxEventHint)+16, 128+len(eventPrefix))
-	data, err := w.encoder.Append(append(make([]byte, 0, size), eventPrefix...), ev)
-	if err != nil {
-		w.log.Error().Err(err).Str("type", ev.Type).Msg("cannot encode event")
-		data, _ = w.encoder.Append(append([]byte(nil), eventPrefix...), &sessionapi.Event{Seq: ev.Seq, Type: sessionapi.EventSessionError, RunID: ev.RunID,
-			Payload: sessionapi.SessionError{Message: "internal error encoding " + ev.Type + ": " + err.Error()}})
-	}
-	data = append(data, eventSuffix)
-	w.last = len(data)
-	w.out.Event(w.seq, data)
-	return w.seq
+	return w.seq.Next(func(seq int64) {
+		ev.Seq = seq
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		size := max(min(w.last, maxEventHint)+16, 128+len(eventPrefix))
+		data, err := w.encoder.Append(append(make([]byte, 0, size), eventPrefix...), ev)
+		if err != nil {
+			w.log.Error().Err(err).Str("type", ev.Type).Msg("cannot encode event")
+			data, _ = w.encoder.Append(append([]byte(nil), eventPrefix...), &sessionapi.Event{Seq: ev.Seq, Type: sessionapi.EventSessionError, RunID: ev.RunID,
+				Payload: sessionapi.SessionError{Message: "internal error encoding " + ev.Type + ": " + err.Error()}})
+		}
+		data = append(data, eventSuffix)
+		w.last = len(data)
+		w.out.Event(seq, data)
+	})
 }
 
 // LastSeq implements [sessionapi.Sink].
-func (w *Writer) LastSeq() int64 {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.seq
-}
+func (w *Writer) LastSeq() int64 { return w.seq.Last() }
 
 // Wait implements [sessionapi.Sink].
 func (w *Writer) Wait(ctx context.Context) { w.out.Wait(ctx) }

@@ -74,7 +74,7 @@ func BuildContext(path []*Entry) Context {
 		if e.ID == c.FirstKeptEntryID {
 			keeping = true
 		}
-		if keeping && !isSystemEntry(e) {
+		if keeping && !holdsMessage[*core.SystemMessage](e) {
 			add(e)
 		}
 	}
@@ -82,15 +82,6 @@ func BuildContext(path []*Entry) Context {
 		add(e)
 	}
 	return ctx
-}
-
-// isSystemEntry reports a message entry holding a system message.
-func isSystemEntry(e *Entry) bool {
-	if e.Type != EntryMessage {
-		return false
-	}
-	_, ok := e.Message.(*core.SystemMessage)
-	return ok
 }
 
 // editedMessage applies a context_edit to its target: nil, true when the edit omits it; the

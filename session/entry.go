@@ -356,3 +356,12 @@ func (e *Entry) CompactionFileDetails() *sessionapi.CompactionDetails {
 	}
 	return &d
 }
+
+// holdsMessage reports a message entry holding a message of type M (*core.UserMessage, ...).
+func holdsMessage[M core.Message](e *Entry) bool {
+	if e.Type != EntryMessage {
+		return false
+	}
+	_, ok := e.Message.(M)
+	return ok
+}

@@ -176,19 +176,11 @@ func openLocked(path, cwd string, opts FileOptions, lock *Lock) (*FileStore, err
 
 func hasUserMessage(entries []*Entry) bool {
 	for _, e := range entries {
-		if isUserMessage(e) {
+		if holdsMessage[*core.UserMessage](e) {
 			return true
 		}
 	}
 	return false
-}
-
-func isUserMessage(e *Entry) bool {
-	if e.Type != EntryMessage {
-		return false
-	}
-	_, ok := e.Message.(*core.UserMessage)
-	return ok
 }
 
 // SessionID implements [Store].
@@ -224,7 +216,7 @@ func (s *FileStore) Append(e *Entry) error {
 		return nil
 	}
 	if !s.written {
-		if !isUserMessage(e) {
+		if !holdsMessage[*core.UserMessage](e) {
 			return nil
 		}
 		return s.flushLocked()

@@ -42,7 +42,7 @@ func (s *Supervisor) NavigateTree(to Navigation) (*Pending[*sessionapi.NavigateR
 	}
 	newLeaf, text := entryID, ""
 	switch {
-	case isUserMessage(target):
+	case holdsMessage[*core.UserMessage](target):
 		newLeaf, text = target.ParentID, messageText(target.Message.(*core.UserMessage).Content, "")
 	case target.Type == EntryCustomMessage:
 		newLeaf, text = target.ParentID, messageText(target.Content, "")

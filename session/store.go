@@ -383,31 +383,12 @@ func (s *lockedTree) BranchPage(since string, limit int) (EntriesPage, bool, err
 	if s.tree.leaf != "" {
 		path = s.tree.pathNodes(s.tree.leaf)
 	}
-	start := 0
-	if since != "" {
-		start = slices.IndexFunc(path, func(n *node) bool { return n.ID == since }) + 1
-		if start == 0 {
-			return EntriesPage{}, false, nil
+	return pageOf(path, since, limit, func(n *node) string { return n.ID }, func(n *node) (json.RawMessage, error) {
+		if n.raw != nil {
+			return n.raw, nil
 		}
-	}
-	rest := path[start:]
-	page := EntriesPage{}
-	if limit > 0 && len(rest) > limit {
-		rest = rest[:limit]
-		page.NextCursor = rest[limit-1].ID
-	}
-	page.Entries = make([]json.RawMessage, 0, len(rest))
-	for _, n := range rest {
-		b := json.RawMessage(n.raw)
-		if b == nil {
-			var err error
-			if b, err = json.Marshal(s.tree.entry(n)); err != nil {
-				return EntriesPage{}, true, err
-			}
-		}
-		page.Entries = append(page.Entries, b)
-	}
-	return page, true, nil
+		return json.Marshal(s.tree.entry(n))
+	})
 }
 
 // CorruptEntries describes the entries whose body failed to decode when first needed.

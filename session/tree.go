@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -143,16 +144,22 @@ type EntriesPage struct {
 // PageBranch returns the entries of a branch after since ("" for the start, the root), at
 // most limit of them (0 for all). It reports false if since is not on the branch.
 func PageBranch(path []*Entry, since string, limit int) (EntriesPage, bool, error) {
+	return pageOf(path, since, limit, func(e *Entry) string { return e.ID }, func(e *Entry) (json.RawMessage, error) {
+		if e.Raw != nil {
+			return e.Raw, nil // read from the file: already the entry's JSON
+		}
+		return json.Marshal(e)
+	})
+}
+
+// pageOf cuts one page out of a branch held as entries or as the store's nodes: id names an
+// element (since is matched against it, the cursor is the page's last), line is its JSON
+// in pi's file shape. It reports false if since is not on the branch.
+func pageOf[T any](path []T, since string, limit int, id func(T) string, line func(T) (json.RawMessage, error)) (EntriesPage, bool, error) {
 	start := 0
 	if since != "" {
-		start = -1
-		for i, e := range path {
-			if e.ID == since {
-				start = i + 1
-				break
-			}
-		}
-		if start < 0 {
+		start = slices.IndexFunc(path, func(x T) bool { return id(x) == since }) + 1
+		if start == 0 {
 			return EntriesPage{}, false, nil
 		}
 	}
@@ -160,16 +167,13 @@ func PageBranch(path []*Entry, since string, limit int) (EntriesPage, bool, erro
 	page := EntriesPage{}
 	if limit > 0 && len(rest) > limit {
 		rest = rest[:limit]
-		page.NextCursor = rest[limit-1].ID
+		page.NextCursor = id(rest[limit-1])
 	}
 	page.Entries = make([]json.RawMessage, 0, len(rest))
-	for _, e := range rest {
-		b := json.RawMessage(e.Raw) // read from the file: already the entry's JSON
-		if b == nil {
-			var err error
-			if b, err = json.Marshal(e); err != nil {
-				return EntriesPage{}, true, err
-			}
+	for _, x := range rest {
+		b, err := line(x)
+		if err != nil {
+			return EntriesPage{}, true, err
 		}
 		page.Entries = append(page.Entries, b)
 	}
@@ -212,15 +216,8 @@ func sessionNameOf(st Store) string {
 	return SessionName(st.Entries())
 }
 
-// SessionName is the session's name (see [SessionName]).
-func (s *FileStore) SessionName() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.tree.sessionName()
-}
-
-// SessionName is the session's name (see [SessionName]).
-func (s *MemoryStore) SessionName() string {
+// SessionName is the session's name (see [SessionName]), for both stores.
+func (s *lockedTree) SessionName() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.tree.sessionName()

@@ -98,6 +98,18 @@ func newEnv(opts Options) (*env, error) {
 	return e, nil
 }
 
+// constructors are the tools New knows, by name: those of [Names] and the plan tool.
+var constructors = map[string]func(*env) core.Tool{
+	"read":       (*env).readTool,
+	"write":      (*env).writeTool,
+	"edit":       (*env).editTool,
+	"bash":       (*env).bashTool,
+	"grep":       (*env).grepTool,
+	"find":       (*env).findTool,
+	"ls":         (*env).lsTool,
+	PlanToolName: func(*env) core.Tool { return PlanTool() },
+}
+
 // New builds the named tools, in the order given. A nil names means all of [Names]; an empty
 // non-nil slice means none (--no-tools). An unknown name is an error that lists the valid
 // ones, so a typo in --tools fails at startup rather than silently dropping a tool.
@@ -116,28 +128,11 @@ func New(names []string, opts Options) ([]core.Tool, error) {
 			continue
 		}
 		seen[n] = true
-		var t core.Tool
-		switch n {
-		case "read":
-			t = e.readTool()
-		case "write":
-			t = e.writeTool()
-		case "edit":
-			t = e.editTool()
-		case "bash":
-			t = e.bashTool()
-		case "grep":
-			t = e.grepTool()
-		case "find":
-			t = e.findTool()
-		case "ls":
-			t = e.lsTool()
-		case PlanToolName:
-			t = PlanTool()
-		default:
+		build, ok := constructors[n]
+		if !ok {
 			return nil, fmt.Errorf("unknown tool %q (valid tools: %s, %s)", n, strings.Join(Names, ", "), PlanToolName)
 		}
-		out = append(out, t)
+		out = append(out, build(e))
 	}
 	return out, nil
 }
