@@ -95,14 +95,7 @@ func startACPIn(t *testing.T, mock *mockopenai.Server, home, ws string, args ...
 	cmd := exec.Command(binary, all...)
 	cmd.Env = env
 	cmd.Dir = home
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout := stdioPipes(t, cmd)
 	p := &acpProc{t: t, cmd: cmd, stdin: stdin, lines: make(chan acpMsg, 4096), done: make(chan struct{}), ws: ws}
 	cmd.Stderr = &p.stderr
 	if err := cmd.Start(); err != nil {
