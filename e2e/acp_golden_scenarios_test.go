@@ -48,12 +48,7 @@ var acpGoldenScenarios = []struct {
 		g.finish()
 	}},
 	{"edit_permissions", func(t *testing.T, name string) {
-		mock := mockOf(
-			editCall("c1", "a.txt", "one", "uno"), mockopenai.Response{Text: "edited"},
-			editCall("c2", "a.txt", "two", "dos"), mockopenai.Response{Text: "refused"},
-			editCall("c3", "a.txt", "two", "zwei"), mockopenai.Response{Text: "ok"},
-			editCall("c4", "a.txt", "three", "drei"), mockopenai.Response{Text: "ok again"},
-		)
+		mock := editPermissionsMock()
 		defer mock.Close()
 		g := newACPGolden(t, name, mock)
 		writeFile(t, g.p.ws, "a.txt", "one\ntwo\nthree\n")

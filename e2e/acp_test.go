@@ -99,6 +99,19 @@ func editCall(id, path, old, new string) mockopenai.Response {
 	return mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: id, Name: "edit", Arguments: string(args)}}}
 }
 
+// editPermissionsMock plays the model in the ask-mode edit scenario, which
+// TestACPEditPermissions runs and the edit_permissions golden records: four edits of a.txt
+// ("one\ntwo\nthree\n"), each followed by a text answer. The second is to be refused, so the
+// third edits "two" again; the fourth comes after allow_always.
+func editPermissionsMock() *mockopenai.Server {
+	return mockOf(
+		editCall("c1", "a.txt", "one", "uno"), mockopenai.Response{Text: "edited"},
+		editCall("c2", "a.txt", "two", "dos"), mockopenai.Response{Text: "refused"},
+		editCall("c3", "a.txt", "two", "zwei"), mockopenai.Response{Text: "ok"},
+		editCall("c4", "a.txt", "three", "drei"), mockopenai.Response{Text: "ok again"},
+	)
+}
+
 // permissionRequest reads up to the next session/request_permission and returns its id and
 // params.
 func (p *acpProc) permissionRequest() (json.RawMessage, map[string]any) {
@@ -120,12 +133,7 @@ func (p *acpProc) answerPermission(id json.RawMessage, option string) {
 // Ask mode: an edit is a permission request carrying the diff computed before it runs; allow
 // writes it, reject leaves the file alone, "always" stops the asking for that tool.
 func TestACPEditPermissions(t *testing.T) {
-	mock := mockOf(
-		editCall("c1", "a.txt", "one", "uno"), mockopenai.Response{Text: "edited"},
-		editCall("c2", "a.txt", "two", "dos"), mockopenai.Response{Text: "refused"},
-		editCall("c3", "a.txt", "two", "zwei"), mockopenai.Response{Text: "ok"},
-		editCall("c4", "a.txt", "three", "drei"), mockopenai.Response{Text: "ok again"},
-	)
+	mock := editPermissionsMock()
 	defer mock.Close()
 	p := startACP(t, mock)
 	file := filepath.Join(p.ws, "a.txt")
