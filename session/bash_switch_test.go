@@ -2,11 +2,11 @@ package session_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
 	"github.com/pi-rpc/pi-rpc/sessionapi"
@@ -26,8 +26,7 @@ func TestPendingBashStaysWithItsSession(t *testing.T) {
 	}
 	model := faux.New(faux.WithClock(func() time.Time { return epoch }))
 	model.SetResponses(slow, faux.Reply(faux.Text("in new session")))
-	n := 0
-	store := session.NewMemoryStore("s1", func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return session.ISOTime(epoch) })
+	store := testkit.MemoryStore("s1", epoch)
 	sink := &recordingSink{}
 	sup := session.New(session.Config{
 		Agent: core.Options{Provider: model, Model: model.Model()}, Store: store, Sink: sink,

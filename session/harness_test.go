@@ -153,11 +153,10 @@ func newHarness(t *testing.T, o harnessOpts, steps ...faux.Step) *harness {
 	}
 	h.model = faux.New(fauxOpts...)
 	h.model.SetResponses(steps...)
-	n := 0
 	if o.sessionID == "" {
 		o.sessionID = "session-1"
 	}
-	h.store = session.NewMemoryStore(o.sessionID, func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return session.ISOTime(epoch) })
+	h.store = testkit.MemoryStore(o.sessionID, epoch)
 	retry := session.DefaultRetrySettings()
 	if o.retry != nil {
 		retry = *o.retry

@@ -2,11 +2,11 @@ package session_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
 	"github.com/pi-rpc/pi-rpc/sessionapi"
@@ -17,8 +17,7 @@ import (
 // bash_update it caused.
 func TestBashPending(t *testing.T) {
 	running := make(chan struct{})
-	n := 0
-	store := session.NewMemoryStore("s1", func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return session.ISOTime(epoch) })
+	store := testkit.MemoryStore("s1", epoch)
 	sink := &recordingSink{}
 	sup := session.New(session.Config{
 		Agent: core.Options{Provider: faux.New()}, Store: store, Sink: sink,
