@@ -17,15 +17,8 @@ import (
 func TestPendingBashStaysWithItsSession(t *testing.T) {
 	release := make(chan struct{})
 	started := make(chan struct{})
-	slow := faux.Reply(faux.Text("answer"))
-	slow.BeforeChunk = func(ctx context.Context, k int) {
-		if k == 1 {
-			close(started)
-			<-release
-		}
-	}
 	model := faux.New(faux.WithClock(func() time.Time { return epoch }))
-	model.SetResponses(slow, faux.Reply(faux.Text("in new session")))
+	model.SetResponses(heldReply("answer", started, release), faux.Reply(faux.Text("in new session")))
 	store := testkit.MemoryStore("s1", epoch)
 	sink := &recordingSink{}
 	sup := session.New(session.Config{

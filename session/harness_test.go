@@ -178,6 +178,19 @@ func newHarness(t *testing.T, o harnessOpts, steps ...faux.Step) *harness {
 	return h
 }
 
+// heldReply is a reply of text whose stream, before its second chunk, closes started and
+// waits for release, so that the test acts while the model is mid-answer.
+func heldReply(text string, started chan<- struct{}, release <-chan struct{}) faux.Step {
+	step := faux.Reply(faux.Text(text))
+	step.BeforeChunk = func(ctx context.Context, k int) {
+		if k == 1 {
+			close(started)
+			<-release
+		}
+	}
+	return step
+}
+
 // result waits for a Pending a method returned, or passes its error on.
 func result[T any](p *session.Pending[T], err error) (T, error) {
 	if err != nil {
