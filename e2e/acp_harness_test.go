@@ -127,6 +127,21 @@ func startACPIn(t *testing.T, mock *mockopenai.Server, home, ws string, args ...
 	return p
 }
 
+// promptedSession runs a first process (home, ws and args as startACPIn's) through one
+// prompt of text in a new session, and returns the session's id once that process has
+// exited: a session on disk for a test of session/load.
+func promptedSession(t *testing.T, mock *mockopenai.Server, home, ws, text string, args ...string) string {
+	t.Helper()
+	p := startACPIn(t, mock, home, ws, args...)
+	p.initialize()
+	sid := p.newSession(1)
+	p.request(2, "session/prompt", textPrompt(sid, text))
+	p.response(2)
+	_ = p.stdin.Close()
+	<-p.done
+	return sid
+}
+
 // send writes one line (an object is encoded as JSON).
 func (p *acpProc) send(v any) {
 	p.t.Helper()

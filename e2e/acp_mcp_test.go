@@ -155,14 +155,7 @@ func TestACPPromptPipelinedAfterLoad(t *testing.T) {
 	mock := mockOf(mockopenai.Response{Text: "first"}, mockopenai.Response{Text: "second"})
 	defer mock.Close()
 	home, ws := t.TempDir(), t.TempDir()
-	p := startACPIn(t, mock, home, ws)
-	p.initialize()
-	sid := p.newSession(1)
-	p.request(2, "session/prompt", textPrompt(sid, "one"))
-	p.response(2)
-	_ = p.stdin.Close()
-	<-p.done
-
+	sid := promptedSession(t, mock, home, ws, "one")
 	q := startACPIn(t, mock, home, ws)
 	q.initialize()
 	q.request(1, "session/load", map[string]any{"sessionId": sid, "cwd": ws, "mcpServers": []any{}})
