@@ -3,7 +3,6 @@ package e2e_test
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -136,10 +135,7 @@ func TestACPEditPermissions(t *testing.T) {
 	mock := editPermissionsMock()
 	defer mock.Close()
 	p := startACP(t, mock)
-	file := filepath.Join(p.ws, "a.txt")
-	if err := os.WriteFile(file, []byte("one\ntwo\nthree\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := writeFile(t, p.ws, "a.txt", "one\ntwo\nthree\n")
 	p.initialize()
 	sid := p.newSession(1)
 
@@ -203,10 +199,7 @@ func TestACPCancelDuringPermission(t *testing.T) {
 	mock := mockOf(editCall("c1", "a.txt", "one", "uno"))
 	defer mock.Close()
 	p := startACP(t, mock)
-	file := filepath.Join(p.ws, "a.txt")
-	if err := os.WriteFile(file, []byte("one\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := writeFile(t, p.ws, "a.txt", "one\n")
 	p.initialize()
 	sid := p.newSession(1)
 	p.request(2, "session/prompt", textPrompt(sid, "edit"))
