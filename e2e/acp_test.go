@@ -134,10 +134,8 @@ func (p *acpProc) answerPermission(id json.RawMessage, option string) {
 func TestACPEditPermissions(t *testing.T) {
 	mock := editPermissionsMock()
 	defer mock.Close()
-	p := startACP(t, mock)
+	p, sid := startACPSession(t, mock)
 	file := writeFile(t, p.ws, "a.txt", "one\ntwo\nthree\n")
-	p.initialize()
-	sid := p.newSession(1)
 
 	p.request(2, "session/prompt", textPrompt(sid, "edit one"))
 	id, params := p.permissionRequest()
@@ -198,10 +196,8 @@ func TestACPEditPermissions(t *testing.T) {
 func TestACPCancelDuringPermission(t *testing.T) {
 	mock := mockOf(editCall("c1", "a.txt", "one", "uno"))
 	defer mock.Close()
-	p := startACP(t, mock)
+	p, sid := startACPSession(t, mock)
 	file := writeFile(t, p.ws, "a.txt", "one\n")
-	p.initialize()
-	sid := p.newSession(1)
 	p.request(2, "session/prompt", textPrompt(sid, "edit"))
 	id, _ := p.permissionRequest()
 	p.send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": sid}})
