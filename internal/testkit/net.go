@@ -22,7 +22,7 @@ func AcceptingPort(t testing.TB) int {
 			if err != nil {
 				return
 			}
-			c.Close()
+			_ = c.Close()
 		}
 	}()
 	return l.Addr().(*net.TCPAddr).Port
