@@ -30,9 +30,7 @@ func memoryOpener(t *testing.T, provider core.Provider) session.Opener {
 			t.Errorf("the opener got %T, want an OpenExtra", req.Extra)
 		}
 		n++
-		entry := 0
-		store := session.NewMemoryStore(fmt.Sprintf("s%d", n), func() string { entry++; return fmt.Sprintf("%08x", entry) },
-			func() string { return "2026-01-01T00:00:00.000Z" })
+		store := testkit.MemoryStore(fmt.Sprintf("s%d", n), testkit.Epoch)
 		sup := session.New(session.Config{Agent: core.Options{Provider: provider, Model: testkit.CatM1, BeforeToolCall: extra.BeforeToolCall}, Store: store, Sink: req.Sink, IDs: req.IDs, Logger: zerolog.Nop()})
 		sup.StartSession()
 		return &session.Opened{Supervisor: sup, Cwd: req.Cwd}, nil

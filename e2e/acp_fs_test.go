@@ -213,20 +213,28 @@ func updatesOf(ns []sdk.SessionNotification, callID string) []*sdk.SessionToolCa
 	return out
 }
 
+// editorFsCalls are the model's turn in the fs-through-editor scenario, which
+// TestACPFsThroughEditor plays with the Go SDK and fs.test.mjs with the TypeScript one: read
+// a.txt, replace "unsaved" in it, write b.txt, read missing.txt, then answer "done".
+func editorFsCalls() []mockopenai.Response {
+	edit := `{"path":"a.txt","edits":[{"oldText":"unsaved","newText":"edited"}]}`
+	return []mockopenai.Response{
+		{ToolCalls: []mockopenai.ToolCall{{ID: "call_read", Name: "read", Arguments: `{"path":"a.txt"}`}}},
+		{ToolCalls: []mockopenai.ToolCall{{ID: "call_edit", Name: "edit", Arguments: edit}}},
+		{ToolCalls: []mockopenai.ToolCall{{ID: "call_write", Name: "write", Arguments: `{"path":"b.txt","content":"new file\n"}`}}},
+		{ToolCalls: []mockopenai.ToolCall{{ID: "call_missing", Name: "read", Arguments: `{"path":"missing.txt"}`}}},
+		{Text: "done"},
+	}
+}
+
 // With fs/* offered, read sees the editor's unsaved buffer, edit changes the buffer (its
 // permission diff and its result diff start from the buffer), write lands in the editor and
 // not on disk, and the editor's error answer is the tool's error.
 func TestACPFsThroughEditor(t *testing.T) {
-	edit := `{"path":"a.txt","edits":[{"oldText":"unsaved","newText":"edited"}]}`
-	mock := mockOf(
-		mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: "call_read", Name: "read", Arguments: `{"path":"a.txt"}`}}},
-		mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: "call_edit", Name: "edit", Arguments: edit}}},
-		mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: "call_write", Name: "write", Arguments: `{"path":"b.txt","content":"new file\n"}`}}},
-		mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: "call_missing", Name: "read", Arguments: `{"path":"missing.txt"}`}}},
-		mockopenai.Response{Text: "done"},
+	mock := mockOf(append(editorFsCalls(),
 		mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: "call_refused", Name: "write", Arguments: `{"path":"a.txt","content":"refused\n"}`}}},
 		mockopenai.Response{Text: "refused"},
-	)
+	)...)
 	defer mock.Close()
 	client, conn, sid, ws, stop := dialEditor(t, mock, sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}})
 	defer stop()
@@ -443,28 +451,11 @@ func TestACPSilentEditorCancel(t *testing.T) {
 // validates every message with the SDK's schemas): the model sees the unsaved buffer, and
 // the editor's error answer.
 func TestACPTypeScriptSDKFs(t *testing.T) {
-	if _, err := os.Stat("acp-npm/node_modules/@agentclientprotocol/sdk/package.json"); err != nil {
-		t.Fatal("e2e/acp-npm is not installed: run make acp-npm (npm ci in e2e/acp-npm)")
-	}
+	needACPNpm(t)
 	ws := t.TempDir()
-	edit := `{"path":"a.txt","edits":[{"oldText":"unsaved","newText":"edited"}]}`
-	mock := mockOf(
-		mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: "call_read", Name: "read", Arguments: `{"path":"a.txt"}`}}},
-		mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: "call_edit", Name: "edit", Arguments: edit}}},
-		mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: "call_write", Name: "write", Arguments: `{"path":"b.txt","content":"new file\n"}`}}},
-		mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: "call_missing", Name: "read", Arguments: `{"path":"missing.txt"}`}}},
-		mockopenai.Response{Text: "done"},
-	)
+	mock := mockOf(editorFsCalls()...)
 	defer mock.Close()
-	cmd := exec.Command("node", "fs.test.mjs")
-	cmd.Dir = "acp-npm"
-	home := t.TempDir()
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "PI_RPC_BIN=" + binary, "MOCK_URL=" + mock.URL(), "WORKSPACE=" + ws}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("node fs.test.mjs: %v\n%s", err, out)
-	}
-	t.Logf("%s", out)
+	runACPNode(t, "fs.test.mjs", mock, ws)
 	if got := toolResultSeen(t, mock, "call_read"); got != "unsaved text\n" {
 		t.Fatalf("the model saw %q", got)
 	}

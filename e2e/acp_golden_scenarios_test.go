@@ -48,12 +48,7 @@ var acpGoldenScenarios = []struct {
 		g.finish()
 	}},
 	{"edit_permissions", func(t *testing.T, name string) {
-		mock := mockOf(
-			editCall("c1", "a.txt", "one", "uno"), mockopenai.Response{Text: "edited"},
-			editCall("c2", "a.txt", "two", "dos"), mockopenai.Response{Text: "refused"},
-			editCall("c3", "a.txt", "two", "zwei"), mockopenai.Response{Text: "ok"},
-			editCall("c4", "a.txt", "three", "drei"), mockopenai.Response{Text: "ok again"},
-		)
+		mock := editPermissionsMock()
 		defer mock.Close()
 		g := newACPGolden(t, name, mock)
 		writeFile(t, g.p.ws, "a.txt", "one\ntwo\nthree\n")
@@ -113,13 +108,7 @@ var acpGoldenScenarios = []struct {
 		g := newACPGolden(t, name, mock)
 		writeFile(t, g.p.ws, "a.txt", "one\n")
 		// The session is written by a first process, then loaded by the one recorded.
-		first := startACPIn(t, mock, filepath.Join(g.root, "home"), g.p.ws, "--system-prompt", "You are a test agent.", "--no-context-files")
-		first.initialize()
-		sid := first.newSession(1)
-		first.request(2, "session/prompt", textPrompt(sid, "what does a.txt say?"))
-		first.response(2)
-		_ = first.stdin.Close()
-		<-first.done
+		sid := promptedSession(t, mock, filepath.Join(g.root, "home"), g.p.ws, "what does a.txt say?", "--system-prompt", "You are a test agent.", "--no-context-files")
 		g.initialize()
 		g.call(1, "session/load", map[string]any{"sessionId": sid, "cwd": g.p.ws, "mcpServers": []any{}})
 		g.p.until(func(m acpMsg) bool { _, k := m.update(); return k == "available_commands_update" })

@@ -52,14 +52,7 @@ func spawnACP(t *testing.T, mock *mockopenai.Server, home string, c sdk.Client, 
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"--protocol", "acp", "--provider", "openai", "--base-url", mock.URL(), "--model", "gpt-4.1"}, args...)...)
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + home, "PI_RPC_HOME=" + home, "OPENAI_API_KEY=test"}
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	in, out := stdioPipes(t, cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

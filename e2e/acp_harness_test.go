@@ -95,14 +95,7 @@ func startACPIn(t *testing.T, mock *mockopenai.Server, home, ws string, args ...
 	cmd := exec.Command(binary, all...)
 	cmd.Env = env
 	cmd.Dir = home
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout := stdioPipes(t, cmd)
 	p := &acpProc{t: t, cmd: cmd, stdin: stdin, lines: make(chan acpMsg, 4096), done: make(chan struct{}), ws: ws}
 	cmd.Stderr = &p.stderr
 	if err := cmd.Start(); err != nil {
@@ -132,6 +125,21 @@ func startACPIn(t *testing.T, mock *mockopenai.Server, home, ws string, args ...
 		}
 	})
 	return p
+}
+
+// promptedSession runs a first process (home, ws and args as startACPIn's) through one
+// prompt of text in a new session, and returns the session's id once that process has
+// exited: a session on disk for a test of session/load.
+func promptedSession(t *testing.T, mock *mockopenai.Server, home, ws, text string, args ...string) string {
+	t.Helper()
+	p := startACPIn(t, mock, home, ws, args...)
+	p.initialize()
+	sid := p.newSession(1)
+	p.request(2, "session/prompt", textPrompt(sid, text))
+	p.response(2)
+	_ = p.stdin.Close()
+	<-p.done
+	return sid
 }
 
 // send writes one line (an object is encoded as JSON).

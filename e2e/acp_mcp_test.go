@@ -2,7 +2,6 @@ package e2e_test
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
 
 // The editor's MCP servers of session/new are tools of that session alone: the model sees
@@ -67,10 +67,7 @@ func TestACPSessionMCPServers(t *testing.T) {
 // answered at once, like one without servers, whose prompt runs at once too; a prompt of the
 // slow session waits for its server, so the model's first request of it offers its tools.
 func TestACPSlowMCPServerDoesNotBlock(t *testing.T) {
-	gate := filepath.Join(t.TempDir(), "release")
-	if err := syscall.Mkfifo(gate, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	gate := testkit.NewGate(t)
 	mock := mockOf(mockopenai.Response{Text: "ok"}, mockopenai.Response{Text: "with the slow server"})
 	defer mock.Close()
 	p := startACP(t, mock, "--mcp-timeout", "10m")
@@ -87,12 +84,7 @@ func TestACPSlowMCPServerDoesNotBlock(t *testing.T) {
 		t.Fatal(r)
 	}
 	p.request(4, "session/prompt", textPrompt(slow, "use the slow server"))
-	f, err := os.OpenFile(gate, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = f.WriteString("go\n")
-	_ = f.Close()
+	testkit.ReleaseGate(t, gate)
 	if r := stopReason(t, p.response(4)); r != "end_turn" {
 		t.Fatal(r)
 	}
@@ -114,21 +106,13 @@ func requestToolLists(reqs []*mockopenai.Request) [][]string {
 // The servers of --mcp-config do not hold up ACP's initialize (before, stdin was read only
 // once they had started); a prompt waits for them.
 func TestACPInitializeDoesNotWaitForMCPConfig(t *testing.T) {
-	gate := filepath.Join(t.TempDir(), "release")
-	if err := syscall.Mkfifo(gate, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	gate := testkit.NewGate(t)
 	mock := mockOf(mockopenai.Response{Text: "with the server"})
 	defer mock.Close()
 	cfg := writeMCPConfig(t, map[string]any{"slow": map[string]any{"command": mcpServer.Path(t), "args": []string{"-gate", gate}}})
 	p, sid := startACPSession(t, mock, "--mcp-config", cfg, "--mcp-timeout", "10m")
 	p.request(2, "session/prompt", textPrompt(sid, "hi"))
-	f, err := os.OpenFile(gate, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = f.WriteString("go\n")
-	_ = f.Close()
+	testkit.ReleaseGate(t, gate)
 	if r := stopReason(t, p.response(2)); r != "end_turn" {
 		t.Fatal(r)
 	}
@@ -155,14 +139,7 @@ func TestACPPromptPipelinedAfterLoad(t *testing.T) {
 	mock := mockOf(mockopenai.Response{Text: "first"}, mockopenai.Response{Text: "second"})
 	defer mock.Close()
 	home, ws := t.TempDir(), t.TempDir()
-	p := startACPIn(t, mock, home, ws)
-	p.initialize()
-	sid := p.newSession(1)
-	p.request(2, "session/prompt", textPrompt(sid, "one"))
-	p.response(2)
-	_ = p.stdin.Close()
-	<-p.done
-
+	sid := promptedSession(t, mock, home, ws, "one")
 	q := startACPIn(t, mock, home, ws)
 	q.initialize()
 	q.request(1, "session/load", map[string]any{"sessionId": sid, "cwd": ws, "mcpServers": []any{}})

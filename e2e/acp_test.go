@@ -3,7 +3,6 @@ package e2e_test
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -99,6 +98,19 @@ func editCall(id, path, old, new string) mockopenai.Response {
 	return mockopenai.Response{ToolCalls: []mockopenai.ToolCall{{ID: id, Name: "edit", Arguments: string(args)}}}
 }
 
+// editPermissionsMock plays the model in the ask-mode edit scenario, which
+// TestACPEditPermissions runs and the edit_permissions golden records: four edits of a.txt
+// ("one\ntwo\nthree\n"), each followed by a text answer. The second is to be refused, so the
+// third edits "two" again; the fourth comes after allow_always.
+func editPermissionsMock() *mockopenai.Server {
+	return mockOf(
+		editCall("c1", "a.txt", "one", "uno"), mockopenai.Response{Text: "edited"},
+		editCall("c2", "a.txt", "two", "dos"), mockopenai.Response{Text: "refused"},
+		editCall("c3", "a.txt", "two", "zwei"), mockopenai.Response{Text: "ok"},
+		editCall("c4", "a.txt", "three", "drei"), mockopenai.Response{Text: "ok again"},
+	)
+}
+
 // permissionRequest reads up to the next session/request_permission and returns its id and
 // params.
 func (p *acpProc) permissionRequest() (json.RawMessage, map[string]any) {
@@ -120,20 +132,10 @@ func (p *acpProc) answerPermission(id json.RawMessage, option string) {
 // Ask mode: an edit is a permission request carrying the diff computed before it runs; allow
 // writes it, reject leaves the file alone, "always" stops the asking for that tool.
 func TestACPEditPermissions(t *testing.T) {
-	mock := mockOf(
-		editCall("c1", "a.txt", "one", "uno"), mockopenai.Response{Text: "edited"},
-		editCall("c2", "a.txt", "two", "dos"), mockopenai.Response{Text: "refused"},
-		editCall("c3", "a.txt", "two", "zwei"), mockopenai.Response{Text: "ok"},
-		editCall("c4", "a.txt", "three", "drei"), mockopenai.Response{Text: "ok again"},
-	)
+	mock := editPermissionsMock()
 	defer mock.Close()
-	p := startACP(t, mock)
-	file := filepath.Join(p.ws, "a.txt")
-	if err := os.WriteFile(file, []byte("one\ntwo\nthree\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p.initialize()
-	sid := p.newSession(1)
+	p, sid := startACPSession(t, mock)
+	file := writeFile(t, p.ws, "a.txt", "one\ntwo\nthree\n")
 
 	p.request(2, "session/prompt", textPrompt(sid, "edit one"))
 	id, params := p.permissionRequest()
@@ -194,13 +196,8 @@ func TestACPEditPermissions(t *testing.T) {
 func TestACPCancelDuringPermission(t *testing.T) {
 	mock := mockOf(editCall("c1", "a.txt", "one", "uno"))
 	defer mock.Close()
-	p := startACP(t, mock)
-	file := filepath.Join(p.ws, "a.txt")
-	if err := os.WriteFile(file, []byte("one\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p.initialize()
-	sid := p.newSession(1)
+	p, sid := startACPSession(t, mock)
+	file := writeFile(t, p.ws, "a.txt", "one\n")
 	p.request(2, "session/prompt", textPrompt(sid, "edit"))
 	id, _ := p.permissionRequest()
 	p.send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": sid}})

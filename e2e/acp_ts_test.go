@@ -13,9 +13,7 @@ import (
 // The official ACP TypeScript SDK drives the binary (e2e/acp-npm/client.test.mjs): every
 // message is validated with the SDK's schemas. `make test` installs the package (npm ci).
 func TestACPTypeScriptSDK(t *testing.T) {
-	if _, err := os.Stat("acp-npm/node_modules/@agentclientprotocol/sdk/package.json"); err != nil {
-		t.Fatal("e2e/acp-npm is not installed: run make acp-npm (npm ci in e2e/acp-npm)")
-	}
+	needACPNpm(t)
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("line one\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -34,23 +32,13 @@ func TestACPTypeScriptSDK(t *testing.T) {
 		mockopenai.Response{Text: "a"}, mockopenai.Response{Text: "b"}, mockopenai.Response{Text: "a2"},
 	)
 	defer mock.Close()
-	cmd := exec.Command("node", "client.test.mjs")
-	cmd.Dir = "acp-npm"
-	home := t.TempDir()
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "PI_RPC_BIN=" + binary, "MOCK_URL=" + mock.URL(), "WORKSPACE=" + ws}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("node client.test.mjs: %v\n%s", err, out)
-	}
-	t.Logf("%s", out)
+	runACPNode(t, "client.test.mjs", mock, ws)
 }
 
 // The SDK client again (e2e/acp-npm/always_cancel.test.mjs): allow_always and reject_always
 // remembered per tool, and session/cancel while a tool runs.
 func TestACPTypeScriptSDKAlwaysAndCancel(t *testing.T) {
-	if _, err := os.Stat("acp-npm/node_modules/@agentclientprotocol/sdk/package.json"); err != nil {
-		t.Fatal("e2e/acp-npm is not installed: run make acp-npm (npm ci in e2e/acp-npm)")
-	}
+	needACPNpm(t)
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("one\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -64,12 +52,28 @@ func TestACPTypeScriptSDKAlwaysAndCancel(t *testing.T) {
 		mockopenai.Response{Text: "after"},
 	)
 	defer mock.Close()
-	cmd := exec.Command("node", "always_cancel.test.mjs")
+	runACPNode(t, "always_cancel.test.mjs", mock, ws)
+}
+
+// needACPNpm fails the test unless e2e/acp-npm is installed (make test installs it: npm ci).
+func needACPNpm(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat("acp-npm/node_modules/@agentclientprotocol/sdk/package.json"); err != nil {
+		t.Fatal("e2e/acp-npm is not installed: run make acp-npm (npm ci in e2e/acp-npm)")
+	}
+}
+
+// runACPNode runs script, a test of e2e/acp-npm, with node: it drives the binary (PI_RPC_BIN)
+// against mock in the workspace ws, with a fresh HOME. A failing script fails the test with
+// its output; a passing one's output is logged.
+func runACPNode(t *testing.T, script string, mock *mockopenai.Server, ws string) {
+	t.Helper()
+	cmd := exec.Command("node", script)
 	cmd.Dir = "acp-npm"
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "PI_RPC_BIN=" + binary, "MOCK_URL=" + mock.URL(), "WORKSPACE=" + ws}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("node always_cancel.test.mjs: %v\n%s", err, out)
+		t.Fatalf("node %s: %v\n%s", script, err, out)
 	}
 	t.Logf("%s", out)
 }

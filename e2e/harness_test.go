@@ -205,6 +205,21 @@ func pipe(t *testing.T) (r, w *os.File) {
 	return r, w
 }
 
+// stdioPipes connects to a command not yet started: the writer is its stdin, the reader its
+// stdout (exec's pipes, which Wait closes).
+func stdioPipes(t *testing.T, cmd *exec.Cmd) (stdin io.WriteCloser, stdout io.ReadCloser) {
+	t.Helper()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err = cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stdin, stdout
+}
+
 // providerFlags are the flags and environment that point a process at its provider: the
 // OpenAI mock when there is one, the faux provider with this script (written into home) when
 // there is one; neither if both are empty.

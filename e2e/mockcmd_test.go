@@ -28,14 +28,7 @@ func runMockCommand(t *testing.T, dialect string, pi func(url string) options) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "--dialect", dialect, "--script", script)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout := stdioPipes(t, cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"unsafe"
 
 	"github.com/pi-rpc/pi-rpc/internal/mockopenai"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 
 	"golang.org/x/sys/unix"
 )
@@ -97,21 +98,7 @@ func newSandboxRun(t *testing.T, args ...string) *sandboxRun {
 		r.o.attr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
 	}
 	r.o.args = append([]string{"--approval", "auto"}, args...)
-	tcp, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tcp.Close() })
-	go func() {
-		for {
-			c, err := tcp.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	r.tcpPort = tcp.Addr().(*net.TCPAddr).Port
+	r.tcpPort = testkit.AcceptingPort(t)
 	if r.udp, err = net.ListenPacket("udp", "127.0.0.1:0"); err != nil {
 		t.Fatal(err)
 	}

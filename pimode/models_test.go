@@ -3,7 +3,6 @@ package pimode
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -81,8 +80,7 @@ func TestModelsFromHost(t *testing.T) {
 	outR, outW := newPipe()
 	w := NewWriter(outW, 1<<20, testLogger())
 	provider := faux.New(faux.WithModel(testkit.CatM1))
-	n := 0
-	store := session.NewMemoryStore("s1", func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return "2026-01-01T00:00:00.000Z" })
+	store := testkit.MemoryStore("s1", testkit.Epoch)
 	sup := session.New(session.Config{Agent: core.Options{Provider: provider, Model: testkit.CatM1}, Store: store, Sink: w, Logger: testLogger()})
 	sup.StartSession()
 	host := session.NewHost(session.HostConfig{Models: testkit.Catalogue{Provider: provider}})

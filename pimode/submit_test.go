@@ -11,6 +11,7 @@ import (
 	"testing/synctest"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/llm/faux"
 	"github.com/pi-rpc/pi-rpc/session"
 	"github.com/pi-rpc/pi-rpc/sessionapi"
@@ -74,10 +75,9 @@ func heldServer(t *testing.T, release chan struct{}) (s *Server, sup *session.Su
 	}()
 	model := faux.New()
 	model.SetResponses(faux.HeldAt(faux.Reply(faux.Text("hello")), 0, release), faux.Reply(faux.Text("steered")))
-	n := 0
 	sup = session.New(session.Config{
 		Agent: core.Options{Provider: model, Model: model.Model()},
-		Store: session.NewMemoryStore("session-1", func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return "2026-01-01T00:00:00.000Z" }),
+		Store: testkit.MemoryStore("session-1", testkit.Epoch),
 		Sink:  w,
 	})
 	host := session.NewHost(session.HostConfig{})

@@ -269,8 +269,7 @@ func runSupervisor(t *testing.T) *supervised {
 	model := faux.DefaultModel()
 	model.Reasoning = true
 	p := faux.New(faux.WithClock(func() time.Time { return epoch }), faux.WithModel(model))
-	n := 0
-	store := session.NewMemoryStore("0193a6f2-session", func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return session.ISOTime(epoch) })
+	store := testkit.MemoryStore("0193a6f2-session", epoch)
 	sink := &recorder{encoder: protocol.EventEncoder{PartialMessages: true}}
 	var sup *session.Supervisor
 	probe := &core.FuncTool{

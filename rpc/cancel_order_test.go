@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -39,8 +38,7 @@ func TestCancelRequestFollowsPermissionRequest(t *testing.T) {
 	writer := rpc.NewWriter(outW, 1<<20)
 	requested := make(chan struct{})
 	sink := &notifyingSink{Writer: writer, typ: "permission_requested", seen: requested}
-	n := 0
-	store := session.NewMemoryStore("s", func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return session.ISOTime(epoch) })
+	store := testkit.MemoryStore("s", epoch)
 	sup := session.New(session.Config{
 		Agent: core.Options{Provider: model, Model: model.Model(), Tools: ts},
 		Store: store, Sink: sink, Clock: testkit.Fixed(epoch),

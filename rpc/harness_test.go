@@ -59,8 +59,7 @@ func newPeer(t testing.TB, o peerOpts, steps ...faux.Step) *peer {
 	model := faux.New(faux.WithClock(func() time.Time { return epoch }))
 	model.SetResponses(steps...)
 	writer := rpc.NewWriter(outW, 1<<20)
-	n := 0
-	store := session.NewMemoryStore("session-1", func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return session.ISOTime(epoch) })
+	store := testkit.MemoryStore("session-1", epoch)
 	sup := session.New(session.Config{
 		Agent: core.Options{Provider: model, Model: model.Model(), Tools: o.tools},
 		Store: store, Sink: writer, Clock: testkit.Fixed(epoch),

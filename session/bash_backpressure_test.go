@@ -2,12 +2,12 @@ package session_test
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 	"github.com/pi-rpc/pi-rpc/session"
 	"github.com/pi-rpc/pi-rpc/sessionapi"
 	"github.com/pi-rpc/pi-rpc/tools"
@@ -40,8 +40,7 @@ func (s *stalledSink) Wait(context.Context) { s.mu.Lock(); s.waits++; s.mu.Unloc
 func TestBashUpdatesWaitForTheClient(t *testing.T) {
 	dir := t.TempDir()
 	sink := &stalledSink{}
-	n := 0
-	store := session.NewMemoryStore("s", func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return "2026-01-01T00:00:00.000Z" })
+	store := testkit.MemoryStore("s", epoch)
 	sup := session.New(session.Config{
 		Agent: core.Options{}, Store: store, Sink: sink,
 		Shell: func(ctx context.Context, command string, timeout time.Duration, onUpdate, _ func(string)) (sessionapi.BashResult, error) {

@@ -2,8 +2,6 @@ package session
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -25,15 +23,7 @@ func chainFile(n int) string {
 // length: the path grown by append made a long branch's getEntries allocate several times
 // its size, all of it fresh pages on a heap just opened (docs/benchmarks.md, issue 30).
 func TestBranchPageAllocations(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "s.jsonl")
-	if err := os.WriteFile(path, []byte(chainFile(2000)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	st, err := OpenFileStore(path, "/w", FileOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
+	st := openLazy(t, chainFile(2000))
 	var entries int
 	allocs := testing.AllocsPerRun(20, func() {
 		page, ok, err := st.BranchPage("", 0)

@@ -153,11 +153,10 @@ func newHarness(t *testing.T, o harnessOpts, steps ...faux.Step) *harness {
 	}
 	h.model = faux.New(fauxOpts...)
 	h.model.SetResponses(steps...)
-	n := 0
 	if o.sessionID == "" {
 		o.sessionID = "session-1"
 	}
-	h.store = session.NewMemoryStore(o.sessionID, func() string { n++; return fmt.Sprintf("%08x", n) }, func() string { return session.ISOTime(epoch) })
+	h.store = testkit.MemoryStore(o.sessionID, epoch)
 	retry := session.DefaultRetrySettings()
 	if o.retry != nil {
 		retry = *o.retry
@@ -177,6 +176,19 @@ func newHarness(t *testing.T, o harnessOpts, steps ...faux.Step) *harness {
 		Commands:   o.commands,
 	})
 	return h
+}
+
+// heldReply is a reply of text whose stream, before its second chunk, closes started and
+// waits for release, so that the test acts while the model is mid-answer.
+func heldReply(text string, started chan<- struct{}, release <-chan struct{}) faux.Step {
+	step := faux.Reply(faux.Text(text))
+	step.BeforeChunk = func(ctx context.Context, k int) {
+		if k == 1 {
+			close(started)
+			<-release
+		}
+	}
+	return step
 }
 
 // result waits for a Pending a method returned, or passes its error on.

@@ -90,14 +90,7 @@ func TestPiFixtureContinues(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join(t.TempDir(), name+".jsonl")
-			if err := os.WriteFile(path, orig, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			st, err := session.OpenFileStore(path, "/w", fileOpts())
-			if err != nil {
-				t.Fatal(err)
-			}
+			path, st := openWritten(t, name+".jsonl", orig, 0o600)
 			leaf := st.Leaf()
 			u := userEntry("continued in pi-rpc")
 			if err := st.Append(u); err != nil {

@@ -24,6 +24,8 @@ const lazyFile = `{"type":"session","version":3,"id":"s1","timestamp":"2026-01-0
 {"type":"session_info","id":"b3","parentId":"b2","timestamp":"2026-01-01T00:00:04.000Z","name":"  named  "}
 `
 
+// openLazy writes content as a session file and opens it (the lazy loader), closing it at
+// the end of the test.
 func openLazy(t *testing.T, content string) *FileStore {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "s.jsonl")

@@ -2,7 +2,6 @@ package session_test
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -42,14 +41,7 @@ func TestSelfParentedEntryKeepsTheBranch(t *testing.T) {
 func TestNewerVersionIsReadNotRewritten(t *testing.T) {
 	header := strings.Replace(repairHeader, `"version":3`, `"version":99`, 1)
 	orig := strings.Join([]string{header, userLine("a", "", "first"), `{"type":"hologram","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:00.000Z"}`}, "\n") + "\n"
-	path := filepath.Join(t.TempDir(), "v99.jsonl")
-	if err := os.WriteFile(path, []byte(orig), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	st, err := session.OpenFileStore(path, "/w", fileOpts())
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, st := openWritten(t, "v99.jsonl", []byte(orig), 0o600)
 	eq(t, "warnings", st.Warnings(), []string{
 		"session format version 99 is newer than 3: read as version 3 (what this version does not know is ignored); the file is never rewritten",
 		"line 3: corrupt line skipped: session: unknown entry type \"hologram\"",

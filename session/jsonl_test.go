@@ -28,6 +28,22 @@ func fileOpts() session.FileOptions {
 	return session.FileOptions{NewID: counterIDs(0xa), Now: func() string { return session.ISOTime(epoch) }}
 }
 
+// openWritten writes content, with mode perm, to a file of that name in a new directory and
+// opens it as a session file (fileOpts). It returns the file's path, to read the file back,
+// and the store, which the test closes.
+func openWritten(t *testing.T, name string, content []byte, perm os.FileMode) (string, *session.FileStore) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, content, perm); err != nil {
+		t.Fatal(err)
+	}
+	st, err := session.OpenFileStore(path, "/w", fileOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, st
+}
+
 func userEntry(text string) *session.Entry {
 	return &session.Entry{Type: session.EntryMessage, Message: core.NewUserMessage(text, nil, epoch.UnixMilli())}
 }
@@ -124,14 +140,7 @@ func TestTruncatedLastLineAtEveryOffset(t *testing.T) {
 			t.Fatalf("cut %d: NeedsNewline %v", cut, l.NeedsNewline)
 		}
 		// Append after the torn tail: the file reads back with the new entry intact.
-		path := filepath.Join(t.TempDir(), "torn.jsonl")
-		if err := os.WriteFile(path, torn, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		st, err := session.OpenFileStore(path, "/w", fileOpts())
-		if err != nil {
-			t.Fatal(err)
-		}
+		path, st := openWritten(t, "torn.jsonl", torn, 0o600)
 		if err := st.Append(userEntry("after")); err != nil {
 			t.Fatal(err)
 		}
@@ -215,15 +224,8 @@ func TestMigration(t *testing.T) {
 		`{"type":"message","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"hookMessage","customType":"x","content":"note","display":true,"timestamp":3}}`,
 		`{"type":"compaction","timestamp":"2025-01-01T00:00:03.000Z","summary":"sum","firstKeptEntryIndex":2,"tokensBefore":10}`,
 	}, "\n") + "\n"
-	dir := t.TempDir()
-	path := filepath.Join(dir, "v1.jsonl")
-	if err := os.WriteFile(path, []byte(v1), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	st, err := session.OpenFileStore(path, "/w", fileOpts())
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, st := openWritten(t, "v1.jsonl", []byte(v1), 0o600)
+	dir := filepath.Dir(path)
 	_ = st.Close()
 	l, err := session.ReadFile(path)
 	if err != nil {
@@ -262,14 +264,7 @@ func TestMigration(t *testing.T) {
 // An empty file is a new session at its path: the first user message writes the header and
 // the entry into it, and the file keeps its mode.
 func TestEmptyFileIsANewSession(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "empty.jsonl")
-	if err := os.WriteFile(path, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	st, err := session.OpenFileStore(path, "/w", fileOpts())
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, st := openWritten(t, "empty.jsonl", nil, 0o644)
 	if err := st.Append(userEntry("hi")); err != nil {
 		t.Fatal(err)
 	}

@@ -1,25 +1,13 @@
 package session_test
 
-import (
-	"context"
-	"testing"
-
-	"github.com/pi-rpc/pi-rpc/llm/faux"
-)
+import "testing"
 
 // setModel (SetProvider) is allowed while a compaction runs; the compaction takes its provider
 // under the lock (it used to read it after releasing it: a data race under -race).
 func TestSetProviderDuringCompaction(t *testing.T) {
 	started := make(chan struct{})
 	release := make(chan struct{})
-	summary := faux.Reply(faux.Text("## Goal\nsummary"))
-	summary.BeforeChunk = func(ctx context.Context, k int) {
-		if k == 1 {
-			close(started)
-			<-release
-		}
-	}
-	h := twoExchanges(t, summary)
+	h := twoExchanges(t, heldReply("## Goal\nsummary", started, release))
 	run, err := h.sup.Compact("")
 	if err != nil {
 		t.Fatal(err)

@@ -46,14 +46,8 @@ func TestBash(t *testing.T) {
 				opts.Cwd = dir
 			}
 			text, details, err := run(t, toolFor(t, "bash", opts), tc.args)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("error = %v, want containing %q", err, tc.wantErr)
-				}
+			if failedAsWanted(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatalf("error = %v", err)
 			}
 			if text != tc.want || details != nil {
 				t.Errorf("text = %q details = %v, want %q and nil", text, details, tc.want)

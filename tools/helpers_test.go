@@ -53,6 +53,23 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
+// failedAsWanted checks a tool's error against a table case's wantErr: with wantErr set the
+// error must contain it and failedAsWanted reports true (the case's checks of a result end
+// there); without it there must be no error.
+func failedAsWanted(t *testing.T, err error, wantErr string) bool {
+	t.Helper()
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("error = %v, want containing %q", err, wantErr)
+		}
+		return true
+	}
+	if err != nil {
+		t.Fatalf("error = %v", err)
+	}
+	return false
+}
+
 func readFile(t *testing.T, p string) string {
 	t.Helper()
 	b, err := os.ReadFile(p)

@@ -84,6 +84,21 @@ func spawnBinary(t *testing.T, opts piclient.Options, extra ...string) (*piclien
 	return c, dir
 }
 
+// saveNote initializes c, checks the approval mode the server then reports, and runs
+// writeScript's prompt (its write of note.txt) until it settles.
+func saveNote(ctx context.Context, t *testing.T, c *piclient.Client, approval string) {
+	t.Helper()
+	if _, err := c.Initialize(ctx, protocol.InitializeParams{ProtocolVersion: protocol.ProtocolVersion}); err != nil {
+		t.Fatal(err)
+	}
+	state := must[*protocol.StateResult](t, "GetState")(c.GetState(ctx))
+	if state.Options.Approval != approval {
+		t.Errorf("approval mode after initialize = %q, want %s", state.Options.Approval, approval)
+	}
+	in := must[*protocol.InputResult](t, "Prompt")(c.Prompt(ctx, protocol.PromptParams{Message: "save a note"}))
+	must[*sessionapi.Settled](t, "WaitSettled")(c.WaitSettled(ctx, in.InputID))
+}
+
 // TestPermissionHandlerIsAsked: with OnPermission set, Initialize declares the permissions
 // capability, so the server asks the handler before the write, both when the mode follows
 // the capability (no --approval: ask, not auto) and when --approval ask fixes it (the
@@ -107,15 +122,7 @@ func TestPermissionHandlerIsAsked(t *testing.T) {
 				return piclient.PermissionDecision{Decision: piclient.DecisionAllow}
 			}
 			c, dir := spawnBinary(t, piclient.Options{OnPermission: handler}, tc.flags...)
-			if _, err := c.Initialize(ctx, protocol.InitializeParams{ProtocolVersion: protocol.ProtocolVersion}); err != nil {
-				t.Fatal(err)
-			}
-			state := must[*protocol.StateResult](t, "GetState")(c.GetState(ctx))
-			if state.Options.Approval != "ask" {
-				t.Errorf("approval mode after initialize = %q, want ask", state.Options.Approval)
-			}
-			in := must[*protocol.InputResult](t, "Prompt")(c.Prompt(ctx, protocol.PromptParams{Message: "save a note"}))
-			must[*sessionapi.Settled](t, "WaitSettled")(c.WaitSettled(ctx, in.InputID))
+			saveNote(ctx, t, c, "ask")
 			mu.Lock()
 			got := slices.Clone(asked)
 			mu.Unlock()
@@ -134,15 +141,7 @@ func TestPermissionHandlerIsAsked(t *testing.T) {
 func TestNoHandlerDeclaresNothing(t *testing.T) {
 	ctx := limitCtx(t)
 	c, dir := spawnBinary(t, piclient.Options{})
-	if _, err := c.Initialize(ctx, protocol.InitializeParams{ProtocolVersion: protocol.ProtocolVersion}); err != nil {
-		t.Fatal(err)
-	}
-	state := must[*protocol.StateResult](t, "GetState")(c.GetState(ctx))
-	if state.Options.Approval != "auto" {
-		t.Errorf("approval mode after initialize = %q, want auto", state.Options.Approval)
-	}
-	in := must[*protocol.InputResult](t, "Prompt")(c.Prompt(ctx, protocol.PromptParams{Message: "save a note"}))
-	must[*sessionapi.Settled](t, "WaitSettled")(c.WaitSettled(ctx, in.InputID))
+	saveNote(ctx, t, c, "auto")
 	if _, err := os.ReadFile(filepath.Join(dir, "note.txt")); err != nil {
 		t.Errorf("the write did not run in auto mode: %v", err)
 	}

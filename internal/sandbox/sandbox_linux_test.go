@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/pi-rpc/pi-rpc/internal/testkit"
 )
 
 // TestMain makes the test binary the launcher when it is started with LauncherArg, as
@@ -176,16 +178,7 @@ func listenLoopback(t *testing.T) net.Listener {
 // with the network off, and allowed with the sandbox off.
 func TestEscapesRefused(t *testing.T) {
 	needKernel(t)
-	tcp := listenLoopback(t)
-	go func() {
-		for {
-			c, err := tcp.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	tcpPort := testkit.AcceptingPort(t)
 	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -216,7 +209,7 @@ func TestEscapesRefused(t *testing.T) {
 			reached = true
 		}
 	}
-	rows := escapes(tcp.Addr().(*net.TCPAddr).Port, udp.LocalAddr().(*net.UDPAddr).Port)
+	rows := escapes(tcpPort, udp.LocalAddr().(*net.UDPAddr).Port)
 	for _, mode := range []Mode{ModeOff, ModeWorkspaceWrite, ModeReadOnly} {
 		for _, row := range rows {
 			t.Run(string(mode)+"/"+row.name, func(t *testing.T) {

@@ -161,6 +161,30 @@ func (h *harness) call(ctx context.Context, name string, args map[string]any) (c
 	return core.ToolResult{}, nil
 }
 
+// abortHang runs a server's hang tool as call, aborts it once serverLog says it started, and
+// checks that the call returns aborted and that the server saw the cancellation.
+func (h *harness) abortHang(call core.ToolCall, serverLog *logWatch) {
+	h.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	hang := h.tool(call.Name)
+	go func() {
+		_, err := hang.Execute(ctx, call, func(core.ToolResult) {})
+		done <- err
+	}()
+	serverLog.waitFor(h.t, "hang started")
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "aborted") {
+			h.t.Fatalf("%s: %v, want aborted", call.Name, err)
+		}
+	case <-time.After(hangTimeout):
+		h.t.Fatal("the aborted call did not return")
+	}
+	serverLog.waitFor(h.t, "cancelled hang")
+}
+
 func (h *harness) fault() Fault {
 	h.t.Helper()
 	select {

@@ -68,24 +68,7 @@ func testHTTP(t *testing.T, transport string) {
 	}
 
 	// Abort reaches the server as notifications/cancelled.
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	hang := h.tool("mcp__web__hang")
-	go func() {
-		_, err := hang.Execute(ctx, core.ToolCall{Name: "mcp__web__hang"}, func(core.ToolResult) {})
-		done <- err
-	}()
-	serverLog.waitFor(t, "hang started")
-	cancel()
-	select {
-	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "aborted") {
-			t.Fatalf("hang: %v", err)
-		}
-	case <-time.After(hangTimeout):
-		t.Fatal("the aborted call did not return")
-	}
-	serverLog.waitFor(t, "cancelled hang")
+	h.abortHang(core.ToolCall{Name: "mcp__web__hang"}, serverLog)
 
 	// The tool list changes over the server's stream.
 	if _, err := h.call(context.Background(), "mcp__web__add_tool", map[string]any{"name": "fresh"}); err != nil {
