@@ -1,7 +1,6 @@
 package google
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/internal/failure"
+	"github.com/pi-rpc/pi-rpc/llm/internal/idle"
 )
 
 // errorBody is Google's error envelope: {"error":{"code":429,"message":...,"status":"RESOURCE_EXHAUSTED","details":[...]}}.
@@ -37,13 +37,11 @@ const (
 // failure classifies an error the SDK's stream returned: cancellation, the idle timer, an
 // HTTP error status (from what the transport recorded), an error object inside the stream,
 // data that is not JSON, or a transport error.
-func (p *Provider) failure(parent context.Context, ex *exchange, m *mapper, err error) *core.ProviderError {
-	switch {
-	case parent.Err() != nil:
-		return core.Aborted()
-	case ex.wd.Expired():
-		return &core.ProviderError{Kind: core.ErrorRetryable, Message: ex.wd.Message()}
-	case ex.status != 0 && (ex.status < 200 || ex.status >= 300):
+func (p *Provider) failure(s *idle.Stream, ex *exchange, m *mapper, err error) *core.ProviderError {
+	if f := s.Interrupted(); f != nil {
+		return f
+	}
+	if ex.status != 0 && (ex.status < 200 || ex.status >= 300) {
 		return classifyHTTP(ex.status, ex.header, ex.body, p.cfg.KeySource, p.clock.Now())
 	}
 	var ae genai.APIError
