@@ -32,10 +32,8 @@ func newFromEndpoint(e llm.Endpoint) (*Provider, error) { return New(Config{Endp
 func mock(t testing.TB) providertest.Mock[mockanthropic.Response] {
 	return providertest.Mock[mockanthropic.Response]{
 		Model: modelByID(t, "claude-sonnet-4-5"), Describe: describer,
-		New: func(e llm.Endpoint) (core.Provider, error) { return newFromEndpoint(e) },
-		Server: func(s *mockanthropic.Script) *mockhttp.Server[mockanthropic.Response] {
-			return mockanthropic.NewHandler(s).Server
-		},
+		New:    func(e llm.Endpoint) (core.Provider, error) { return newFromEndpoint(e) },
+		Server: mockanthropic.NewHandler,
 		Text: func(text string, f mockhttp.Faults) mockanthropic.Response {
 			return mockanthropic.Response{Text: text, ChunkSize: 2, Faults: f}
 		},

@@ -37,10 +37,8 @@ func newFromEndpoint(e llm.Endpoint) (*Provider, error) { return New(Config{Endp
 func mock(t testing.TB) providertest.Mock[mockgoogle.Response] {
 	return providertest.Mock[mockgoogle.Response]{
 		Model: modelByID(t, "gemini-2.5-flash"), Describe: describer,
-		New: func(e llm.Endpoint) (core.Provider, error) { return newFromEndpoint(e) },
-		Server: func(s *mockgoogle.Script) *mockhttp.Server[mockgoogle.Response] {
-			return mockgoogle.NewHandler(s).Server
-		},
+		New:    func(e llm.Endpoint) (core.Provider, error) { return newFromEndpoint(e) },
+		Server: mockgoogle.NewHandler,
 		Text: func(text string, f mockhttp.Faults) mockgoogle.Response {
 			return mockgoogle.Response{Text: text, ChunkSize: 2, Faults: f}
 		},

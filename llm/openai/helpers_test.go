@@ -39,10 +39,8 @@ func newFromEndpoint(e llm.Endpoint) (*Provider, error) { return New(Config{Endp
 func mock(t testing.TB) providertest.Mock[mockopenai.Response] {
 	return providertest.Mock[mockopenai.Response]{
 		Model: modelByID(t, "gpt-4.1"), Describe: describer,
-		New: func(e llm.Endpoint) (core.Provider, error) { return newFromEndpoint(e) },
-		Server: func(s *mockopenai.Script) *mockhttp.Server[mockopenai.Response] {
-			return mockopenai.NewHandler(s).Server
-		},
+		New:    func(e llm.Endpoint) (core.Provider, error) { return newFromEndpoint(e) },
+		Server: mockopenai.NewHandler,
 		Text: func(text string, f mockhttp.Faults) mockopenai.Response {
 			return mockopenai.Response{Text: text, ChunkSize: 2, Faults: f}
 		},
