@@ -32,6 +32,10 @@ func newMockProvider(t *testing.T, cfg Config, responses ...mockgoogle.Response)
 
 func newFromEndpoint(e llm.Endpoint) (*Provider, error) { return New(Config{Endpoint: e}) }
 
+// capturer records the requests this provider sends, answering with a minimal stream.
+var capturer = providertest.Capturer[*Provider]{New: newFromEndpoint,
+	SSE: "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}],\"role\":\"model\"},\"finishReason\":\"STOP\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":1,\"candidatesTokenCount\":1,\"totalTokenCount\":2}}\r\n\r\n"}
+
 // mock is this provider and its mock as the shared suites see them: Gemini's first chunk
 // already holds the first text; chunks keep a slow stream alive.
 func mock(t testing.TB) providertest.Mock[mockgoogle.Response] {

@@ -33,6 +33,11 @@ func newMockProvider(t *testing.T, cfg Config, responses ...mockopenai.Response)
 
 func newFromEndpoint(e llm.Endpoint) (*Provider, error) { return New(Config{Endpoint: e}) }
 
+// capturer records the requests this provider sends (Chat Completions), answering with a
+// minimal stream, so request tests can use OpenAI's real host name without any network.
+var capturer = providertest.Capturer[*Provider]{New: newFromEndpoint,
+	SSE: "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"}
+
 // mock is this provider (Chat Completions) and its mock as the shared suites see them: the
 // stream's first chunk names the role, before the first text delta; keep-alive comments
 // keep a silent stream alive.
