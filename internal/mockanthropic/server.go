@@ -7,18 +7,13 @@ import (
 	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 )
 
-// DefaultBlockThreshold is how long one event write must take to count as blocked.
-const DefaultBlockThreshold = mockhttp.DefaultBlockThreshold
-
 // Server plays a [Script] on Anthropic's Messages wire. Its zero value is not usable; call
 // [New] (for tests, with an httptest listener on 127.0.0.1) or [NewHandler] (to serve it
-// yourself). The embedded server gives it URL, Push, Pending, Release, Requests,
-// WritesBlocked, MaxWriteDuration, Client, Close and the BlockThreshold and OnRequest
-// settings. Its URL is the server root (requests go to /v1/messages), as ANTHROPIC_BASE_URL
-// names Anthropic's.
-type Server struct {
-	*mockhttp.Server[Response]
-}
+// yourself). It is mockhttp's server for this dialect's responses, with URL, Push, Pending,
+// Release, Requests, WritesBlocked, MaxWriteDuration, Client, Close and the BlockThreshold and
+// OnRequest settings. Its URL is the server root (requests go to /v1/messages), as
+// ANTHROPIC_BASE_URL names Anthropic's.
+type Server = mockhttp.Server[Response]
 
 // Request is one recorded request.
 type Request = mockhttp.Request
@@ -36,10 +31,10 @@ var dialect = mockhttp.Dialect[Response]{
 }
 
 // NewHandler returns a server that is not listening; serve it with [Server.ServeHTTP].
-func NewHandler(script *Script) *Server { return &Server{mockhttp.NewServer(&dialect, script)} }
+func NewHandler(script *Script) *Server { return mockhttp.NewServer(&dialect, script) }
 
 // New starts a server for script on a loopback port. Close it when done.
-func New(script *Script) *Server { return &Server{mockhttp.NewServer(&dialect, script).Start()} }
+func New(script *Script) *Server { return mockhttp.NewServer(&dialect, script).Start() }
 
 // writeError writes Anthropic's error envelope.
 func writeError(w http.ResponseWriter, status int, e *ErrorBody) {

@@ -8,22 +8,17 @@ import (
 	"github.com/pi-rpc/pi-rpc/internal/mockhttp"
 )
 
-// DefaultBlockThreshold is how long one chunk write must take to count as blocked.
-const DefaultBlockThreshold = mockhttp.DefaultBlockThreshold
-
 // streamMethod is the method suffix of the path the mock answers.
 const streamMethod = ":streamGenerateContent"
 
 // Server plays a [Script] on Gemini's streamGenerateContent wire. Its zero value is not
 // usable; call [New] (for tests, with an httptest listener on 127.0.0.1) or [NewHandler] (to
-// serve it yourself). The embedded server gives it URL, Push, Pending, Release, Requests,
-// WritesBlocked, MaxWriteDuration, Client, Close and the BlockThreshold and OnRequest
-// settings. Its URL has the API version as pi's models.json gives Google's
-// ("https://generativelanguage.googleapis.com/v1beta"): requests go to
-// URL + "/models/{model}:streamGenerateContent?alt=sse".
-type Server struct {
-	*mockhttp.Server[Response]
-}
+// serve it yourself). It is mockhttp's server for this dialect's responses, with URL, Push,
+// Pending, Release, Requests, WritesBlocked, MaxWriteDuration, Client, Close and the
+// BlockThreshold and OnRequest settings. Its URL has the API version as pi's models.json gives
+// Google's ("https://generativelanguage.googleapis.com/v1beta"): requests go to URL +
+// "/models/{model}:streamGenerateContent?alt=sse".
+type Server = mockhttp.Server[Response]
 
 // Request is one recorded request.
 type Request = mockhttp.Request
@@ -46,10 +41,10 @@ var dialect = mockhttp.Dialect[Response]{
 }
 
 // NewHandler returns a server that is not listening; serve it with [Server.ServeHTTP].
-func NewHandler(script *Script) *Server { return &Server{mockhttp.NewServer(&dialect, script)} }
+func NewHandler(script *Script) *Server { return mockhttp.NewServer(&dialect, script) }
 
 // New starts a server for script on a loopback port. Close it when done.
-func New(script *Script) *Server { return &Server{mockhttp.NewServer(&dialect, script).Start()} }
+func New(script *Script) *Server { return mockhttp.NewServer(&dialect, script).Start() }
 
 // ModelOf returns the model a recorded request named in its path.
 func ModelOf(r *Request) string {

@@ -50,7 +50,7 @@ func Post(suffix string) func(*http.Request) bool {
 
 // Server plays a script of responses of type R in one dialect. It embeds the [Recorder], so
 // its methods (Push, Pending, Release, Requests, WritesBlocked, ...) are the server's. A
-// mock's Server embeds a *Server of its Response.
+// mock's Server is this type for its Response.
 type Server[R any] struct {
 	Recorder[R]
 	d *Dialect[R]

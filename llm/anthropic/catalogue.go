@@ -21,50 +21,27 @@ const CatalogueSource = "@mariozechner/pi-ai 0.73.1 models.generated.js"
 // Every current model reasons; Opus 4.6 and 4.7 also take xhigh, sent as the effort their
 // API names it ("max" and "xhigh").
 func Catalogue() []core.Model {
-	maxEffort, xhigh := "max", "xhigh"
-	vision := func() []string { return []string{"text", "image"} }
+	// claude is a current model: every one reasons and takes images.
+	claude := func(id, name string, window, out int, cost core.ModelCost) core.Model {
+		return core.Model{ID: id, Name: name, API: API, Provider: ProviderName, Reasoning: true,
+			Input: []string{"text", "image"}, ContextWindow: window, MaxTokens: out, Cost: cost}
+	}
+	// xhigh is m taking the xhigh thinking level, sent as effort.
+	xhigh := func(m core.Model, effort string) core.Model {
+		m.ThinkingLevelMap = map[core.ThinkingLevel]*string{core.ThinkingXHigh: &effort}
+		return m
+	}
+	// The list prices of Opus from 4.5 on and of every Sonnet.
+	opus := core.ModelCost{Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25}
+	sonnet := core.ModelCost{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}
 	return []core.Model{
-		{
-			ID: "claude-opus-4-7", Name: "Claude Opus 4.7", API: API, Provider: ProviderName, Reasoning: true,
-			ThinkingLevelMap: map[core.ThinkingLevel]*string{core.ThinkingXHigh: &xhigh},
-			Input:            vision(), ContextWindow: 1000000, MaxTokens: 128000,
-			Cost: core.ModelCost{Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25},
-		},
-		{
-			ID: "claude-opus-4-6", Name: "Claude Opus 4.6", API: API, Provider: ProviderName, Reasoning: true,
-			ThinkingLevelMap: map[core.ThinkingLevel]*string{core.ThinkingXHigh: &maxEffort},
-			Input:            vision(), ContextWindow: 1000000, MaxTokens: 128000,
-			Cost: core.ModelCost{Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25},
-		},
-		{
-			ID: "claude-sonnet-4-6", Name: "Claude Sonnet 4.6", API: API, Provider: ProviderName, Reasoning: true,
-			Input: vision(), ContextWindow: 1000000, MaxTokens: 64000,
-			Cost: core.ModelCost{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75},
-		},
-		{
-			ID: "claude-opus-4-5", Name: "Claude Opus 4.5", API: API, Provider: ProviderName, Reasoning: true,
-			Input: vision(), ContextWindow: 200000, MaxTokens: 64000,
-			Cost: core.ModelCost{Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25},
-		},
-		{
-			ID: "claude-sonnet-4-5", Name: "Claude Sonnet 4.5", API: API, Provider: ProviderName, Reasoning: true,
-			Input: vision(), ContextWindow: 200000, MaxTokens: 64000,
-			Cost: core.ModelCost{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75},
-		},
-		{
-			ID: "claude-haiku-4-5", Name: "Claude Haiku 4.5", API: API, Provider: ProviderName, Reasoning: true,
-			Input: vision(), ContextWindow: 200000, MaxTokens: 64000,
-			Cost: core.ModelCost{Input: 1, Output: 5, CacheRead: 0.1, CacheWrite: 1.25},
-		},
-		{
-			ID: "claude-opus-4-1", Name: "Claude Opus 4.1", API: API, Provider: ProviderName, Reasoning: true,
-			Input: vision(), ContextWindow: 200000, MaxTokens: 32000,
-			Cost: core.ModelCost{Input: 15, Output: 75, CacheRead: 1.5, CacheWrite: 18.75},
-		},
-		{
-			ID: "claude-sonnet-4-0", Name: "Claude Sonnet 4", API: API, Provider: ProviderName, Reasoning: true,
-			Input: vision(), ContextWindow: 200000, MaxTokens: 64000,
-			Cost: core.ModelCost{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75},
-		},
+		xhigh(claude("claude-opus-4-7", "Claude Opus 4.7", 1000000, 128000, opus), "xhigh"),
+		xhigh(claude("claude-opus-4-6", "Claude Opus 4.6", 1000000, 128000, opus), "max"),
+		claude("claude-sonnet-4-6", "Claude Sonnet 4.6", 1000000, 64000, sonnet),
+		claude("claude-opus-4-5", "Claude Opus 4.5", 200000, 64000, opus),
+		claude("claude-sonnet-4-5", "Claude Sonnet 4.5", 200000, 64000, sonnet),
+		claude("claude-haiku-4-5", "Claude Haiku 4.5", 200000, 64000, core.ModelCost{Input: 1, Output: 5, CacheRead: 0.1, CacheWrite: 1.25}),
+		claude("claude-opus-4-1", "Claude Opus 4.1", 200000, 32000, core.ModelCost{Input: 15, Output: 75, CacheRead: 1.5, CacheWrite: 18.75}),
+		claude("claude-sonnet-4-0", "Claude Sonnet 4", 200000, 64000, sonnet),
 	}
 }

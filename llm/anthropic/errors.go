@@ -33,17 +33,6 @@ func parseErrorBody(body []byte) (typ, msg string, ok bool) {
 	return eb.Error.Type, eb.Error.Message, eb.Error.Type != "" || eb.Error.Message != ""
 }
 
-// describe renders an error as "type: message", or whichever of them is present.
-func describe(typ, msg string) string {
-	switch {
-	case typ == "":
-		return msg
-	case msg == "":
-		return typ
-	}
-	return typ + ": " + msg
-}
-
 // classifyHTTP classifies a failed HTTP response as the OpenAI provider does: 401/403 are
 // authentication failures naming the key's origin ([failure.KeyOrigin]); a prompt over the context window is an
 // overflow; 429, 529 (overloaded), 408, 409, 425 and other 5xx are retryable, with the
@@ -53,7 +42,7 @@ func classifyHTTP(status int, header http.Header, body []byte, keyOrigin string,
 	var msg string
 	switch {
 	case isJSON:
-		msg = fmt.Sprintf("%d %s", status, describe(typ, text))
+		msg = fmt.Sprintf("%d %s", status, failure.Describe(typ, text))
 	case len(strings.TrimSpace(string(body))) == 0:
 		msg = fmt.Sprintf("%d status code (no body)", status)
 	default:
@@ -101,7 +90,7 @@ func classifyStreamError(e *event, data []byte, keyOrigin string) *core.Provider
 	if typ == "" && text == "" {
 		text = failure.Snippet(data)
 	}
-	msg := "Provider error: " + describe(typ, text)
+	msg := "Provider error: " + failure.Describe(typ, text)
 	pe := &core.ProviderError{Message: msg, Kind: kindOf(0, typ, msg)}
 	if pe.Kind == core.ErrorAuth {
 		pe.Message += " (" + keyOrigin + ")"

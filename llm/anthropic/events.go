@@ -275,19 +275,18 @@ func (m *mapper) stop(index int) bool {
 // setUsage records the counts present in u (message_start has them all, message_delta the
 // cumulative ones that changed) and prices them.
 func (m *mapper) setUsage(u *usage) {
-	if u.InputTokens != nil {
-		m.u.Input = *u.InputTokens
-	}
-	if u.OutputTokens != nil {
-		m.u.Output = *u.OutputTokens
-	}
-	if u.CacheReadInputTokens != nil {
-		m.u.CacheRead = *u.CacheReadInputTokens
-	}
-	if u.CacheCreationInputTokens != nil {
-		m.u.CacheWrite = *u.CacheCreationInputTokens
-	}
+	setPresent(&m.u.Input, u.InputTokens)
+	setPresent(&m.u.Output, u.OutputTokens)
+	setPresent(&m.u.CacheRead, u.CacheReadInputTokens)
+	setPresent(&m.u.CacheWrite, u.CacheCreationInputTokens)
 	m.b.SetUsage(m.u)
+}
+
+// setPresent sets *count to the event's count, when the event has one (sent is not nil).
+func setPresent(count, sent *int) {
+	if sent != nil {
+		*count = *sent
+	}
 }
 
 // mapStopReason maps stop_reason as pi does: end_turn, pause_turn (resubmitting continues)

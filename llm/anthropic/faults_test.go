@@ -13,36 +13,30 @@ import (
 // TestFaults checks each fault the mock can inject, event by event, with its classification.
 func TestFaults(t *testing.T) {
 	m := mock(t)
-	d := m.Describe
 	rateLimit := "429 rate_limit_error: This request would exceed the rate limit for your organization of 30,000 input tokens per minute."
 	tool := mockanthropic.ToolCall{ID: "toolu_1", Name: "write", Arguments: `{"path":"a.txt","content":"hello"}`}
 	faults := []providertest.Fault[mockanthropic.Response]{
-		providertest.Refused(d, "429 with retry-after", mockanthropic.RateLimitError("7"),
+		m.Refused("429 with retry-after", mockanthropic.RateLimitError("7"),
 			core.ErrorRetryable, 429, rateLimit).WithRetry(7 * time.Second),
-		providertest.Refused(d, "429 without retry-after", mockanthropic.RateLimitError(""),
+		m.Refused("429 without retry-after", mockanthropic.RateLimitError(""),
 			core.ErrorRetryable, 429, rateLimit),
-		providertest.Refused(d, "529 overloaded", func() mockanthropic.Response { r := mockanthropic.OverloadedError(); r.RetryAfter = "3"; return r }(),
+		m.Refused("529 overloaded", func() mockanthropic.Response { r := mockanthropic.OverloadedError(); r.RetryAfter = "3"; return r }(),
 			core.ErrorRetryable, 529, "529 overloaded_error: Overloaded").WithRetry(3 * time.Second),
-		providertest.Refused(d, "500 api_error", mockanthropic.Response{Faults: mockhttp.Faults{Status: 500}, Error: &mockanthropic.ErrorBody{Type: "api_error", Message: "Internal server error"}},
+		m.Refused("500 api_error", mockanthropic.Response{Faults: mockhttp.Faults{Status: 500}, Error: &mockanthropic.ErrorBody{Type: "api_error", Message: "Internal server error"}},
 			core.ErrorRetryable, 500, "500 api_error: Internal server error"),
-		providertest.Refused(d, "401 names the key source", mockanthropic.AuthError(),
+		m.Refused("401 names the key source", mockanthropic.AuthError(),
 			core.ErrorAuth, 401, "401 authentication_error: invalid x-api-key (API key from the test's Config)"),
-		providertest.Refused(d, "403 permission error", mockanthropic.Response{Faults: mockhttp.Faults{Status: 403}, Error: &mockanthropic.ErrorBody{Type: "permission_error", Message: "Your API key does not have permission to use the specified resource."}},
+		m.Refused("403 permission error", mockanthropic.Response{Faults: mockhttp.Faults{Status: 403}, Error: &mockanthropic.ErrorBody{Type: "permission_error", Message: "Your API key does not have permission to use the specified resource."}},
 			core.ErrorAuth, 403, "403 permission_error: Your API key does not have permission to use the specified resource. (API key from the test's Config)"),
-		providertest.Refused(d, "prompt too long", mockanthropic.PromptTooLongError(),
+		m.Refused("prompt too long", mockanthropic.PromptTooLongError(),
 			core.ErrorOverflow, 400, "400 invalid_request_error: prompt is too long: 208310 tokens > 200000 maximum"),
-		providertest.Refused(d, "400 invalid request", mockanthropic.Response{Faults: mockhttp.Faults{Status: 400}, Error: &mockanthropic.ErrorBody{Type: "invalid_request_error", Message: "messages: roles must alternate"}},
+		m.Refused("400 invalid request", mockanthropic.Response{Faults: mockhttp.Faults{Status: 400}, Error: &mockanthropic.ErrorBody{Type: "invalid_request_error", Message: "messages: roles must alternate"}},
 			core.ErrorOther, 400, "400 invalid_request_error: messages: roles must alternate"),
-		{
-			Name: "connection dropped mid tool arguments",
-			Resp: mockanthropic.Response{Text: "ok", ToolCalls: []mockanthropic.ToolCall{tool}, ChunkSize: 8, Faults: mockhttp.Faults{DropAfter: 9}},
-			Want: []string{
-				"start", "text_start 0", `text_delta 0 "ok"`, `text_end 0 "ok"`,
-				"toolcall_start 1 id=toolu_1 name=write", `toolcall_delta 1 "{\"path\":" {}`, `toolcall_delta 1 "\"a.txt\"," {"path":"a.txt"}`,
-				"error error retryable: Connection to provider lost mid-stream: unexpected EOF",
-			},
-			Kind: core.ErrorRetryable, Content: `[{"type":"text","text":"ok"},{"type":"toolCall","id":"toolu_1","name":"write","arguments":{"path":"a.txt"}}]`,
-		},
+		providertest.Dropped("connection dropped mid tool arguments",
+			mockanthropic.Response{Text: "ok", ToolCalls: []mockanthropic.ToolCall{tool}, ChunkSize: 8, Faults: mockhttp.Faults{DropAfter: 9}},
+			`[{"type":"text","text":"ok"},{"type":"toolCall","id":"toolu_1","name":"write","arguments":{"path":"a.txt"}}]`,
+			"start", "text_start 0", `text_delta 0 "ok"`, `text_end 0 "ok"`,
+			"toolcall_start 1 id=toolu_1 name=write", `toolcall_delta 1 "{\"path\":" {}`, `toolcall_delta 1 "\"a.txt\"," {"path":"a.txt"}`),
 		{
 			Name: "garbage lines are skipped, malformed data fails",
 			Resp: mockanthropic.Response{Events: []mockanthropic.Event{
@@ -56,12 +50,8 @@ func TestFaults(t *testing.T) {
 				`error error retryable: Provider sent malformed data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x" (unexpected end of JSON input)`},
 			Kind: core.ErrorRetryable, Content: `[{"type":"text","text":"abcd"}]`,
 		},
-		{
-			Name: "non-JSON data as the first event",
-			Resp: mockanthropic.Response{Faults: mockhttp.Faults{SSE: "event: message_start\ndata: hello\n\n"}},
-			Want: []string{"start", "error error other: Provider sent malformed data: hello (not a JSON object)"},
-			Kind: core.ErrorOther,
-		},
+		providertest.NotJSON("non-JSON data as the first event",
+			mockanthropic.Response{Faults: mockhttp.Faults{SSE: "event: message_start\ndata: hello\n\n"}}, "hello (not a JSON object)"),
 		{
 			Name: "clean close without message_stop",
 			Resp: mockanthropic.Response{Text: "par", Faults: mockhttp.Faults{NoDone: true}},

@@ -26,16 +26,20 @@ func newMockProvider(t *testing.T, cfg Config, responses ...mockanthropic.Respon
 
 func newFromEndpoint(e llm.Endpoint) (*Provider, error) { return New(Config{Endpoint: e}) }
 
+// capturer records the requests this provider sends, answering with a minimal stream.
+var capturer = providertest.Capturer[*Provider]{New: newFromEndpoint,
+	SSE: "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":1}}}\n\n" +
+		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":1}}\n\n" +
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"}
+
 // mock is this provider and its mock as the shared suites see them: Anthropic's stream
 // has message_start, ping and content_block_start before the first text delta; pings keep
 // a silent stream alive.
 func mock(t testing.TB) providertest.Mock[mockanthropic.Response] {
 	return providertest.Mock[mockanthropic.Response]{
 		Model: modelByID(t, "claude-sonnet-4-5"), Describe: describer,
-		New: func(e llm.Endpoint) (core.Provider, error) { return newFromEndpoint(e) },
-		Server: func(s *mockanthropic.Script) *mockhttp.Server[mockanthropic.Response] {
-			return mockanthropic.NewHandler(s).Server
-		},
+		New:    func(e llm.Endpoint) (core.Provider, error) { return newFromEndpoint(e) },
+		Server: mockanthropic.NewHandler,
 		Text: func(text string, f mockhttp.Faults) mockanthropic.Response {
 			return mockanthropic.Response{Text: text, ChunkSize: 2, Faults: f}
 		},

@@ -78,15 +78,10 @@ func (p *Provider) fail(b *core.MessageBuilder, f *core.ProviderError) {
 
 // Stream implements [core.Provider].
 func (p *Provider) Stream(ctx context.Context, req *core.Request) iter.Seq[core.AssistantEvent] {
-	return func(yield func(core.AssistantEvent) bool) {
-		p.stream(ctx, req, yield)
-	}
+	return idle.Replies(ctx, p.clock, p.idle, req, p.stream)
 }
 
-func (p *Provider) stream(parent context.Context, req *core.Request, yield func(core.AssistantEvent) bool) {
-	model := req.Model
-	s := idle.NewStream(parent, p.clock, p.idle, &model, yield)
-	defer s.Close()
+func (p *Provider) stream(s *idle.Stream, req *core.Request) {
 	b := s.B
 
 	params, opts, err := buildRequest(req)
@@ -102,7 +97,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 		if resp != nil && resp.Body != nil {
 			_ = resp.Body.Close()
 		}
-		p.fail(b, p.requestFailure(parent, wd, err))
+		p.fail(b, p.requestFailure(s, err))
 		return
 	}
 	body := &idle.Body{RC: resp.Body, W: wd}
@@ -114,11 +109,11 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 		return
 	}
 
-	m := newMapper(b, &model)
+	m := newMapper(b, &s.Model)
 	if !p.readEvents(dec, m, b) {
 		return
 	}
-	if f := p.endFailure(parent, wd, m, dec.Err(), resp, body); f != nil {
+	if f := p.endFailure(s, m, dec.Err(), resp, body); f != nil {
 		p.fail(b, f)
 		return
 	}
@@ -161,12 +156,10 @@ func (p *Provider) readEvents(dec ssestream.Decoder, m *mapper, b *core.MessageB
 // endFailure says why a stream that ended did not complete a message: cancellation, the idle
 // timer, a failure the server reported, a lost connection, a response that was no event
 // stream, or an end before message_stop. It is nil for a complete message.
-func (p *Provider) endFailure(parent context.Context, wd *idle.Watchdog, m *mapper, decErr error, resp *http.Response, body *idle.Body) *core.ProviderError {
-	switch {
-	case parent.Err() != nil:
-		return core.Aborted()
-	case wd.Expired():
-		return &core.ProviderError{Kind: core.ErrorRetryable, Message: wd.Message()}
+func (p *Provider) endFailure(s *idle.Stream, m *mapper, decErr error, resp *http.Response, body *idle.Body) *core.ProviderError {
+	switch f := s.Interrupted(); {
+	case f != nil:
+		return f
 	case m.failure != nil:
 		return m.failure
 	case decErr != nil:
@@ -181,12 +174,9 @@ func (p *Provider) endFailure(parent context.Context, wd *idle.Watchdog, m *mapp
 
 // requestFailure classifies a failure before the event stream started: cancellation, the
 // idle timer, an HTTP error status, or a transport error.
-func (p *Provider) requestFailure(parent context.Context, wd *idle.Watchdog, err error) *core.ProviderError {
-	if parent.Err() != nil {
-		return core.Aborted()
-	}
-	if wd.Expired() {
-		return &core.ProviderError{Kind: core.ErrorRetryable, Message: wd.Message()}
+func (p *Provider) requestFailure(s *idle.Stream, err error) *core.ProviderError {
+	if f := s.Interrupted(); f != nil {
+		return f
 	}
 	var apierr *sdk.Error
 	if errors.As(err, &apierr) && apierr.Response != nil {

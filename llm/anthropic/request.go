@@ -9,6 +9,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/internal/transform"
 )
 
 // Request defaults, as pi sends them.
@@ -222,15 +223,12 @@ func convertMessages(msgs []core.Message) []sdk.MessageParam {
 				out = append(out, sdk.NewAssistantMessage(blocks...))
 			}
 		case *core.ToolResultMessage:
-			var blocks []sdk.ContentBlockParamUnion
-			for ; i < len(msgs); i++ {
-				r, ok := msgs[i].(*core.ToolResultMessage)
-				if !ok {
-					break
-				}
-				blocks = append(blocks, toolResult(r))
+			run := transform.ResultRun(msgs[i:])
+			i += len(run) - 1
+			blocks := make([]sdk.ContentBlockParamUnion, len(run))
+			for j, r := range run {
+				blocks[j] = toolResult(r)
 			}
-			i--
 			out = append(out, sdk.NewUserMessage(blocks...))
 		}
 	}

@@ -9,18 +9,6 @@ import (
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
-// captureSSE is the minimal stream the capturing transport answers with.
-const captureSSE = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":1}}}\n\n" +
-	"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":1}}\n\n" +
-	"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
-
-// capture streams req through a provider for e and returns the transport that recorded
-// the request, answering with captureSSE (see providertest.Capture).
-func capture(t *testing.T, e llm.Endpoint, req *core.Request) *providertest.CaptureTransport {
-	t.Helper()
-	return providertest.Capture(t, captureSSE, newFromEndpoint, e, req)
-}
-
 const png = "iVBORw0KGgoAAAANSUhEUg=="
 
 var readTool = core.ToolSpec{Name: "read", Description: "Read a file",
@@ -121,7 +109,7 @@ func TestRequestGolden(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ct := capture(t, llm.Endpoint{BaseURL: DefaultBaseURL, APIKey: "k"}, &tc.req)
+			ct := capturer.Capture(t, llm.Endpoint{BaseURL: DefaultBaseURL, APIKey: "k"}, &tc.req)
 			ct.CheckHeaders(t, tc.req.Model.Headers)
 			if got := ct.Header.Get("Anthropic-Beta"); got != tc.beta {
 				t.Errorf("anthropic-beta = %q, want %q", got, tc.beta)

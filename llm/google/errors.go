@@ -1,7 +1,6 @@
 package google
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/internal/failure"
+	"github.com/pi-rpc/pi-rpc/llm/internal/idle"
 )
 
 // errorBody is Google's error envelope: {"error":{"code":429,"message":...,"status":"RESOURCE_EXHAUSTED","details":[...]}}.
@@ -37,13 +37,11 @@ const (
 // failure classifies an error the SDK's stream returned: cancellation, the idle timer, an
 // HTTP error status (from what the transport recorded), an error object inside the stream,
 // data that is not JSON, or a transport error.
-func (p *Provider) failure(parent context.Context, ex *exchange, m *mapper, err error) *core.ProviderError {
-	switch {
-	case parent.Err() != nil:
-		return core.Aborted()
-	case ex.wd.Expired():
-		return &core.ProviderError{Kind: core.ErrorRetryable, Message: ex.wd.Message()}
-	case ex.status != 0 && (ex.status < 200 || ex.status >= 300):
+func (p *Provider) failure(s *idle.Stream, ex *exchange, m *mapper, err error) *core.ProviderError {
+	if f := s.Interrupted(); f != nil {
+		return f
+	}
+	if ex.status != 0 && (ex.status < 200 || ex.status >= 300) {
 		return classifyHTTP(ex.status, ex.header, ex.body, p.cfg.KeySource, p.clock.Now())
 	}
 	var ae genai.APIError
@@ -75,17 +73,6 @@ func (p *Provider) failure(parent context.Context, ex *exchange, m *mapper, err 
 	return failure.Transport(err)
 }
 
-// describe renders an error as "STATUS: message", or whichever of them is present.
-func describe(status, msg string) string {
-	switch {
-	case status == "":
-		return msg
-	case msg == "":
-		return status
-	}
-	return status + ": " + msg
-}
-
 // classifyHTTP classifies a failed HTTP response as the other providers do: 401/403 and an
 // invalid API key are authentication failures naming the key's source; an input over the
 // context window is an overflow; 429 RESOURCE_EXHAUSTED, 408, 409, 425 and 5xx are retryable,
@@ -96,7 +83,7 @@ func classifyHTTP(status int, header http.Header, body []byte, keySource string,
 	var msg string
 	switch {
 	case json.Unmarshal(body, &eb) == nil && eb.Error != nil && (eb.Error.Message != "" || eb.Error.Status != ""):
-		msg = fmt.Sprintf("%d %s", status, describe(eb.Error.Status, eb.Error.Message))
+		msg = fmt.Sprintf("%d %s", status, failure.Describe(eb.Error.Status, eb.Error.Message))
 	case len(strings.TrimSpace(string(body))) == 0:
 		msg = fmt.Sprintf("%d status code (no body)", status)
 	default:
@@ -124,9 +111,9 @@ func classifyHTTP(status int, header http.Header, body []byte, keySource string,
 // classifyStreamError classifies an error object sent inside the stream
 // (data: {"error":{...}}), which has the HTTP error's shape but no status line.
 func classifyStreamError(e *apiError, keySource string) *core.ProviderError {
-	msg := "Provider error: " + describe(e.Status, e.Message)
+	msg := "Provider error: " + failure.Describe(e.Status, e.Message)
 	if e.Code != 0 {
-		msg = fmt.Sprintf("Provider error: %d %s", e.Code, describe(e.Status, e.Message))
+		msg = fmt.Sprintf("Provider error: %d %s", e.Code, failure.Describe(e.Status, e.Message))
 	}
 	pe := &core.ProviderError{Message: msg, Kind: kindOf(e.Code, e, msg)}
 	if pe.Kind == core.ErrorAuth {

@@ -32,15 +32,17 @@ func newMockProvider(t *testing.T, cfg Config, responses ...mockgoogle.Response)
 
 func newFromEndpoint(e llm.Endpoint) (*Provider, error) { return New(Config{Endpoint: e}) }
 
+// capturer records the requests this provider sends, answering with a minimal stream.
+var capturer = providertest.Capturer[*Provider]{New: newFromEndpoint,
+	SSE: "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}],\"role\":\"model\"},\"finishReason\":\"STOP\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":1,\"candidatesTokenCount\":1,\"totalTokenCount\":2}}\r\n\r\n"}
+
 // mock is this provider and its mock as the shared suites see them: Gemini's first chunk
 // already holds the first text; chunks keep a slow stream alive.
 func mock(t testing.TB) providertest.Mock[mockgoogle.Response] {
 	return providertest.Mock[mockgoogle.Response]{
 		Model: modelByID(t, "gemini-2.5-flash"), Describe: describer,
-		New: func(e llm.Endpoint) (core.Provider, error) { return newFromEndpoint(e) },
-		Server: func(s *mockgoogle.Script) *mockhttp.Server[mockgoogle.Response] {
-			return mockgoogle.NewHandler(s).Server
-		},
+		New:    func(e llm.Endpoint) (core.Provider, error) { return newFromEndpoint(e) },
+		Server: mockgoogle.NewHandler,
 		Text: func(text string, f mockhttp.Faults) mockgoogle.Response {
 			return mockgoogle.Response{Text: text, ChunkSize: 2, Faults: f}
 		},

@@ -99,15 +99,10 @@ func splitVersion(u *url.URL) (root, version string) {
 
 // Stream implements [core.Provider].
 func (p *Provider) Stream(ctx context.Context, req *core.Request) iter.Seq[core.AssistantEvent] {
-	return func(yield func(core.AssistantEvent) bool) {
-		p.stream(ctx, req, yield)
-	}
+	return idle.Replies(ctx, p.clock, p.idle, req, p.stream)
 }
 
-func (p *Provider) stream(parent context.Context, req *core.Request, yield func(core.AssistantEvent) bool) {
-	model := req.Model
-	s := idle.NewStream(parent, p.clock, p.idle, &model, yield)
-	defer s.Close()
+func (p *Provider) stream(s *idle.Stream, req *core.Request) {
 	b := s.B
 
 	contents, config, err := buildRequest(req)
@@ -120,9 +115,9 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 	ex := &exchange{wd: wd}
 	ctx := context.WithValue(s.Ctx, exchangeKey{}, ex)
 
-	m := newMapper(b, &model, p.newCallID)
+	m := newMapper(b, &s.Model, p.newCallID)
 	consumerStopped := false
-	err = p.each(ctx, model.ID, contents, config, func(chunk *genai.GenerateContentResponse) bool {
+	err = p.each(ctx, s.Model.ID, contents, config, func(chunk *genai.GenerateContentResponse) bool {
 		wd.Touch()
 		if !m.apply(chunk) {
 			consumerStopped = true
@@ -134,17 +129,15 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 	case consumerStopped:
 		return
 	case err != nil:
-		b.Fail(p.failure(parent, ex, m, err))
+		b.Fail(p.failure(s, ex, m, err))
 		return
 	case m.failure != nil:
 		b.Fail(m.failure)
 		return
 	}
-	switch {
-	case parent.Err() != nil:
-		b.Fail(core.Aborted())
-	case wd.Expired():
-		b.Fail(&core.ProviderError{Kind: core.ErrorRetryable, Message: wd.Message()})
+	switch f := s.Interrupted(); {
+	case f != nil:
+		b.Fail(f)
 	case m.chunks == 0:
 		b.Fail(ex.notAStream())
 	case !m.finished:

@@ -10,21 +10,6 @@ import (
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
-// captureSSE is the minimal stream the capturing transport answers with.
-const captureSSE = "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}],\"role\":\"model\"},\"finishReason\":\"STOP\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":1,\"candidatesTokenCount\":1,\"totalTokenCount\":2}}\r\n\r\n"
-
-// newCapture returns a transport that records the request and answers with captureSSE.
-func newCapture() *providertest.CaptureTransport {
-	return &providertest.CaptureTransport{SSE: captureSSE}
-}
-
-// capture streams req through a provider for e and returns the transport that recorded
-// the request, answering with captureSSE (see providertest.Capture).
-func capture(t *testing.T, e llm.Endpoint, req *core.Request) *providertest.CaptureTransport {
-	t.Helper()
-	return providertest.Capture(t, captureSSE, newFromEndpoint, e, req)
-}
-
 const png = "iVBORw0KGgoAAAANSUhEUg=="
 
 // Signatures as Gemini sends them: opaque base64.
@@ -155,7 +140,7 @@ func TestRequestGolden(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ct := capture(t, llm.Endpoint{BaseURL: DefaultBaseURL, APIKey: "k"}, &tc.req)
+			ct := capturer.Capture(t, llm.Endpoint{BaseURL: DefaultBaseURL, APIKey: "k"}, &tc.req)
 			if want := DefaultBaseURL + "/models/" + tc.req.Model.ID + ":streamGenerateContent?alt=sse"; ct.URL != want {
 				t.Errorf("url = %s, want %s", ct.URL, want)
 			}
@@ -171,7 +156,7 @@ func TestRequestGolden(t *testing.T) {
 // TestNoKeyNoHeader: without a key the request carries no x-goog-api-key (the SDK's
 // placeholder is removed), and a base URL without a version gets /v1beta.
 func TestNoKeyNoHeader(t *testing.T) {
-	ct := newCapture()
+	ct := capturer.Transport()
 	p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: "http://127.0.0.1:9/proxy", HTTPClient: &http.Client{Transport: ct}, IdleTimeout: -1, Headers: map[string]string{"X-Proxy": "p"}}})
 	if err != nil {
 		t.Fatal(err)

@@ -120,7 +120,7 @@ func TestRequestBodies(t *testing.T) {
 			if base == "" {
 				base = "http://127.0.0.1:8080/v1"
 			}
-			ct := capture(t, llm.Endpoint{BaseURL: base, APIKey: "k", KeySource: "test"}, &tc.req)
+			ct := capturer.Capture(t, llm.Endpoint{BaseURL: base, APIKey: "k", KeySource: "test"}, &tc.req)
 			path := filepath.Join("testdata", "requests", tc.name+".json")
 			providertest.Golden(t, path, append(bytes.Clone(ct.Body), '\n'), *providertest.Update)
 		})

@@ -13,14 +13,13 @@ import (
 // TestFaults checks each fault the mock can inject, event by event, with its classification.
 func TestFaults(t *testing.T) {
 	m := mock(t)
-	d := m.Describe
 	text := func(s string) mockopenai.Response { return mockopenai.Response{Text: s, ChunkSize: 2} }
 	faults := []providertest.Fault[mockopenai.Response]{
-		providertest.Refused(d, "429 with Retry-After", mockopenai.RateLimitError("7"),
+		m.Refused("429 with Retry-After", mockopenai.RateLimitError("7"),
 			core.ErrorRetryable, 429, "429 Rate limit reached for gpt-4.1 in organization org-mock on tokens per min (TPM): Limit 30000, Used 30000, Requested 1000. Please try again in 2s.").WithRetry(7 * time.Second),
-		providertest.Refused(d, "401 names the key source", mockopenai.Response{Faults: mockhttp.Faults{Status: 401}, Error: &mockopenai.ErrorBody{Message: "Incorrect API key provided: test-key.", Type: "invalid_request_error", Code: "invalid_api_key"}},
+		m.Refused("401 names the key source", mockopenai.Response{Faults: mockhttp.Faults{Status: 401}, Error: &mockopenai.ErrorBody{Message: "Incorrect API key provided: test-key.", Type: "invalid_request_error", Code: "invalid_api_key"}},
 			core.ErrorAuth, 401, "401 Incorrect API key provided: test-key. (API key from the test's Config)"),
-		providertest.Refused(d, "context length exceeded", mockopenai.ContextLengthError(),
+		m.Refused("context length exceeded", mockopenai.ContextLengthError(),
 			core.ErrorOverflow, 400, "400 This model's maximum context length is 128000 tokens. However, your messages resulted in 130415 tokens. Please reduce the length of the messages."),
 		{
 			Name: "malformed SSE line mid-stream",
@@ -28,18 +27,11 @@ func TestFaults(t *testing.T) {
 			Want: []string{"start", "text_start 0", `text_delta 0 "ab"`, `error error retryable: Provider sent malformed data: {"choices":[{"delta":{"content":"x" (unexpected end of JSON input)`},
 			Kind: core.ErrorRetryable, Content: `[{"type":"text","text":"ab"}]`,
 		},
-		{
-			Name: "non-JSON data as the first event",
-			Resp: mockopenai.Response{Faults: mockhttp.Faults{SSE: "data: hello\n\n"}},
-			Want: []string{"start", "error error other: Provider sent malformed data: hello (not a JSON object)"},
-			Kind: core.ErrorOther,
-		},
-		{
-			Name: "connection dropped after 3 chunks",
-			Resp: func() mockopenai.Response { r := text("abcdefgh"); r.DropAfter = 3; return r }(),
-			Want: []string{"start", "text_start 0", `text_delta 0 "ab"`, `text_delta 0 "cd"`, "error error retryable: Connection to provider lost mid-stream: unexpected EOF"},
-			Kind: core.ErrorRetryable, Content: `[{"type":"text","text":"abcd"}]`,
-		},
+		providertest.NotJSON("non-JSON data as the first event",
+			mockopenai.Response{Faults: mockhttp.Faults{SSE: "data: hello\n\n"}}, "hello (not a JSON object)"),
+		providertest.Dropped("connection dropped after 3 chunks",
+			func() mockopenai.Response { r := text("abcdefgh"); r.DropAfter = 3; return r }(), `[{"type":"text","text":"abcd"}]`,
+			"start", "text_start 0", `text_delta 0 "ab"`, `text_delta 0 "cd"`),
 		{
 			Name: "clean close without finish reason",
 			Resp: mockopenai.Response{Faults: mockhttp.Faults{SSE: "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"par\"}}]}\n\n"}},

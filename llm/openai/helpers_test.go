@@ -33,16 +33,19 @@ func newMockProvider(t *testing.T, cfg Config, responses ...mockopenai.Response)
 
 func newFromEndpoint(e llm.Endpoint) (*Provider, error) { return New(Config{Endpoint: e}) }
 
+// capturer records the requests this provider sends (Chat Completions), answering with a
+// minimal stream, so request tests can use OpenAI's real host name without any network.
+var capturer = providertest.Capturer[*Provider]{New: newFromEndpoint,
+	SSE: "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"}
+
 // mock is this provider (Chat Completions) and its mock as the shared suites see them: the
 // stream's first chunk names the role, before the first text delta; keep-alive comments
 // keep a silent stream alive.
 func mock(t testing.TB) providertest.Mock[mockopenai.Response] {
 	return providertest.Mock[mockopenai.Response]{
 		Model: modelByID(t, "gpt-4.1"), Describe: describer,
-		New: func(e llm.Endpoint) (core.Provider, error) { return newFromEndpoint(e) },
-		Server: func(s *mockopenai.Script) *mockhttp.Server[mockopenai.Response] {
-			return mockopenai.NewHandler(s).Server
-		},
+		New:    func(e llm.Endpoint) (core.Provider, error) { return newFromEndpoint(e) },
+		Server: mockopenai.NewHandler,
 		Text: func(text string, f mockhttp.Faults) mockopenai.Response {
 			return mockopenai.Response{Text: text, ChunkSize: 2, Faults: f}
 		},

@@ -74,7 +74,7 @@ func TestRequestHeaders(t *testing.T) {
 		})
 	}
 	t.Run("no key, no Authorization", func(t *testing.T) {
-		ct := newCapture()
+		ct := capturer.Transport()
 		p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: "http://127.0.0.1:1/v1", IdleTimeout: -1, HTTPClient: &http.Client{Transport: ct}}})
 		if err != nil {
 			t.Fatal(err)
@@ -97,7 +97,7 @@ func TestEndpoint(t *testing.T) {
 		"http://localhost:11434/":          "http://localhost:11434/chat/completions",
 		"https://example.com/a%20b/v1?x=1": "https://example.com/a%20b/v1/chat/completions",
 	} {
-		ht := newCapture()
+		ht := capturer.Transport()
 		p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: base, IdleTimeout: -1, HTTPClient: &http.Client{Transport: ht}}})
 		if err != nil {
 			t.Fatalf("%s: %v", base, err)

@@ -2,7 +2,6 @@ package openai
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -24,20 +23,17 @@ type modelStream struct {
 	events ssestream.Decoder
 	resp   *http.Response
 	body   *idle.Body
-	parent context.Context
-	stop   func()
 }
 
 // openStream builds the request with build, posts it to path with the SDK's client behind
 // the idle watchdog and opens the SDK's event decoder. It returns nil when the reply has
 // already ended (the request failed and the failure was reported, or the consumer stopped);
 // otherwise the caller reads s.events and calls s.stop when done.
-func (p *Provider) openStream(parent context.Context, model *core.Model, yield func(core.AssistantEvent) bool, path string, build func() (any, []option.RequestOption, error)) *modelStream {
-	s := &modelStream{Stream: idle.NewStream(parent, p.clock, p.idle, model, yield), parent: parent}
+func (p *Provider) openStream(st *idle.Stream, path string, build func() (any, []option.RequestOption, error)) *modelStream {
+	s := &modelStream{Stream: st}
 	params, opts, err := build()
 	if err != nil {
 		p.fail(s.B, &core.ProviderError{Kind: core.ErrorOther, Message: err.Error()})
-		s.Close()
 		return nil
 	}
 	wd := s.Arm()
@@ -46,15 +42,10 @@ func (p *Provider) openStream(parent context.Context, model *core.Model, yield f
 		if s.resp != nil && s.resp.Body != nil {
 			_ = s.resp.Body.Close()
 		}
-		p.fail(s.B, p.requestFailure(parent, wd, err))
-		s.Close()
+		p.fail(s.B, p.requestFailure(st, err))
 		return nil
 	}
 	s.events = ssestream.NewDecoder(s.resp)
-	s.stop = func() {
-		_ = s.events.Close()
-		s.Close()
-	}
 	wd.Touch()
 	if !s.B.Start() {
 		s.stop()
@@ -62,6 +53,9 @@ func (p *Provider) openStream(parent context.Context, model *core.Model, yield f
 	}
 	return s
 }
+
+// stop closes the event decoder (the reply's [idle.Stream] is closed by its Replies).
+func (s *modelStream) stop() { _ = s.events.Close() }
 
 // malformed is the failure of an event that is not JSON: retryable, unless it is the first
 // (then the server speaks something else).
@@ -78,11 +72,9 @@ func malformed(data []byte, err error, first bool) *core.ProviderError {
 // when the events simply ended.
 func (s *modelStream) readFailure() *core.ProviderError {
 	readErr := s.events.Err()
-	switch {
-	case s.parent.Err() != nil:
-		return core.Aborted()
-	case s.WD.Expired():
-		return &core.ProviderError{Kind: core.ErrorRetryable, Message: s.WD.Message()}
+	switch f := s.Interrupted(); {
+	case f != nil:
+		return f
 	case errors.Is(readErr, bufio.ErrTooLong):
 		return &core.ProviderError{Kind: core.ErrorOther, Message: "Provider sent a server-sent event line over 32 MiB"}
 	case readErr != nil:

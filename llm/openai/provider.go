@@ -125,13 +125,11 @@ func (p *Provider) fail(b *core.MessageBuilder, f *core.ProviderError) {
 
 // Stream implements [core.Provider].
 func (p *Provider) Stream(ctx context.Context, req *core.Request) iter.Seq[core.AssistantEvent] {
-	return func(yield func(core.AssistantEvent) bool) {
-		if p.responses {
-			p.streamResponses(ctx, req, yield)
-			return
-		}
-		p.stream(ctx, req, yield)
+	reply := p.stream
+	if p.responses {
+		reply = p.streamResponses
 	}
+	return idle.Replies(ctx, p.clock, p.idle, req, reply)
 }
 
 // statusError is an HTTP error status, its body read through the idle timer (the
@@ -171,9 +169,8 @@ func (p *Provider) watch(wd *idle.Watchdog, body **idle.Body) option.Middleware 
 	}
 }
 
-func (p *Provider) stream(parent context.Context, req *core.Request, yield func(core.AssistantEvent) bool) {
-	model := req.Model
-	st := p.openStream(parent, &model, yield, chatPath, func() (any, []option.RequestOption, error) {
+func (p *Provider) stream(s *idle.Stream, req *core.Request) {
+	st := p.openStream(s, chatPath, func() (any, []option.RequestOption, error) {
 		return p.buildRequest(req)
 	})
 	if st == nil {
@@ -182,7 +179,7 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 	defer st.stop()
 	b, events := st.B, st.events
 
-	m := newMapper(b, model.ID)
+	m := newMapper(b, s.Model.ID)
 	done := false
 	for events.Next() {
 		data := bytes.TrimSpace(events.Event().Data)
@@ -229,15 +226,9 @@ func (p *Provider) stream(parent context.Context, req *core.Request, yield func(
 
 // requestFailure classifies a failure before the event stream started: cancellation, the
 // idle timer, or a transport error. With a nil err it reports only the first two, or nil.
-func (p *Provider) requestFailure(parent context.Context, wd *idle.Watchdog, err error) *core.ProviderError {
-	if parent.Err() != nil {
-		return core.Aborted()
-	}
-	if wd.Expired() {
-		return &core.ProviderError{Kind: core.ErrorRetryable, Message: wd.Message()}
-	}
-	if err == nil {
-		return nil
+func (p *Provider) requestFailure(s *idle.Stream, err error) *core.ProviderError {
+	if f := s.Interrupted(); f != nil || err == nil {
+		return f
 	}
 	var se *statusError
 	if errors.As(err, &se) {

@@ -12,6 +12,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/pi-rpc/pi-rpc/core"
+	"github.com/pi-rpc/pi-rpc/llm/internal/transform"
 )
 
 // defaultMaxTokensCap bounds the default output budget (pi-ai: min(model.maxTokens, 32000)).
@@ -187,12 +188,10 @@ func convertMessages(msgs []core.Message, model *core.Model) ([]oa.ChatCompletio
 		case *core.ToolResultMessage:
 			// A run of tool results: one tool message each, then their images in one user
 			// message (the tool role carries text only).
+			run := transform.ResultRun(msgs[i:])
+			i += len(run) - 1
 			var images []oa.ChatCompletionContentPartUnionParam
-			for ; i < len(msgs); i++ {
-				r, ok := msgs[i].(*core.ToolResultMessage)
-				if !ok {
-					break
-				}
+			for _, r := range run {
 				text := resultText(r.Content)
 				tm := oa.ChatCompletionToolMessageParam{ToolCallID: r.ToolCallID}
 				tm.Content.OfString = oa.String(text)
@@ -208,7 +207,6 @@ func convertMessages(msgs []core.Message, model *core.Model) ([]oa.ChatCompletio
 					}
 				}
 			}
-			i--
 			lastWasTool = true
 			if len(images) > 0 {
 				parts := append([]oa.ChatCompletionContentPartUnionParam{oa.TextContentPart(attachedImages)}, images...)

@@ -12,22 +12,6 @@ import (
 	"github.com/pi-rpc/pi-rpc/llm/internal/providertest"
 )
 
-// captureSSE is the minimal Chat Completions stream a capture answers with, so request tests
-// can use OpenAI's real host name without any network.
-const captureSSE = "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
-
-// newCapture records the request a provider sends and answers with captureSSE.
-func newCapture() *providertest.CaptureTransport {
-	return &providertest.CaptureTransport{SSE: captureSSE}
-}
-
-// capture streams req through a provider for e and returns the transport that recorded
-// the request, answering with captureSSE (see providertest.Capture).
-func capture(t *testing.T, e llm.Endpoint, req *core.Request) *providertest.CaptureTransport {
-	t.Helper()
-	return providertest.Capture(t, captureSSE, newFromEndpoint, e, req)
-}
-
 // conversation has images, tool results, thinking from this model and from another one, an
 // errored reply, a call without a result, and ids OpenAI would reject.
 func conversation() []core.Message {
@@ -96,7 +80,7 @@ func TestRequestGolden(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ct := capture(t, llm.Endpoint{BaseURL: tc.baseURL, APIKey: "k", KeySource: "test"}, &tc.req)
+			ct := capturer.Capture(t, llm.Endpoint{BaseURL: tc.baseURL, APIKey: "k", KeySource: "test"}, &tc.req)
 			providertest.GoldenRequest(t, tc.name, append(providertest.IndentJSON(t, ct.Body), '\n'))
 		})
 	}
@@ -105,7 +89,7 @@ func TestRequestGolden(t *testing.T) {
 // requestBody streams req through a provider and returns the request body it sent.
 func requestBody(t *testing.T, req *core.Request) []byte {
 	t.Helper()
-	return capture(t, llm.Endpoint{BaseURL: "http://127.0.0.1:1/v1"}, req).Body
+	return capturer.Capture(t, llm.Endpoint{BaseURL: "http://127.0.0.1:1/v1"}, req).Body
 }
 
 // streamToolCall streams a tool call whose arguments arrive as fragments and returns the
@@ -198,7 +182,7 @@ func TestRequestArgumentsAndSchemaEdges(t *testing.T) {
 		t.Errorf("ArgumentsJSON = %s, want %s", got, want)
 	}
 	for _, params := range []string{`[1]`, `{"type":`, `  `} {
-		ct := newCapture()
+		ct := capturer.Transport()
 		p, err := New(Config{Endpoint: llm.Endpoint{BaseURL: "http://127.0.0.1:1/v1", IdleTimeout: -1, HTTPClient: &http.Client{Transport: ct}}})
 		if err != nil {
 			t.Fatal(err)

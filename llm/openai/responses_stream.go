@@ -2,7 +2,6 @@ package openai
 
 import (
 	"bytes"
-	"context"
 	"strings"
 
 	"github.com/openai/openai-go/v3/option"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/pi-rpc/pi-rpc/core"
 	"github.com/pi-rpc/pi-rpc/llm/internal/failure"
+	"github.com/pi-rpc/pi-rpc/llm/internal/idle"
 )
 
 // streamResponses streams one Responses API request: POST {base}/responses (Azure:
@@ -18,10 +18,9 @@ import (
 // by a [responsesMapper]. The request goes through client.Post rather than
 // Responses.NewStreaming because Azure's v1 route is not the path NewStreaming names, and
 // so that an event that is not JSON is reported as the Chat Completions path reports it.
-func (p *Provider) streamResponses(parent context.Context, req *core.Request, yield func(core.AssistantEvent) bool) {
-	model := req.Model
-	st := p.openStream(parent, &model, yield, p.path, func() (any, []option.RequestOption, error) {
-		return p.buildResponsesRequest(req, p.deployment(model.ID))
+func (p *Provider) streamResponses(s *idle.Stream, req *core.Request) {
+	st := p.openStream(s, p.path, func() (any, []option.RequestOption, error) {
+		return p.buildResponsesRequest(req, p.deployment(s.Model.ID))
 	})
 	if st == nil {
 		return
@@ -29,7 +28,7 @@ func (p *Provider) streamResponses(parent context.Context, req *core.Request, yi
 	defer st.stop()
 	b, events := st.B, st.events
 
-	m := newResponsesMapper(b, model.ID)
+	m := newResponsesMapper(b, s.Model.ID)
 	for !m.finished && events.Next() {
 		data := bytes.TrimSpace(events.Event().Data)
 		if len(data) == 0 || bytes.Equal(data, []byte("[DONE]")) {

@@ -44,8 +44,8 @@ func inputItems(t *testing.T, r *mockopenai.Request) []map[string]any {
 	return out
 }
 
-// rawInputItems is the request's input items as raw JSON.
-func rawInputItems(t *testing.T, r *mockopenai.Request) []json.RawMessage {
+// rawInputItems is the request's input items, each as the JSON the provider sent.
+func rawInputItems(t *testing.T, r *mockopenai.Request) []string {
 	t.Helper()
 	var body struct {
 		Input []json.RawMessage `json:"input"`
@@ -53,7 +53,11 @@ func rawInputItems(t *testing.T, r *mockopenai.Request) []json.RawMessage {
 	if err := json.Unmarshal(r.Body, &body); err != nil {
 		t.Fatal(err)
 	}
-	return body.Input
+	items := make([]string, len(body.Input))
+	for i, it := range body.Input {
+		items[i] = string(it)
+	}
+	return items
 }
 
 // TestResponsesToolLoop: a reasoning summary streams as thinking, the function call with its
@@ -135,13 +139,13 @@ func TestResponsesToolLoop(t *testing.T) {
 	if strings.Join(kinds, " ") != "message:developer message:user reasoning function_call function_call_output" {
 		t.Fatalf("second request's input items: %v\n%s", kinds, reqs[1].Body)
 	}
-	if string(raw[2]) != wantItem {
+	if raw[2] != wantItem {
 		t.Errorf("reasoning item sent back = %s, want it unchanged: %s", raw[2], wantItem)
 	}
-	if string(raw[3]) != `{"arguments":"{\"path\":\".\"}","call_id":"call_1","name":"ls","id":"fc_mock_1_1","type":"function_call"}` {
+	if raw[3] != `{"arguments":"{\"path\":\".\"}","call_id":"call_1","name":"ls","id":"fc_mock_1_1","type":"function_call"}` {
 		t.Errorf("function_call = %s", raw[3])
 	}
-	if string(raw[4]) != `{"output":"a.go","call_id":"call_1","type":"function_call_output"}` {
+	if raw[4] != `{"output":"a.go","call_id":"call_1","type":"function_call_output"}` {
 		t.Errorf("function_call_output = %s", raw[4])
 	}
 }
@@ -175,11 +179,7 @@ func TestResponsesSessionRoundTrip(t *testing.T) {
 		`{"arguments":"{}","call_id":"call_9","name":"ls","id":"fc_mock_1_2","type":"function_call"}`,
 		`{"output":"x","call_id":"call_9","type":"function_call_output"}`,
 	}
-	var got []string
-	for _, r := range raw {
-		got = append(got, string(r))
-	}
-	providertest.DiffLines(t, got, want)
+	providertest.DiffLines(t, raw, want)
 }
 
 // TestResponsesOtherModelHistory: a transcript from another model sends its thinking as
@@ -193,12 +193,7 @@ func TestResponsesOtherModelHistory(t *testing.T) {
 	req := &core.Request{Model: model, Messages: []core.Message{core.NewUserMessage("go", nil, 1), other,
 		&core.ToolResultMessage{ToolCallID: "toolu_1|fc_x", ToolName: "ls", Content: []core.Content{core.TextBlock("x")}}}}
 	run(t, context.Background(), p, req)
-	raw := rawInputItems(t, srv.Requests()[0])
-	var got []string
-	for _, r := range raw {
-		got = append(got, string(r))
-	}
-	providertest.DiffLines(t, got, []string{
+	providertest.DiffLines(t, rawInputItems(t, srv.Requests()[0]), []string{
 		`{"content":[{"text":"go","type":"input_text"}],"role":"user"}`,
 		`{"id":"msg_1","content":[{"annotations":[],"text":"hmm","type":"output_text"}],"status":"completed","role":"assistant","type":"message"}`,
 		`{"arguments":"{}","call_id":"toolu_1","name":"ls","type":"function_call"}`,
@@ -211,8 +206,8 @@ func TestResponsesOtherModelHistory(t *testing.T) {
 		Content: []core.Content{{Type: core.ContentThinking, Thinking: "hmm", ThinkingSignature: "reasoning_content"}, core.ToolCallBlock("call_2|fc_2", "ls", nil)}}
 	req.Messages = []core.Message{core.NewUserMessage("go", nil, 1), same, &core.ToolResultMessage{ToolCallID: "call_2|fc_2", ToolName: "ls", Content: []core.Content{core.TextBlock("x")}}}
 	run(t, context.Background(), p, req)
-	raw = rawInputItems(t, srv.Requests()[1])
-	if string(raw[1]) != `{"arguments":"{}","call_id":"call_2","name":"ls","type":"function_call"}` {
+	raw := rawInputItems(t, srv.Requests()[1])
+	if raw[1] != `{"arguments":"{}","call_id":"call_2","name":"ls","type":"function_call"}` {
 		t.Errorf("function_call = %s", raw[1])
 	}
 }
@@ -229,11 +224,7 @@ func TestResponsesImages(t *testing.T) {
 	msgs := []core.Message{&core.UserMessage{Content: []core.Content{core.TextBlock("see"), img}}, call,
 		&core.ToolResultMessage{ToolCallID: "call_1|fc_1", ToolName: "read", Content: []core.Content{img}}}
 	run(t, context.Background(), p, &core.Request{Model: model, Messages: msgs})
-	var got []string
-	for _, r := range rawInputItems(t, srv.Requests()[0]) {
-		got = append(got, string(r))
-	}
-	providertest.DiffLines(t, got, []string{
+	providertest.DiffLines(t, rawInputItems(t, srv.Requests()[0]), []string{
 		`{"content":[{"text":"see","type":"input_text"},{"detail":"auto","image_url":"data:image/png;base64,iVBOR","type":"input_image"}],"role":"user"}`,
 		`{"arguments":"{}","call_id":"call_1","name":"read","id":"fc_1","type":"function_call"}`,
 		`{"output":"(see attached image)","call_id":"call_1","type":"function_call_output"}`,
@@ -322,14 +313,12 @@ func TestResponsesFaults(t *testing.T) {
 		{Name: "malformed event mid-stream", Resp: mockopenai.Response{Events: []mockopenai.Event{{Text: "ab"}, {Raw: "data: {\"type\":\"response.output_text.delta\",\"delta\":\"x\n\n"}}},
 			Want: []string{"start", "text_start 0", `text_delta 0 "ab"`, `error error retryable: Provider sent malformed data: {"type":"response.output_text.delta","delta":"x (unexpected end of JSON input)`},
 			Kind: core.ErrorRetryable, Content: `[{"type":"text","text":"ab"}]`},
-		{Name: "non-JSON first event", Resp: mockopenai.Response{Faults: mockhttp.Faults{SSE: "data: hello\n\n"}},
-			Want: []string{"start", "error error other: Provider sent malformed data: hello (not a JSON object)"}, Kind: core.ErrorOther},
+		providertest.NotJSON("non-JSON first event", mockopenai.Response{Faults: mockhttp.Faults{SSE: "data: hello\n\n"}}, "hello (not a JSON object)"),
 		{Name: "200 with a body that is not an event stream", Resp: mockopenai.Response{Faults: mockhttp.Faults{Body: "<html>maintenance</html>", ContentType: "text/html"}},
 			Want: []string{"start", `error error other: Provider returned 200 with a body that is not an event stream (Content-Type "text/html"): <html>maintenance</html>`},
 			Kind: core.ErrorOther, Status: 200},
-		{Name: "connection dropped mid-stream", Resp: func() mockopenai.Response { r := text("abcdefgh"); r.DropAfter = 5; return r }(),
-			Want: []string{"start", "text_start 0", `text_delta 0 "ab"`, `text_delta 0 "cd"`, "error error retryable: Connection to provider lost mid-stream: unexpected EOF"},
-			Kind: core.ErrorRetryable, Content: `[{"type":"text","text":"abcd"}]`},
+		providertest.Dropped("connection dropped mid-stream", func() mockopenai.Response { r := text("abcdefgh"); r.DropAfter = 5; return r }(),
+			`[{"type":"text","text":"abcd"}]`, "start", "text_start 0", `text_delta 0 "ab"`, `text_delta 0 "cd"`),
 		{Name: "stream ends without a terminal event", Resp: func() mockopenai.Response { r := text("abcd"); r.NoDone = true; return r }(),
 			Want: []string{"start", "text_start 0", `text_delta 0 "ab"`, `text_delta 0 "cd"`, `text_end 0 "abcd"`, "error error retryable: Provider stream ended before the response completed (connection closed early)"},
 			Kind: core.ErrorRetryable, Content: `[{"type":"text","text":"abcd","textSignature":"{\"v\":1,\"id\":\"msg_mock_1_0\"}"}]`},
@@ -484,12 +473,7 @@ func TestResponsesReasoningWithoutSummary(t *testing.T) {
 	}
 	req.Messages = append(req.Messages, first, &core.ToolResultMessage{ToolCallID: "call_1|fc_1", ToolName: "ls", Content: []core.Content{core.TextBlock("x")}})
 	run(t, context.Background(), p, req)
-	raw := rawInputItems(t, srv.Requests()[1])
-	var items []string
-	for _, r := range raw {
-		items = append(items, string(r))
-	}
-	providertest.DiffLines(t, items, []string{
+	providertest.DiffLines(t, rawInputItems(t, srv.Requests()[1]), []string{
 		`{"content":[{"text":"go","type":"input_text"}],"role":"user"}`,
 		item,
 		`{"id":"msg_1","content":[{"annotations":[],"text":"Looking.","type":"output_text"}],"status":"completed","phase":"commentary","role":"assistant","type":"message"}`,

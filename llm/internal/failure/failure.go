@@ -157,6 +157,18 @@ func LogURL(u *url.URL) string {
 	return c.String()
 }
 
+// Describe renders a provider's error as "kind: message", or whichever of them is present:
+// the kind is the envelope's error type or status ("rate_limit_error", "UNAVAILABLE").
+func Describe(kind, msg string) string {
+	switch {
+	case kind == "":
+		return msg
+	case msg == "":
+		return kind
+	}
+	return kind + ": " + msg
+}
+
 // Snippet returns the start of a body for an error message, on one line.
 func Snippet(body []byte) string {
 	s := strings.Join(strings.Fields(string(body)), " ")

@@ -22,14 +22,35 @@ type Fault[R any] struct {
 	Content string
 }
 
-// Refused is the row of a fault table for an HTTP error answer resp: the provider fails
-// before any content, so the stream is the start of a failed response (as d renders it)
-// and the error, classified as kind with the answer's status, whose message is msg. The
-// rows of every provider's table that answer with an error status are of this form.
-func Refused[R any](d Describer, name string, resp R, kind core.ErrorKind, status int, msg string) Fault[R] {
+// Refused is the row of m's fault table for an HTTP error answer resp: the provider fails
+// before any content, so the stream is the start of a failed response (as m.Describe
+// renders it) and the error, classified as kind with the answer's status, whose message is
+// msg. The rows of every provider's table that answer with an error status are of this
+// form.
+func (m Mock[R]) Refused(name string, resp R, kind core.ErrorKind, status int, msg string) Fault[R] {
 	return Fault[R]{
 		Name: name, Resp: resp, Kind: kind, Status: status,
-		Want: []string{d.Start(core.StopReasonError), fmt.Sprintf("error error %s: %s", kind, msg)},
+		Want: []string{m.Describe.Start(core.StopReasonError), fmt.Sprintf("error error %s: %s", kind, msg)},
+	}
+}
+
+// NotJSON is the row of a fault table for a stream whose first data is not JSON (resp sends
+// it): the server speaks something else, so the stream fails at once, and not as
+// retryable. detail is how the provider quotes the data.
+func NotJSON[R any](name string, resp R, detail string) Fault[R] {
+	return Fault[R]{
+		Name: name, Resp: resp, Kind: core.ErrorOther,
+		Want: []string{"start", "error error other: Provider sent malformed data: " + detail},
+	}
+}
+
+// Dropped is the row of a fault table for a connection that resp drops mid-stream: after
+// the events want, the stream fails as retryable, the connection lost, with the content
+// streamed so far (as JSON).
+func Dropped[R any](name string, resp R, content string, want ...string) Fault[R] {
+	return Fault[R]{
+		Name: name, Resp: resp, Kind: core.ErrorRetryable, Content: content,
+		Want: append(want, "error error retryable: Connection to provider lost mid-stream: unexpected EOF"),
 	}
 }
 
@@ -70,14 +91,15 @@ func RunFaults[R any](t *testing.T, faults []Fault[R], run func(t *testing.T, re
 
 // HTTPFaults are the rows every provider's fault table shares: HTTP answers that are not
 // the provider's own (a 500 with no body, a proxy's 502 HTML page, a 200 whose body is not
-// an event stream). resp builds the provider mock's response from the shared fault fields;
-// notStream is what the provider adds to the 200's error message (Gemini's SDK quotes the
-// chunk it could not read); d renders the start event.
-func HTTPFaults[R any](d Describer, resp func(mockhttp.Faults) R, notStream string) []Fault[R] {
+// an event stream), each m's empty Text response with the answer's fault fields. notStream
+// is what the provider adds to the 200's error message (Gemini's SDK quotes the chunk it
+// could not read).
+func (m Mock[R]) HTTPFaults(notStream string) []Fault[R] {
+	resp := func(f mockhttp.Faults) R { return m.Text("", f) }
 	return []Fault[R]{
-		Refused(d, "500 without a body", resp(mockhttp.Faults{Status: 500}),
+		m.Refused("500 without a body", resp(mockhttp.Faults{Status: 500}),
 			core.ErrorRetryable, 500, "500 status code (no body)"),
-		Refused(d, "502 with an HTML body", resp(mockhttp.Faults{Status: 502, Body: "<html>\n<body>Bad gateway</body>\n</html>", ContentType: "text/html"}),
+		m.Refused("502 with an HTML body", resp(mockhttp.Faults{Status: 502, Body: "<html>\n<body>Bad gateway</body>\n</html>", ContentType: "text/html"}),
 			core.ErrorRetryable, 502, "502 Bad Gateway: <html> <body>Bad gateway</body> </html>"),
 		{
 			Name: "200 with a body that is not an event stream",

@@ -100,11 +100,11 @@ func (m Mock[R]) Stream(t *testing.T, resp R) ([]string, *core.AssistantMessage)
 	return Run(t, context.Background(), p, HiRequest(m.Model), m.Describe.Event)
 }
 
-// Faults runs faults and the rows every provider shares ([HTTPFaults]; notStream is what
+// Faults runs faults and the rows every provider shares ([Mock.HTTPFaults]; notStream is what
 // the provider adds to the error of a 200 that is not an event stream), each streamed by
 // [Mock.Stream].
 func (m Mock[R]) Faults(t *testing.T, faults []Fault[R], notStream string) {
-	faults = append(faults, HTTPFaults(m.Describe, func(f mockhttp.Faults) R { return m.Text("", f) }, notStream)...)
+	faults = append(faults, m.HTTPFaults(notStream)...)
 	RunFaults(t, faults, m.Stream)
 }
 

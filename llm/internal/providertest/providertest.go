@@ -6,9 +6,9 @@
 // llm/openai, llm/anthropic and llm/google each describe themselves and their mock dialect
 // once, as a [Mock]: [Mock.Run] runs the cases they all share (cancelling, a consumer that
 // stops, a refused connection, a bad base URL, no key), [Mock.Faults] a fault table with the
-// rows they share ([HTTPFaults]), [Mock.Replays] captured streams, [Mock.Idle] the idle-timeout
-// suite and [BenchStreams] the stream benchmarks; a [Describer] holds where their event
-// lists differ. Each package keeps only the cases of its own wire.
+// rows they share ([Mock.HTTPFaults]), [Mock.Replays] captured streams, [Mock.Idle] the
+// idle-timeout suite and [BenchStreams] the stream benchmarks; a [Describer] holds where their
+// event lists differ. Each package keeps only the cases of its own wire.
 package providertest
 
 import (

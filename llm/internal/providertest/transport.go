@@ -38,15 +38,27 @@ func (c *CaptureTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		Body: io.NopCloser(strings.NewReader(c.SSE)), Request: req}, nil
 }
 
-// Capture streams req through the provider newP builds for e, with a [CaptureTransport]
-// answering sse as e's HTTP client and no idle timer, and returns the transport holding the
-// request sent. A stream that does not end with stop fails the test: the request tests
+// Capturer records the requests a provider sends, for its request tests: New builds the
+// provider, and SSE is the minimal stream, in the provider's dialect, that a capture
+// answers with.
+type Capturer[P core.Provider] struct {
+	SSE string
+	New func(llm.Endpoint) (P, error)
+}
+
+// Transport is a new [CaptureTransport] answering c.SSE, for a test that sets up the
+// provider itself.
+func (c Capturer[P]) Transport() *CaptureTransport { return &CaptureTransport{SSE: c.SSE} }
+
+// Capture streams req through the provider c.New builds for e, with a [CaptureTransport]
+// answering c.SSE as e's HTTP client and no idle timer, and returns the transport holding
+// the request sent. A stream that does not end with stop fails the test: the request tests
 // look at the request only once the provider took the answer.
-func Capture[P core.Provider](t *testing.T, sse string, newP func(llm.Endpoint) (P, error), e llm.Endpoint, req *core.Request) *CaptureTransport {
+func (c Capturer[P]) Capture(t *testing.T, e llm.Endpoint, req *core.Request) *CaptureTransport {
 	t.Helper()
-	ct := &CaptureTransport{SSE: sse}
+	ct := c.Transport()
 	e.HTTPClient, e.IdleTimeout = &http.Client{Transport: ct}, -1
-	p, err := newP(e)
+	p, err := c.New(e)
 	if err != nil {
 		t.Fatal(err)
 	}

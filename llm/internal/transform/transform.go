@@ -137,6 +137,20 @@ func (t *transcript) flush() {
 	t.pending = nil
 }
 
+// ResultRun is the run of tool results msgs starts with: the results of one turn's calls,
+// which the APIs take together.
+func ResultRun(msgs []core.Message) []*core.ToolResultMessage {
+	var run []*core.ToolResultMessage
+	for _, m := range msgs {
+		r, ok := m.(*core.ToolResultMessage)
+		if !ok {
+			break
+		}
+		run = append(run, r)
+	}
+	return run
+}
+
 // Placeholders replaces images by a text placeholder when the model cannot see them,
 // collapsing consecutive placeholders into one.
 func Placeholders(blocks []core.Content, vision bool, text string) []core.Content {
