@@ -30,5 +30,7 @@
 // writer's buffer when its turn comes and says its size up front (for the Content-Length
 // header and the backpressure count), so a response of megabytes is never built whole. The
 // writer frames each message, flushes when nothing more is ready, and closes [Writer.Broken]
-// at the first failed write (the client closed its end).
+// at the first failed write (the client closed its end). A front end numbers its events with
+// a [Sequence], which takes each seq and queues its event in one step, so that the ordered
+// lane receives them in seq order.
 package transport
